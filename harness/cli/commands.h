@@ -1,0 +1,21 @@
+// Subcommands of the gpuharness binary. Each returns the process exit status:
+// 0 every outcome met its expectation, 1 some did not, 2 bad input, 3 infrastructure failure.
+#ifndef GPUHARNESS_CLI_COMMANDS_H_
+#define GPUHARNESS_CLI_COMMANDS_H_
+
+namespace gh {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitUnmet = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInfrastructure = 3;
+
+// argv[0] is the subcommand name ("run"), followed by its arguments.
+int RunCommand(int argc, char** argv);     // cli/run_command.cc: one job, under mpirun or alone
+int ListCommand(int argc, char** argv);    // cli/list_command.cc: kinds, params, backends
+int SweepCommand(int argc, char** argv);   // cli/sweep_command.cc: flag/version matrices
+int ReportCommand(int argc, char** argv);  // cli/report_command.cc: reports from a results DIR
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CLI_COMMANDS_H_

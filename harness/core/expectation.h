@@ -1,0 +1,49 @@
+// Expected outcomes of points. A scenario's `expect:` is a list of rules; the first rule whose
+// conditions hold for a point gives its expectation (issue: conditional expectations extends
+// conditions with version ranges and environment facts).
+#ifndef GPUHARNESS_CORE_EXPECTATION_H_
+#define GPUHARNESS_CORE_EXPECTATION_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/core/outcome.h"
+
+namespace gh {
+
+struct Expectation {
+  Outcome outcome = Outcome::kPass;
+  std::optional<std::string> signature_regex;  // RE2/ECMAScript regex searched in the signature
+  std::string reason;                          // why, for reports
+  std::string ToString() const;                // "pass", "error ~ /Cuda failure 1/"
+};
+
+// A rule: conditions on parameter values (by formatted value) and on environment facts.
+struct ExpectationRule {
+  std::map<std::string, std::vector<std::string>> when_params;  // param -> accepted values
+  Expectation expect;
+};
+
+struct ExpectationSet {
+  std::vector<ExpectationRule> rules;  // first match wins; none matching means `pass`
+};
+
+// Facts about the environment a point ran in, for conditions. Kept as strings.
+struct EnvironmentFacts {
+  std::map<std::string, std::string> values;  // "backend", "nranks", "nccl_version", env vars
+};
+
+struct Point;
+
+// The expectation for a point: the first rule whose conditions hold, else plain `pass`.
+Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
+                           const EnvironmentFacts& facts);
+
+// Whether an observed outcome and signature meet an expectation.
+bool MeetsExpectation(const Expectation& expected, Outcome observed, const std::string& signature);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CORE_EXPECTATION_H_

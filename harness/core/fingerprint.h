@@ -1,0 +1,52 @@
+// The environment a job ran in: written once per job as environment.json, and the source of
+// EnvironmentFacts for conditional expectations. Filled by the runtime (which may ask CUDA,
+// NCCL and MPI); kept here as plain data.
+#ifndef GPUHARNESS_CORE_FINGERPRINT_H_
+#define GPUHARNESS_CORE_FINGERPRINT_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/core/expectation.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+struct GpuInfo {
+  int ordinal = -1;
+  std::string name;         // "NVIDIA H200"
+  std::string pci_bus_id;
+  int sm_major = 0, sm_minor = 0;
+  int64_t memory_bytes = 0;
+};
+
+struct EnvironmentFingerprint {
+  std::string harness_version;
+  std::string backend;                 // "host" / "cuda"
+  int nranks = 1;
+  std::vector<std::string> hosts;      // per rank
+  std::vector<int> local_ranks;        // per rank
+  std::vector<int> devices;            // per rank, -1 on host
+  bool gpu_shared = false;
+  std::vector<GpuInfo> gpus;           // rank 0's node
+  std::string driver_version;          // "580.159.04"
+  std::string cuda_driver_api;         // cudaDriverGetVersion, "13.0"
+  std::string cuda_runtime;            // cudaRuntimeGetVersion
+  std::string nccl_runtime;            // ncclGetVersion, "2.28.9"
+  std::string nccl_compiled;           // NCCL_VERSION_CODE at build time
+  std::string mpi_library;             // MPI_Get_library_version, first line
+  std::map<std::string, std::string> env;  // NCCL_*, CUDA_*, XLA_FLAGS, OMPI_* ... in force
+  std::string started_at;
+
+  nlohmann::json ToJson() const;
+  EnvironmentFacts Facts() const;      // backend, nranks, nccl_version, env vars
+};
+
+// Which environment variables the fingerprint keeps: NCCL_*, CUDA_*, XLA_*, NVIDIA_*, TF_*,
+// OMPI_MCA_*, UCX_*, GH_*.
+bool IsFingerprintedEnvVar(std::string_view name);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CORE_FINGERPRINT_H_

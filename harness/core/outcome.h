@@ -1,0 +1,55 @@
+// What one point × trial ended as, per rank and reduced over ranks.
+#ifndef GPUHARNESS_CORE_OUTCOME_H_
+#define GPUHARNESS_CORE_OUTCOME_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/core/metric.h"
+
+namespace gh {
+
+// Ordered by severity: the reduction over ranks keeps the most severe.
+enum class Outcome { kPass = 0, kSkip = 1, kFail = 2, kError = 3, kTimeout = 4, kCrash = 5 };
+std::string_view OutcomeName(Outcome outcome);  // "pass", "skip", "fail", "error", "timeout", "crash"
+absl::StatusOr<Outcome> ParseOutcome(std::string_view name);
+
+// Wrong data found by element-by-element verification on one rank.
+struct Mismatch {
+  int64_t wrong_elements = 0;
+  int64_t checked_elements = 0;
+  int64_t first_index = -1;   // element index of the first wrong element
+  std::string expected;       // that element's expected value, formatted
+  std::string actual;         // and what the rank held
+};
+
+// One rank's result for a point × trial.
+struct RankOutcome {
+  int rank = 0;
+  std::string host;
+  int device = -1;          // GPU ordinal, -1 on the host backend
+  Outcome outcome = Outcome::kPass;
+  std::string signature;    // error name + text, "swallowed 3/200", skip reason, "timeout in <step>"
+  std::string step;         // the step the rank was in when it ended (timeouts, errors)
+  std::optional<Mismatch> mismatch;  // kFail only
+  std::vector<Metric> metrics;       // rank-local measurements
+};
+
+// A point × trial reduced over ranks (on rank 0).
+struct PointOutcome {
+  Outcome outcome = Outcome::kPass;
+  std::string signature;          // the most severe ranks' signature, e.g. "wrong data on ranks 1,3"
+  std::vector<RankOutcome> ranks; // every rank, ordered by rank
+  std::vector<Metric> metrics;    // point-level metrics (rank 0's or reduced)
+};
+
+// Reduces per-rank outcomes: the most severe outcome wins; the signature names the ranks that
+// ended so when they are not all of them ("ncclSystemError: ... [ranks 1,2]").
+PointOutcome ReduceRankOutcomes(std::vector<RankOutcome> ranks);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CORE_OUTCOME_H_

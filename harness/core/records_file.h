@@ -1,0 +1,43 @@
+// records.jsonl: append-only, one JSON object per line. Each line goes out in one write(2) on an
+// O_APPEND descriptor so a crash leaves whole lines only; readers skip a torn last line.
+#ifndef GPUHARNESS_CORE_RECORDS_FILE_H_
+#define GPUHARNESS_CORE_RECORDS_FILE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/core/record.h"
+
+namespace gh {
+
+class RecordsWriter {
+ public:
+  // Opens (creating or appending to) `path`.
+  static absl::StatusOr<RecordsWriter> Open(const std::string& path);
+  RecordsWriter(RecordsWriter&& other) noexcept;
+  RecordsWriter& operator=(RecordsWriter&& other) noexcept;
+  ~RecordsWriter();
+
+  absl::Status Append(const Record& record);
+  // Writes a pre-rendered line (ends in '\n'); async-signal-safe (one write(2), no allocation).
+  // For the crash handler, which renders the in-flight point's crash record in advance.
+  bool AppendRawSignalSafe(const char* line, size_t length) const;
+  int fd() const { return fd_; }
+
+ private:
+  explicit RecordsWriter(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+struct RecordsFileContents {
+  std::vector<Record> records;
+  int torn_lines = 0;  // unparsable trailing line(s) left by a killed writer
+};
+
+// Reads every record. A malformed line other than the last is an error naming file:line.
+absl::StatusOr<RecordsFileContents> ReadRecordsFile(const std::string& path);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CORE_RECORDS_FILE_H_

@@ -1,0 +1,56 @@
+// A scenario as loaded from YAML: its axes, rank requirements, trials, timeout, expectation.
+#ifndef GPUHARNESS_CORE_SCENARIO_SPEC_H_
+#define GPUHARNESS_CORE_SCENARIO_SPEC_H_
+
+#include <climits>
+#include <string>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "harness/core/expectation.h"
+#include "harness/core/param.h"
+
+namespace gh {
+
+// Where a YAML node came from, for error messages ("file:line:column").
+struct SourceLoc {
+  std::string file;
+  int line = 0;    // 1-based; 0 when unknown
+  int column = 0;  // 1-based
+  std::string ToString() const;  // "scenarios/x.yaml:12:5"
+};
+
+// One parameter with every value it takes. A scalar in YAML is an axis of one value.
+struct Axis {
+  std::string name;
+  ParamType type = ParamType::kInt;
+  std::vector<ParamValue> values;
+  bool from_yaml = false;  // false when filled from the kind's default (not part of point names)
+  SourceLoc loc;
+};
+
+// `ranks: 4` (exact) or `ranks: {min: 2, max: 8}`.
+struct RankRequirement {
+  int min = 1;
+  int max = INT_MAX;
+  bool Admits(int nranks) const { return nranks >= min && nranks <= max; }
+  std::string ToString() const;  // "4", ">=2", "2..8"
+};
+
+struct ScenarioSpec {
+  std::string name;   // unique per file; first component of every point name
+  std::string kind;   // a registered kind, e.g. "ring_shift"
+  std::string description;
+  SourceLoc loc;      // the document's start
+  std::vector<Axis> axes;  // every parameter of the kind, in the kind's declared order
+  RankRequirement ranks;
+  int trials = 1;
+  absl::Duration timeout = absl::Seconds(60);  // per point and trial
+  int warmup = 5;       // untimed iterations before timing
+  int iterations = 20;  // timed iterations
+  ExpectationSet expect;  // default: pass
+};
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CORE_SCENARIO_SPEC_H_

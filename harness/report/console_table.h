@@ -1,0 +1,18 @@
+// The short table `gpuharness run` prints at the end: unmet expectations first.
+#ifndef GPUHARNESS_REPORT_CONSOLE_TABLE_H_
+#define GPUHARNESS_REPORT_CONSOLE_TABLE_H_
+
+#include <string>
+#include <vector>
+
+#include "harness/core/record.h"
+
+namespace gh {
+
+// Columns: point, trial (when trials > 1), outcome, expected, a ✗ where unmet, the signature
+// (truncated), and the point's headline metric (bandwidth or median time).
+std::string RenderConsoleTable(const std::vector<Record>& records);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_REPORT_CONSOLE_TABLE_H_
