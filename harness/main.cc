@@ -16,8 +16,10 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"run", gh::RunCommand, "run scenarios on every rank of this job (under mpirun, or alone)"},
     {"list", gh::ListCommand, "list scenario kinds, their parameters and backends"},
+#if defined(GH_HAVE_DRIVER)
     {"sweep", gh::SweepCommand, "run scenarios over flag and version matrices, compare, report"},
     {"report", gh::ReportCommand, "write summary.md, junit.xml and report.html for a results dir"},
+#endif
 };
 
 void PrintUsage(std::FILE* out) {
