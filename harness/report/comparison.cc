@@ -1,0 +1,296 @@
+#include "harness/report/comparison.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gh {
+namespace {
+
+constexpr size_t kMaxShortSignature = 40;
+
+std::string Truncate(std::string text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  text.resize(max_chars - 3);
+  return text + "...";
+}
+
+std::string_view TrimSpaces(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+// Drops the " [ranks 1,3]" that ReduceRankOutcomes appends when not every rank ended so.
+std::string_view WithoutRankList(std::string_view signature) {
+  signature = TrimSpaces(signature);
+  if (!signature.empty() && signature.back() == ']') {
+    size_t open = signature.rfind(" [ranks ");
+    if (open != std::string_view::npos) signature = TrimSpaces(signature.substr(0, open));
+  }
+  return signature;
+}
+
+// "FAILED_PRECONDITION: during ..." -> "FAILED_PRECONDITION"; "Cuda failure 1 'x'" ->
+// "Cuda failure"; "swallowed 3/200" -> "swallowed".
+std::string LeadingToken(std::string_view signature) {
+  signature = WithoutRankList(signature);
+  size_t colon = signature.find(':');
+  if (colon != std::string_view::npos && colon > 0) {
+    std::string_view head = TrimSpaces(signature.substr(0, colon));
+    if (!head.empty() && head.find(' ') == std::string_view::npos) {
+      return Truncate(std::string(head), kMaxShortSignature);
+    }
+  }
+  size_t stop = 0;
+  while (stop < signature.size()) {
+    char c = signature[stop];
+    if (std::isdigit(static_cast<unsigned char>(c)) || std::string_view(":([{'\"").find(c) != std::string_view::npos) {
+      break;
+    }
+    ++stop;
+  }
+  std::string_view head = TrimSpaces(signature.substr(0, stop));
+  if (!head.empty()) return Truncate(std::string(head), kMaxShortSignature);
+  return Truncate(std::string(signature), kMaxShortSignature);
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+BaselineChange Judge(const PointTrials& now, const PointTrials& before) {
+  if (before.all_pass() && now.failed > 0) return BaselineChange::kRegression;
+  if (before.failed > 0 && now.all_pass()) return BaselineChange::kFix;
+  if (before.failed > 0 && now.failed > 0 && before.failure_classes != now.failure_classes) {
+    return BaselineChange::kChangedSignature;
+  }
+  return BaselineChange::kUnchanged;
+}
+
+}  // namespace
+
+std::string CellKey(const std::map<std::string, std::string>& cell) {
+  return absl::StrJoin(cell, ",", absl::PairFormatter("="));
+}
+
+std::string ShortSignature(Outcome outcome, const std::string& signature) {
+  switch (outcome) {
+    case Outcome::kPass:
+      return "pass";
+    case Outcome::kSkip:
+      return "skip";
+    case Outcome::kTimeout:
+      return "timeout";
+    case Outcome::kCrash: {
+      static const std::regex kSignal("SIG[A-Z]+[0-9]*");
+      std::smatch match;
+      if (std::regex_search(signature, match, kSignal)) return absl::StrCat("crash (", match.str(), ")");
+      return "crash";
+    }
+    case Outcome::kFail:
+      if (TrimSpaces(signature).empty()) return "wrong data";
+      return LeadingToken(signature);
+    case Outcome::kError:
+      if (TrimSpaces(signature).empty()) return "error";
+      return LeadingToken(signature);
+  }
+  return std::string(OutcomeName(outcome));
+}
+
+std::string SignatureClass(Outcome outcome, const std::string& signature) {
+  std::string text = std::string(OutcomeName(outcome)) + ": ";
+  bool in_digits = false;
+  for (char c : WithoutRankList(signature)) {
+    bool digit = std::isdigit(static_cast<unsigned char>(c)) != 0;
+    if (digit && !in_digits) text.push_back('#');
+    if (!digit) text.push_back(c);
+    in_digits = digit;
+  }
+  return text;
+}
+
+const Metric* PointTrials::FindMetric(const std::string& name) const {
+  for (const Metric& metric : metrics) {
+    if (metric.name == name) return &metric;
+  }
+  return nullptr;
+}
+
+std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
+  std::vector<PointTrials> points;
+  std::map<PointKey, size_t> index;
+  // Per key: metric name -> (unit, values), names in first-seen order.
+  std::vector<std::vector<std::pair<Metric, std::vector<double>>>> metric_values;
+  std::vector<std::set<std::string>> classes;
+  for (const Record& record : records) {
+    PointKey key{CellKey(record.cell), record.point};
+    auto [it, inserted] = index.try_emplace(key, points.size());
+    if (inserted) {
+      PointTrials fresh;
+      fresh.key = key;
+      fresh.cell = record.cell;
+      fresh.scenario = record.scenario;
+      fresh.kind = record.kind;
+      fresh.params = record.params;
+      fresh.nranks = record.nranks;
+      fresh.expected = record.expected;
+      points.push_back(std::move(fresh));
+      metric_values.emplace_back();
+      classes.emplace_back();
+    }
+    PointTrials& point = points[it->second];
+    const Outcome outcome = record.result.outcome;
+    ++point.trials;
+    ++point.outcome_counts[outcome];
+    if (!record.matched) ++point.unmet;
+    if (outcome > point.worst) point.worst = outcome;
+    if (outcome == Outcome::kPass) {
+      ++point.passed;
+      auto& values = metric_values[it->second];
+      for (const Metric& metric : record.result.metrics) {
+        auto found = std::find_if(values.begin(), values.end(),
+                                  [&](const auto& entry) { return entry.first.name == metric.name; });
+        if (found == values.end()) {
+          values.push_back({metric, {}});
+          found = values.end() - 1;
+        }
+        found->second.push_back(metric.value);
+      }
+    } else if (outcome == Outcome::kSkip) {
+      ++point.skipped;
+      if (point.skip_reason.empty()) point.skip_reason = record.result.signature;
+    } else {
+      ++point.failed;
+      if (point.first_failure_signature.empty()) point.first_failure_signature = record.result.signature;
+      std::string label = ShortSignature(outcome, record.result.signature);
+      auto found = std::find_if(point.failure_counts.begin(), point.failure_counts.end(),
+                                [&](const auto& entry) { return entry.first == label; });
+      if (found == point.failure_counts.end()) {
+        point.failure_counts.push_back({label, 1});
+      } else {
+        ++found->second;
+      }
+      classes[it->second].insert(SignatureClass(outcome, record.result.signature));
+    }
+  }
+  for (size_t i = 0; i < points.size(); ++i) {
+    PointTrials& point = points[i];
+    std::stable_sort(point.failure_counts.begin(), point.failure_counts.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    point.failure_classes.assign(classes[i].begin(), classes[i].end());
+    for (auto& [metric, values] : metric_values[i]) {
+      Metric median = metric;
+      median.value = Median(values);
+      point.metrics.push_back(median);
+    }
+  }
+  return points;
+}
+
+std::string_view BaselineChangeName(BaselineChange change) {
+  switch (change) {
+    case BaselineChange::kNotCompared: return "not compared";
+    case BaselineChange::kUnchanged: return "unchanged";
+    case BaselineChange::kRegression: return "regression";
+    case BaselineChange::kFix: return "fix";
+    case BaselineChange::kChangedSignature: return "changed signature";
+    case BaselineChange::kNew: return "new point";
+    case BaselineChange::kVanished: return "vanished point";
+  }
+  return "unknown";
+}
+
+Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline) {
+  Comparison comparison;
+  comparison.has_baseline = baseline != nullptr;
+  std::vector<PointTrials> current = AggregateTrials(now);
+  std::vector<PointTrials> before;
+  std::map<PointKey, size_t> before_index;
+  if (baseline != nullptr) {
+    before = AggregateTrials(*baseline);
+    for (size_t i = 0; i < before.size(); ++i) before_index[before[i].key] = i;
+  }
+  std::set<PointKey> seen;
+  ComparisonCounts& counts = comparison.counts;
+  for (PointTrials& point : current) {
+    PointComparison entry;
+    entry.key = point.key;
+    seen.insert(point.key);
+    if (baseline != nullptr) {
+      auto found = before_index.find(point.key);
+      if (found == before_index.end()) {
+        entry.change = BaselineChange::kNew;
+      } else {
+        entry.baseline = before[found->second];
+        entry.change = Judge(point, *entry.baseline);
+      }
+    }
+    ++counts.points;
+    counts.trials += point.trials;
+    ++counts.points_by_worst[point.worst];
+    if (point.flaky()) ++counts.flaky;
+    if (!point.expectation_met()) ++counts.unmet;
+    entry.now = std::move(point);
+    comparison.points.push_back(std::move(entry));
+  }
+  for (PointTrials& point : before) {
+    if (seen.count(point.key) != 0) continue;
+    PointComparison entry;
+    entry.key = point.key;
+    entry.change = BaselineChange::kVanished;
+    entry.baseline = std::move(point);
+    comparison.points.push_back(std::move(entry));
+  }
+  for (const PointComparison& entry : comparison.points) {
+    switch (entry.change) {
+      case BaselineChange::kRegression: ++counts.regressions; break;
+      case BaselineChange::kFix: ++counts.fixes; break;
+      case BaselineChange::kChangedSignature: ++counts.changed_signatures; break;
+      case BaselineChange::kNew: ++counts.new_points; break;
+      case BaselineChange::kVanished: ++counts.vanished; break;
+      case BaselineChange::kUnchanged: ++counts.unchanged; break;
+      case BaselineChange::kNotCompared: break;
+    }
+  }
+  return comparison;
+}
+
+int ComparisonExitStatus(const Comparison& comparison) {
+  return comparison.counts.unmet > 0 || comparison.counts.regressions > 0 ? 1 : 0;
+}
+
+namespace {
+std::string Plural(int n, std::string_view one, std::string_view many) {
+  return absl::StrCat(n, " ", std::string(n == 1 ? one : many));
+}
+}  // namespace
+
+std::string ComparisonHeadline(const Comparison& comparison) {
+  const ComparisonCounts& c = comparison.counts;
+  std::vector<std::string> outcomes;
+  for (const auto& [outcome, n] : c.points_by_worst) {
+    outcomes.push_back(absl::StrCat(n, " ", std::string(OutcomeName(outcome))));
+  }
+  std::string line = absl::StrCat(Plural(c.points, "point", "points"), " (",
+                                  Plural(c.trials, "trial", "trials"), ")");
+  if (!outcomes.empty()) absl::StrAppend(&line, ": ", absl::StrJoin(outcomes, ", "));
+  if (c.flaky > 0) absl::StrAppend(&line, " (", c.flaky, " flaky)");
+  absl::StrAppend(&line, "; ", Plural(c.unmet, "unmet expectation", "unmet expectations"));
+  if (comparison.has_baseline) {
+    absl::StrAppend(&line, "; vs baseline: ", Plural(c.regressions, "regression", "regressions"), ", ",
+                    Plural(c.fixes, "fix", "fixes"), ", ",
+                    Plural(c.changed_signatures, "changed signature", "changed signatures"), ", ",
+                    c.new_points, " new, ", c.vanished, " vanished");
+  }
+  return line;
+}
+
+}  // namespace gh

@@ -1,0 +1,121 @@
+// Comparison of a results set with its expectations and with a baseline results set.
+// Records are grouped by key (cell, point); a key's trials are aggregated (n trials, k failed,
+// signature counts), then each key is judged against its expectation (every trial `matched`)
+// and against the same key in the baseline. No CUDA, no MPI: plain data in, plain data out.
+#ifndef GPUHARNESS_REPORT_COMPARISON_H_
+#define GPUHARNESS_REPORT_COMPARISON_H_
+
+#include <compare>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/core/expectation.h"
+#include "harness/core/metric.h"
+#include "harness/core/outcome.h"
+#include "harness/core/record.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+// The canonical id of a sweep cell from its axis labels: "axis=label" pairs sorted by axis name
+// and joined with ','. "" for a plain run (no cell). Baselines match cells by it, so the order in
+// which a matrix lists its axes does not matter.
+std::string CellKey(const std::map<std::string, std::string>& cell);
+
+struct PointKey {
+  std::string cell;   // CellKey(record.cell)
+  std::string point;  // Point::name
+  auto operator<=>(const PointKey&) const = default;
+};
+
+// Short form of a failure for tables: "FAILED_PRECONDITION" (an error's leading token),
+// "crash (SIGSEGV)", "timeout", "wrong data", "swallowed"; "pass" and "skip" for those.
+std::string ShortSignature(Outcome outcome, const std::string& signature);
+
+// The signature with run-to-run noise removed, for deciding whether two failures are the same:
+// the outcome name, the signature without a trailing " [ranks ...]", and digit runs as "#".
+std::string SignatureClass(Outcome outcome, const std::string& signature);
+
+// Every trial of one key.
+struct PointTrials {
+  PointKey key;
+  std::map<std::string, std::string> cell;  // axis name -> label
+  std::string scenario;
+  std::string kind;
+  nlohmann::json params;
+  int nranks = 1;
+  int trials = 0;   // records seen
+  int passed = 0;
+  int skipped = 0;
+  int failed = 0;   // neither pass nor skip: fail, error, timeout, crash
+  int unmet = 0;    // trials whose outcome did not meet the expectation
+  Outcome worst = Outcome::kPass;       // most severe outcome over trials
+  std::map<Outcome, int> outcome_counts;
+  // Failed trials by short signature, most common first (ties by first occurrence).
+  std::vector<std::pair<std::string, int>> failure_counts;
+  std::vector<std::string> failure_classes;  // sorted, distinct SignatureClass of failed trials
+  std::string first_failure_signature;       // full text, for tooltips and lists
+  std::string skip_reason;                   // of the first skipped trial
+  Expectation expected;                      // the first trial's
+  std::vector<Metric> metrics;  // per metric name, the median over passing trials
+
+  bool expectation_met() const { return unmet == 0; }
+  bool all_pass() const { return trials > 0 && failed == 0 && passed > 0; }
+  bool flaky() const { return failed > 0 && passed > 0; }
+  const Metric* FindMetric(const std::string& name) const;
+};
+
+// Groups records by key, in order of each key's first record.
+std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records);
+
+enum class BaselineChange {
+  kNotCompared,       // no baseline given
+  kUnchanged,
+  kRegression,        // baseline all pass -> now any failed trial
+  kFix,               // baseline any failed trial -> now all pass
+  kChangedSignature,  // failing in both, different signature classes
+  kNew,               // key not in the baseline
+  kVanished,          // key only in the baseline
+};
+std::string_view BaselineChangeName(BaselineChange change);  // "regression", "new point", ...
+
+struct PointComparison {
+  PointKey key;
+  std::optional<PointTrials> now;       // absent for vanished keys
+  std::optional<PointTrials> baseline;  // absent without a baseline or for new keys
+  BaselineChange change = BaselineChange::kNotCompared;
+  bool expectation_met() const { return !now || now->expectation_met(); }
+};
+
+struct ComparisonCounts {
+  int points = 0;  // keys in the current results
+  int trials = 0;
+  std::map<Outcome, int> points_by_worst;  // keys by their most severe outcome
+  int flaky = 0;                           // keys with passing and failed trials
+  int unmet = 0;                           // keys with an unmet expectation
+  int regressions = 0, fixes = 0, changed_signatures = 0, new_points = 0, vanished = 0,
+      unchanged = 0;
+};
+
+struct Comparison {
+  bool has_baseline = false;
+  std::vector<PointComparison> points;  // current keys in record order, then vanished keys
+  ComparisonCounts counts;
+};
+
+// `baseline` null: no baseline comparison (every key kNotCompared).
+Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline);
+
+// 1 when any expectation is unmet or any key regressed, else 0.
+int ComparisonExitStatus(const Comparison& comparison);
+
+// One line: "12 points (14 trials): 10 pass, 1 error, 1 skip; 1 unmet expectation;
+// vs baseline: 1 regression, 0 fixes, 0 changed signatures, 0 new, 0 vanished".
+std::string ComparisonHeadline(const Comparison& comparison);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_REPORT_COMPARISON_H_
