@@ -1,0 +1,40 @@
+// The Environment section of reports: what each job's environment.json says (GPU, driver, CUDA,
+// NCCL, MPI, environment variables in force), collapsed where every cell agrees so the section
+// stays short enough to paste.
+#ifndef GPUHARNESS_REPORT_ENVIRONMENT_TABLE_H_
+#define GPUHARNESS_REPORT_ENVIRONMENT_TABLE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+// One job's environment.json (EnvironmentFingerprint::ToJson), labelled by its cell's display
+// label ("" for a plain run's DIR/environment.json).
+struct LabeledEnvironment {
+  std::string label;
+  nlohmann::json fingerprint;
+};
+
+struct EnvironmentTable {
+  // "cell", then only the facts some environment has: "GPU", "driver", "CUDA driver API",
+  // "CUDA runtime", "NCCL", "MPI", "backend", "ranks", "hosts", "harness".
+  std::vector<std::string> headers;
+  // One row per environment, or a single row labelled "all cells" when every row agrees.
+  std::vector<std::vector<std::string>> rows;
+  // Variables set to one value in every environment.
+  std::vector<std::pair<std::string, std::string>> common_env;
+  // Variables that differ: headers "cell", NAME...; rows per environment ("(unset)" if absent).
+  std::vector<std::string> varying_env_headers;
+  std::vector<std::vector<std::string>> varying_env_rows;
+  bool empty() const { return rows.empty(); }
+};
+
+EnvironmentTable SummarizeEnvironments(const std::vector<LabeledEnvironment>& environments);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_REPORT_ENVIRONMENT_TABLE_H_
