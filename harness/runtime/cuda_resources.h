@@ -6,8 +6,11 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "harness/core/fingerprint.h"
@@ -27,25 +30,46 @@ class CudaResources {
 
   int device() const { return device_; }
   cudaStream_t stream() const { return stream_; }
-  ncclComm_t nccl() const { return nccl_; }
+  // nullptr once the watchdog aborted it (NCCL calls on nullptr fail instead of touching freed
+  // memory).
+  ncclComm_t nccl() const { return nccl_.load(); }
 
   // From the watchdog thread: abort the communicator so that blocked NCCL calls return.
+  // Idempotent; safe while the main thread is inside NCCL or waiting in Synchronize().
   void AbortFromWatchdog();
-  // After a point's error or abort: destroy and re-create the communicator for the next point.
+  bool aborted() const { return aborted_.load(); }
+  // After a point's error or abort: abort the old communicator and create a new one for the next
+  // point. Collective over `comm`: every rank must call it.
   absl::Status Recreate(MPI_Comm comm);
+
+  // Waits until the job stream has drained, polling so that an asynchronous NCCL error or a
+  // watchdog abort ends the wait (with that error's signature) instead of hanging the rank.
+  absl::Status Synchronize();
 
   // GPU name, driver/runtime/NCCL versions for the fingerprint.
   void FillFingerprint(EnvironmentFingerprint& fp) const;
 
  private:
   CudaResources() = default;
+  absl::Status InitNccl(MPI_Comm comm);  // unique id from rank 0, ncclCommInitRank
+
   int device_ = -1;
   cudaStream_t stream_ = nullptr;
-  ncclComm_t nccl_ = nullptr;
+  std::atomic<ncclComm_t> nccl_{nullptr};
+  std::mutex nccl_mu_;                  // guards swapping nccl_ against the watchdog's abort
+  std::atomic<bool> aborted_{false};    // nccl_ was aborted by the watchdog
 };
 
-// Number of visible GPUs (0 when no driver or none visible, never an error).
-int VisibleGpuCount();
+// Version formatting for the fingerprint (plain functions, unit-tested without a GPU).
+std::string FormatNcclVersionCode(int code);   // 22809 -> "2.28.9"; 2708 (pre-2.9) -> "2.7.8"
+std::string FormatCudaVersion(int version);     // 13000 -> "13.0", 12080 -> "12.8"
+// The driver version from /proc/driver/nvidia/version's text ("... Kernel Module  580.159.04
+// Release Build ..." -> "580.159.04"); empty when none is found.
+std::string ParseProcDriverVersion(std::string_view text);
+
+// Number of visible GPUs (0 when no driver or none visible, never an error). When it is 0 and
+// `why_none` is set, it receives the reason (the CUDA error signature, or "no CUDA device").
+int VisibleGpuCount(std::string* why_none = nullptr);
 
 }  // namespace gh
 

@@ -1,0 +1,298 @@
+// ring_shift on the cuda backend: device buffers, NCCL grouped send/recv on the job's stream,
+// CUDA-event timing, and verification on the device (kernels in ring_shift_cuda.cu).
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "absl/time/time.h"
+#include "harness/core/timing_stats.h"
+#include "harness/runtime/cuda_errors_cuda.h"
+#include "harness/runtime/cuda_resources.h"
+#include "harness/runtime/point_context.h"
+#include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/ring_shift.h"
+#include "harness/scenarios/ring_shift_kernels_cuda.h"
+
+namespace gh {
+namespace {
+
+// Device memory for one point, freed on every way out of it.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_ != nullptr) cudaFree(ptr_);
+  }
+  absl::Status Allocate(size_t bytes) {
+    GH_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr_, std::max<size_t>(bytes, 1)));
+    return absl::OkStatus();
+  }
+  void* get() const { return ptr_; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+// The timed iterations' start and stop events.
+class EventPairs {
+ public:
+  EventPairs() = default;
+  EventPairs(const EventPairs&) = delete;
+  EventPairs& operator=(const EventPairs&) = delete;
+  ~EventPairs() {
+    for (cudaEvent_t event : events_) cudaEventDestroy(event);
+  }
+  absl::Status Create(int pairs) {
+    events_.reserve(2 * static_cast<size_t>(pairs));
+    for (int i = 0; i < 2 * pairs; ++i) {
+      cudaEvent_t event = nullptr;
+      GH_CUDA_RETURN_IF_ERROR(cudaEventCreate(&event));
+      events_.push_back(event);
+    }
+    return absl::OkStatus();
+  }
+  cudaEvent_t start(int i) const { return events_[2 * i]; }
+  cudaEvent_t stop(int i) const { return events_[2 * i + 1]; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+};
+
+ncclDataType_t NcclType(RingDtype dtype) {
+  switch (dtype) {
+    case RingDtype::kF32: return ncclFloat32;
+    case RingDtype::kBF16: return ncclBfloat16;
+    case RingDtype::kI32: return ncclInt32;
+    case RingDtype::kF64: return ncclFloat64;
+  }
+  return ncclUint8;
+}
+
+// "<value> (0x<bits>)", the element as the dtype reads it plus its exact bits.
+std::string FormatElement(RingDtype dtype, uint64_t bits) {
+  switch (dtype) {
+    case RingDtype::kF32: {
+      uint32_t b = static_cast<uint32_t>(bits);
+      float value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%.9g (0x%08x)", value, b);
+    }
+    case RingDtype::kBF16: {
+      uint32_t b = static_cast<uint32_t>(bits & 0xFFFF) << 16;  // bf16 is a float's top half
+      float value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%.4g (0x%04x)", value, static_cast<uint32_t>(bits & 0xFFFF));
+    }
+    case RingDtype::kI32: {
+      uint32_t b = static_cast<uint32_t>(bits);
+      int32_t value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%d (0x%08x)", value, b);
+    }
+    case RingDtype::kF64: {
+      double value;
+      std::memcpy(&value, &bits, sizeof(value));
+      return absl::StrFormat("%.17g (0x%016x)", value, bits);
+    }
+  }
+  return absl::StrFormat("0x%x", bits);
+}
+
+// Distinct per trial and per phase, so a block left over from the timed iterations (or an
+// earlier trial) cannot pass verification.
+uint64_t SeedFor(int trial, bool verified) {
+  return (static_cast<uint64_t>(trial) << 8) | (verified ? 2u : 1u);
+}
+
+class RingShiftCuda {
+ public:
+  RingShiftCuda(PointContext& ctx, const RingShiftParams& params)
+      : ctx_(ctx), params_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
+        rank_(ctx.rank()), nranks_(ctx.nranks()),
+        right_((ctx.rank() + 1) % ctx.nranks()),
+        left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()),
+        width_(DtypeSize(params.dtype)), count_(params.count()),
+        type_(NcclType(params.dtype)) {}
+
+  RankOutcome Run() {
+    RankOutcome out;
+    out.rank = rank_;
+    out.device = cuda_.device();
+    absl::Status status = RunSteps(out);
+    if (!status.ok()) {
+      out.outcome = Outcome::kError;
+      out.signature = std::string(status.message());
+      out.step = step_;
+      out.mismatch.reset();
+    }
+    return out;
+  }
+
+ private:
+  void Step(const char* step) {
+    step_ = step;
+    ctx_.SetStep(step);
+  }
+  bool FaultHere(RingFault fault) const {
+    return params_.fault == fault && params_.fault_rank == rank_;
+  }
+
+  // One grouped send to the right and receive from the left. The group is always closed, so
+  // a failed enqueue cannot leave NCCL inside an open group.
+  absl::Status Exchange(const void* send, int64_t send_count, void* recv, int64_t recv_count) {
+    ncclComm_t comm = cuda_.nccl();
+    if (comm == nullptr) return absl::AbortedError("ncclCommAbort: communicator aborted by the watchdog");
+    GH_NCCL_RETURN_IF_ERROR(comm, ncclGroupStart());
+    ncclResult_t sent = ncclSend(send, send_count, type_, right_, comm, stream_);
+    ncclResult_t received = ncclRecv(recv, recv_count, type_, left_, comm, stream_);
+    ncclResult_t ended = ncclGroupEnd();
+    if (sent != ncclSuccess) return NcclStatus(sent, comm, "ncclSend", GH_CUDA_WHERE);
+    if (received != ncclSuccess) return NcclStatus(received, comm, "ncclRecv", GH_CUDA_WHERE);
+    if (ended != ncclSuccess) return NcclStatus(ended, comm, "ncclGroupEnd", GH_CUDA_WHERE);
+    return absl::OkStatus();
+  }
+
+  // kStall: sleep past the point's timeout inside step "exchange"; the watchdog ends the job.
+  void Stall() {
+    const auto until = std::chrono::steady_clock::now() +
+                       absl::ToChronoMilliseconds(ctx_.point().spec->timeout) +
+                       std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < until && !cuda_.aborted()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+
+  absl::Status RunSteps(RankOutcome& out) {
+    Step("setup");
+    const size_t bytes = static_cast<size_t>(count_) * width_;
+    GH_CUDA_RETURN_IF_ERROR(cudaSetDevice(cuda_.device()));
+    DeviceBuffer send, recv, stale_sink, counters;
+    absl::Status status = send.Allocate(bytes);
+    if (status.ok()) status = recv.Allocate(bytes);
+    if (status.ok()) status = counters.Allocate(sizeof(VerifyCounters));
+    if (status.ok() && FaultHere(RingFault::kStaleBlock)) status = stale_sink.Allocate(bytes);
+    EventPairs events;
+    if (status.ok()) status = events.Create(ctx_.iterations());
+    if (!status.ok()) return status;
+
+    const uint64_t timed_seed = SeedFor(ctx_.trial(), false);
+    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.get(), count_, width_, rank_, timed_seed, stream_));
+    GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.get(), kPoisonByte, bytes, stream_));
+    if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
+
+    Step("exchange");
+    if (FaultHere(RingFault::kStall)) Stall();
+    if (FaultHere(RingFault::kCrash)) std::raise(SIGSEGV);
+    for (int i = 0; i < ctx_.warmup(); ++i) {
+      if (absl::Status s = Exchange(send.get(), count_, recv.get(), count_); !s.ok()) return s;
+    }
+    // Timed region: an event, the exchange, an event. Nothing else on the stream between them.
+    for (int i = 0; i < ctx_.iterations(); ++i) {
+      GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(events.start(i), stream_));
+      if (absl::Status s = Exchange(send.get(), count_, recv.get(), count_); !s.ok()) return s;
+      GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(events.stop(i), stream_));
+    }
+    if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
+    std::vector<double> samples_us;
+    samples_us.reserve(ctx_.iterations());
+    for (int i = 0; i < ctx_.iterations(); ++i) {
+      float ms = 0;
+      GH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, events.start(i), events.stop(i)));
+      samples_us.push_back(static_cast<double>(ms) * 1e3);
+    }
+    out.metrics = TimingMetrics(SummarizeTimings(samples_us), static_cast<double>(bytes));
+    if (ctx_.iterations() > 0) {
+      // Back-to-back throughput as nccl-tests reports it: first start to last stop.
+      float ms = 0;
+      GH_CUDA_RETURN_IF_ERROR(
+          cudaEventElapsedTime(&ms, events.start(0), events.stop(ctx_.iterations() - 1)));
+      out.metrics.push_back({"time_loop_mean_us", ms * 1e3 / ctx_.iterations(), "us"});
+    }
+
+    Step("verify");
+    const uint64_t seed = SeedFor(ctx_.trial(), true);
+    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.get(), count_, width_, rank_, seed, stream_));
+    // kStaleBlock keeps the timed iterations' data: no poison, and the fresh block lands in a
+    // sink, so the neighbours' exchange still completes.
+    void* landing = recv.get();
+    if (FaultHere(RingFault::kStaleBlock)) {
+      landing = stale_sink.get();
+    } else {
+      GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.get(), kPoisonByte, bytes, stream_));
+    }
+    // kPartialWrite: the fault rank's sender (its left neighbour) sends only the first half,
+    // and the fault rank expects just that much, so the second half stays poisoned.
+    const int64_t half = count_ / 2;
+    const bool partial_send =
+        params_.fault == RingFault::kPartialWrite && right_ == params_.fault_rank;
+    const int64_t send_count = partial_send ? half : count_;
+    const int64_t recv_count = FaultHere(RingFault::kPartialWrite) ? half : count_;
+    if (absl::Status s = Exchange(send.get(), send_count, landing, recv_count); !s.ok()) return s;
+    if (FaultHere(RingFault::kCorruptElement) && count_ > 0) {
+      GH_CUDA_RETURN_IF_ERROR(LaunchFlipLowestBit(recv.get(), half, width_, stream_));
+    }
+    auto* device_counters = static_cast<VerifyCounters*>(counters.get());
+    GH_CUDA_RETURN_IF_ERROR(
+        LaunchVerifyPattern(recv.get(), count_, width_, left_, seed, device_counters, stream_));
+    VerifyCounters found{};
+    GH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&found, device_counters, sizeof(found),
+                                            cudaMemcpyDeviceToHost, stream_));
+    if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
+    if (found.wrong_elements == 0) {
+      out.outcome = Outcome::kPass;
+      return absl::OkStatus();
+    }
+
+    Mismatch mismatch;
+    mismatch.wrong_elements = static_cast<int64_t>(found.wrong_elements);
+    mismatch.checked_elements = count_;
+    mismatch.first_index = static_cast<int64_t>(found.first_index);
+    uint64_t actual_bits = 0;  // little-endian: the element's bytes are its low bits
+    GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(&actual_bits,
+                                       static_cast<const char*>(recv.get()) +
+                                           found.first_index * static_cast<uint64_t>(width_),
+                                       width_, cudaMemcpyDeviceToHost));
+    mismatch.expected = FormatElement(
+        params_.dtype, ExpectedPatternBits(left_, found.first_index, seed, width_));
+    mismatch.actual = FormatElement(params_.dtype, actual_bits);
+    out.outcome = Outcome::kFail;
+    out.signature = absl::StrFormat("%d of %d elements wrong, first at %d", mismatch.wrong_elements,
+                                    mismatch.checked_elements, mismatch.first_index);
+    out.mismatch = std::move(mismatch);
+    return absl::OkStatus();
+  }
+
+  PointContext& ctx_;
+  const RingShiftParams& params_;
+  CudaResources& cuda_;
+  cudaStream_t stream_;
+  const int rank_, nranks_, right_, left_, width_;
+  const int64_t count_;
+  const ncclDataType_t type_;
+  const char* step_ = "setup";
+};
+
+}  // namespace
+
+RankOutcome RunRingShiftCuda(PointContext& ctx, const RingShiftParams& params) {
+  if (ctx.cuda() == nullptr) {
+    RankOutcome out;
+    out.rank = ctx.rank();
+    out.outcome = Outcome::kError;
+    out.signature = "internal: cuda backend without the job's CUDA resources";
+    out.step = "setup";
+    return out;
+  }
+  return RingShiftCuda(ctx, params).Run();
+}
+
+}  // namespace gh
