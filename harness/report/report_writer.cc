@@ -1,0 +1,68 @@
+#include "harness/report/report_writer.h"
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+#include "harness/report/junit.h"
+#include "harness/report/report_html.h"
+#include "harness/report/report_input.h"
+#include "harness/report/results_dir.h"
+#include "harness/report/summary_markdown.h"
+
+namespace gh {
+
+absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
+  absl::StatusOr<ResultsDir> results = LoadResultsDir(options.dir);
+  if (!results.ok()) return results.status();
+  std::optional<ResultsDir> baseline;
+  if (!options.baseline_dir.empty()) {
+    absl::StatusOr<ResultsDir> loaded = LoadResultsDir(options.baseline_dir);
+    if (!loaded.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("baseline: ", loaded.status().message()));
+    }
+    baseline = std::move(*loaded);
+  }
+
+  ReportResult result;
+  result.torn_lines = results->torn_lines;
+  result.comparison = CompareResults(results->records, baseline ? &baseline->records : nullptr);
+  result.headline = ComparisonHeadline(result.comparison);
+  result.exit_status = ComparisonExitStatus(result.comparison);
+
+  const SweepInfo* sweep = results->sweep ? &*results->sweep : nullptr;
+  ReportInput input;
+  input.title = options.title;
+  if (input.title.empty()) {
+    input.title = sweep != nullptr && !sweep->matrix_name.empty()
+                      ? absl::StrCat("gpuharness sweep ", sweep->matrix_name)
+                      : absl::StrCat("gpuharness results ",
+                                     std::filesystem::path(options.dir).lexically_normal().filename().string());
+  }
+  input.comparison = &result.comparison;
+  input.sweep = sweep;
+  input.environments = std::move(results->environments);
+  input.baseline = options.baseline_dir;
+  const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : "gpuharness";
+
+  const std::pair<const char*, std::string> files[] = {
+      {"summary.md", RenderSummaryMarkdown(input)},
+      {"report.html", RenderReportHtml(input)},
+      {"junit.xml", RenderJUnit(results->records, suite)},
+  };
+  const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
+  if (absl::Status made = MakeDirectories(out_dir); !made.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(out_dir, ": cannot create: ", made.message()));
+  }
+  for (const auto& [name, contents] : files) {
+    std::string path = absl::StrCat(out_dir, "/", name);
+    if (absl::Status written = WriteFileAtomically(path, contents); !written.ok()) {
+      return absl::InternalError(absl::StrCat(path, ": cannot write: ", written.message()));
+    }
+    result.written.push_back(std::move(path));
+  }
+  return result;
+}
+
+}  // namespace gh

@@ -1,0 +1,37 @@
+// Writes a results directory's reports: summary.md, report.html and junit.xml, compared with
+// the expectations and optionally a baseline directory. `gpuharness report` calls it, and the
+// sweep driver calls it at the end of a sweep (after writing records.jsonl and sweep.json).
+#ifndef GPUHARNESS_REPORT_REPORT_WRITER_H_
+#define GPUHARNESS_REPORT_REPORT_WRITER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/report/comparison.h"
+
+namespace gh {
+
+struct ReportOptions {
+  std::string dir;           // the results directory (see results_dir.h)
+  std::string baseline_dir;  // "" for no baseline comparison
+  std::string out_dir;       // where the files go; "" means `dir`
+  std::string title;         // "" means "gpuharness sweep <matrix>" or "gpuharness results <dir>"
+};
+
+struct ReportResult {
+  Comparison comparison;
+  std::string headline;              // ComparisonHeadline
+  int exit_status = 0;               // ComparisonExitStatus: 1 on unmet expectations or regressions
+  std::vector<std::string> written;  // paths of the files written
+  int torn_lines = 0;                // partial last lines skipped in records.jsonl
+};
+
+// Loads everything first and writes nothing when any input is bad: InvalidArgument naming the
+// file (bad input, exit status 2), as is an output directory that cannot be created. Each file
+// is written atomically; a failed write is Internal (exit status 3).
+absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_REPORT_REPORT_WRITER_H_
