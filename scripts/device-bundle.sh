@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds gpuharness HERE for the GPU machine (Release, sm_90, tests on) and stages what the `run`
+# device tool must carry into .deps/<name>/ (ignored by git):
+#   build/  a mirror of the build tree holding only bin/ (stripped) and the CTest files, so that
+#           `ctest` runs there once scripts/device-run.sh has linked build-<name> to it;
+#   lib/    the shared libraries the GPU machine lacks: Abseil, yaml-cpp 0.7 (it has 0.8),
+#           Google Benchmark, GoogleTest. Never CUDA, NCCL, MPI or libc: those are there.
+# Then name ".deps/<name>" in the run tool's `carry` (64 MiB at most) and start the device
+# command with `scripts/device-run.sh --name <name> -- ...` (see docs/gpu.md).
+#
+# Usage: scripts/device-bundle.sh [--name NAME] [--targets "T1 T2 ..."] [--jobs N]
+#   --name     build dir build-NAME, staging dir .deps/NAME (default: device). Use your own name
+#              when several people bundle at once.
+#   --targets  CMake targets to build (default: all).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+name=device
+targets=all
+jobs=2
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --name) name=$2; shift 2 ;;
+    --targets) targets=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "device-bundle.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [[ ! "$name" =~ ^[A-Za-z0-9_-]+$ ]]; then
+  echo "device-bundle.sh: --name must be letters, digits, '_' or '-', got '$name'" >&2
+  exit 2
+fi
+
+build=$root/build-$name
+stage=$root/.deps/$name
+
+# The CTest files hold absolute paths under /work/main: device-run.sh recreates them there.
+if [[ "$root" != /work/main ]]; then
+  echo "device-bundle.sh: warning: repo is at $root, not /work/main; CTest paths will point here" >&2
+fi
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DGH_BUILD_TESTS=ON >/dev/null
+# shellcheck disable=SC2086  # targets is a word list on purpose
+cmake --build "$build" -j"$jobs" --target $targets
+
+if ! grep -Eq '^NCCL_LIBRARY:FILEPATH=/' "$build/CMakeCache.txt" ||
+   ! grep -Eq '^CMAKE_CUDA_COMPILER:[A-Z]+=/' "$build/CMakeCache.txt"; then
+  echo "device-bundle.sh: this build has no cuda backend (CUDA or NCCL not found)" >&2
+  exit 3
+fi
+
+rm -rf "$stage"
+mkdir -p "$stage/build/bin" "$stage/lib"
+
+# CTest files (and GoogleTest's discovered-test lists), keeping their directory layout and
+# timestamps (gtest's include files re-discover when a binary looks newer than its list).
+(cd "$build" && find . -name CMakeFiles -prune -o -type f \
+   \( -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' \) -print) |
+  while read -r f; do
+    mkdir -p "$stage/build/$(dirname "$f")"
+    cp -p "$build/$f" "$stage/build/$f"
+  done
+
+for bin in "$build"/bin/*; do
+  [[ -f "$bin" && -x "$bin" ]] || continue
+  out="$stage/build/bin/$(basename "$bin")"
+  strip --strip-unneeded -o "$out" "$bin"
+  touch -r "$bin" "$out"
+done
+
+# Shared libraries the GPU machine lacks, as this machine resolves them.
+for bin in "$stage"/build/bin/*; do
+  ldd "$bin" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
+done | grep -E '/lib(absl_|yaml-cpp|benchmark|gtest|gmock)[^/]*$' | sort -u |
+  while read -r lib; do
+    cp -L "$lib" "$stage/lib/$(basename "$lib")"
+  done
+strip --strip-unneeded "$stage"/lib/*.so* 2>/dev/null || true
+
+size_mib=$(du -sm "$stage" | cut -f1)
+echo "device-bundle.sh: staged $stage: $(ls "$stage/build/bin" | wc -l) binaries, $(ls "$stage/lib" | wc -l) libraries, ${size_mib} MiB"
+if (( size_mib > 56 )); then
+  echo "device-bundle.sh: warning: over 56 MiB; the run tool carries 64 MiB with the tree" >&2
+fi
+echo "device-bundle.sh: carry [\".deps/$name\"]; on the device: scripts/device-run.sh --name $name -- <command>"
