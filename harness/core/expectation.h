@@ -23,6 +23,9 @@ struct Expectation {
 // A rule: conditions on parameter values (by formatted value) and on environment facts.
 struct ExpectationRule {
   std::map<std::string, std::vector<std::string>> when_params;  // param -> accepted values
+  // Environment fact -> accepted values ("backend" -> {"cuda"}, "nranks" -> {"2","4"}). A fact
+  // the environment does not report fails the condition; "nranks" falls back to the point's.
+  std::map<std::string, std::vector<std::string>> when_facts;
   Expectation expect;
 };
 

@@ -1,0 +1,72 @@
+#include "harness/core/expectation.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/point.h"
+
+namespace gh {
+namespace {
+
+bool Accepts(const std::vector<std::string>& accepted, const std::string& value) {
+  return std::find(accepted.begin(), accepted.end(), value) != accepted.end();
+}
+
+bool ParamConditionsHold(const ExpectationRule& rule, const Point& point) {
+  for (const auto& [name, accepted] : rule.when_params) {
+    auto it = std::find_if(point.params.begin(), point.params.end(),
+                           [&](const PointParam& p) { return p.name == name; });
+    if (it == point.params.end()) return false;
+    if (!Accepts(accepted, FormatParamValue(it->type, it->value))) return false;
+  }
+  return true;
+}
+
+bool FactConditionsHold(const ExpectationRule& rule, const Point& point,
+                        const EnvironmentFacts& facts) {
+  for (const auto& [name, accepted] : rule.when_facts) {
+    auto it = facts.values.find(name);
+    std::string value;
+    if (it != facts.values.end()) {
+      value = it->second;
+    } else if (name == "nranks") {
+      value = absl::StrCat(point.nranks);
+    } else {
+      return false;
+    }
+    if (!Accepts(accepted, value)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string Expectation::ToString() const {
+  std::string text(OutcomeName(outcome));
+  if (signature_regex.has_value()) absl::StrAppend(&text, " ~ /", *signature_regex, "/");
+  return text;
+}
+
+Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
+                           const EnvironmentFacts& facts) {
+  for (const ExpectationRule& rule : set.rules) {
+    if (ParamConditionsHold(rule, point) && FactConditionsHold(rule, point, facts)) {
+      return rule.expect;
+    }
+  }
+  return Expectation{};
+}
+
+bool MeetsExpectation(const Expectation& expected, Outcome observed,
+                      const std::string& signature) {
+  if (expected.outcome != observed) return false;
+  if (!expected.signature_regex.has_value()) return true;
+  try {
+    return std::regex_search(signature, std::regex(*expected.signature_regex));
+  } catch (const std::regex_error&) {
+    return false;  // the loader rejects bad regexes; one built in code simply never matches
+  }
+}
+
+}  // namespace gh

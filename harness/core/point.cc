@@ -1,0 +1,139 @@
+#include "harness/core/point.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gh {
+namespace {
+
+[[noreturn]] void Die(const Point& point, std::string_view name, std::string_view what) {
+  std::fprintf(stderr, "gpuharness: point '%s': parameter '%.*s' %.*s\n", point.name.c_str(),
+               static_cast<int>(name.size()), name.data(), static_cast<int>(what.size()),
+               what.data());
+  std::abort();
+}
+
+const PointParam& Lookup(const Point& point, std::string_view name) {
+  for (const PointParam& p : point.params) {
+    if (p.name == name) return p;
+  }
+  Die(point, name, "does not exist");
+}
+
+}  // namespace
+
+int64_t Point::GetInt(std::string_view name) const {
+  const PointParam& p = Lookup(*this, name);
+  const auto* v = std::get_if<int64_t>(&p.value);
+  if ((p.type != ParamType::kInt && p.type != ParamType::kBytes) || v == nullptr) {
+    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not an int or bytes"));
+  }
+  return *v;
+}
+
+double Point::GetFloat(std::string_view name) const {
+  const PointParam& p = Lookup(*this, name);
+  const auto* v = std::get_if<double>(&p.value);
+  if (p.type != ParamType::kFloat || v == nullptr) {
+    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a float"));
+  }
+  return *v;
+}
+
+bool Point::GetBool(std::string_view name) const {
+  const PointParam& p = Lookup(*this, name);
+  const auto* v = std::get_if<bool>(&p.value);
+  if (p.type != ParamType::kBool || v == nullptr) {
+    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a bool"));
+  }
+  return *v;
+}
+
+const std::string& Point::GetString(std::string_view name) const {
+  const PointParam& p = Lookup(*this, name);
+  const auto* v = std::get_if<std::string>(&p.value);
+  if ((p.type != ParamType::kString && p.type != ParamType::kEnum) || v == nullptr) {
+    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a string or enum"));
+  }
+  return *v;
+}
+
+std::string Point::Format(std::string_view name) const {
+  const PointParam& p = Lookup(*this, name);
+  return FormatParamValue(p.type, p.value);
+}
+
+absl::StatusOr<std::vector<Point>> ExpandPoints(const ScenarioSpec& spec, int nranks) {
+  int64_t total = 1;
+  bool too_many = false;
+  for (const Axis& axis : spec.axes) {
+    int64_t size = static_cast<int64_t>(axis.values.size());
+    if (size == 0) return std::vector<Point>{};
+    if (total > kMaxPointsPerScenario / size) too_many = true;  // also guards overflow
+    if (!too_many) total *= size;
+  }
+  if (too_many || total > kMaxPointsPerScenario) {
+    std::vector<std::string> sizes;
+    for (const Axis& axis : spec.axes) {
+      if (axis.values.size() > 1) sizes.push_back(absl::StrCat(axis.name, ": ", axis.values.size()));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        spec.loc.ToString(), ": scenario '", spec.name, "' expands to more than ",
+        kMaxPointsPerScenario, " points (", absl::StrJoin(sizes, " x "), ")"));
+  }
+
+  std::vector<Point> points;
+  points.reserve(static_cast<size_t>(total));
+  std::vector<size_t> digit(spec.axes.size(), 0);  // mixed-radix counter, last axis fastest
+  for (int64_t i = 0; i < total; ++i) {
+    Point point;
+    point.spec = &spec;
+    point.index = static_cast<int>(i);
+    point.nranks = nranks;
+    point.name = spec.name;
+    for (size_t a = 0; a < spec.axes.size(); ++a) {
+      const Axis& axis = spec.axes[a];
+      point.params.push_back({axis.name, axis.type, axis.values[digit[a]], axis.from_yaml});
+      if (axis.from_yaml) {
+        absl::StrAppend(&point.name, "/", axis.name, "=",
+                        FormatParamValue(axis.type, axis.values[digit[a]]));
+      }
+    }
+    absl::StrAppend(&point.name, "/np=", nranks);
+    points.push_back(std::move(point));
+    for (size_t a = spec.axes.size(); a-- > 0;) {
+      if (++digit[a] < spec.axes[a].values.size()) break;
+      digit[a] = 0;
+    }
+  }
+  return points;
+}
+
+bool PointNameMatches(std::string_view filter, std::string_view name) {
+  // Iterative glob: '*' matches any run of characters ('/' included), '?' exactly one.
+  size_t f = 0, n = 0;
+  size_t star = std::string_view::npos, star_n = 0;
+  if (filter.empty()) return true;
+  while (n < name.size()) {
+    if (f < filter.size() && (filter[f] == '?' || filter[f] == name[n])) {
+      ++f;
+      ++n;
+    } else if (f < filter.size() && filter[f] == '*') {
+      star = f++;
+      star_n = n;
+    } else if (star != std::string_view::npos) {
+      f = star + 1;
+      n = ++star_n;
+    } else {
+      return false;
+    }
+  }
+  while (f < filter.size() && filter[f] == '*') ++f;
+  return f == filter.size();
+}
+
+}  // namespace gh

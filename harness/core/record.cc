@@ -1,0 +1,267 @@
+#include "harness/core/record.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace gh {
+namespace {
+
+using nlohmann::json;
+
+// JSON has no NaN or infinity: non-finite metric values are written as null and read back as NaN.
+json Number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+json MetricsToJson(const std::vector<Metric>& metrics) {
+  json out = json::array();
+  for (const Metric& m : metrics) {
+    out.push_back({{"name", m.name}, {"value", Number(m.value)}, {"unit", m.unit}});
+  }
+  return out;
+}
+
+json RankToJson(const RankOutcome& r) {
+  json out = {{"rank", r.rank},
+              {"host", r.host},
+              {"device", r.device},
+              {"outcome", std::string(OutcomeName(r.outcome))},
+              {"signature", r.signature},
+              {"step", r.step}};
+  if (r.mismatch.has_value()) {
+    const Mismatch& m = *r.mismatch;
+    out["mismatch"] = {{"wrong_elements", m.wrong_elements},
+                       {"checked_elements", m.checked_elements},
+                       {"first_index", m.first_index},
+                       {"expected", m.expected},
+                       {"actual", m.actual}};
+  }
+  out["metrics"] = MetricsToJson(r.metrics);
+  return out;
+}
+
+// Typed field access with errors naming the field's path ("ranks[1].outcome").
+class Fields {
+ public:
+  Fields(const json& object, std::string path) : object_(object), path_(std::move(path)) {}
+
+  absl::Status Check() const {
+    if (!object_.is_object()) return Error("", "expected an object");
+    return absl::OkStatus();
+  }
+  const json* Find(absl::string_view key) const {
+    auto it = object_.find(std::string(key));
+    if (it == object_.end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+  absl::Status Error(absl::string_view key, absl::string_view message) const {
+    std::string where = path_;
+    if (!key.empty()) where = where.empty() ? std::string(key) : absl::StrCat(where, ".", key);
+    if (where.empty()) where = "record";
+    return absl::InvalidArgumentError(absl::StrCat(where, ": ", message));
+  }
+  std::string Path(absl::string_view key) const {
+    return path_.empty() ? std::string(key) : absl::StrCat(path_, ".", key);
+  }
+
+  absl::Status String(absl::string_view key, std::string* out, bool required = false) const {
+    const json* v = Find(key);
+    if (v == nullptr) return required ? Error(key, "missing") : absl::OkStatus();
+    if (!v->is_string()) return Error(key, "expected a string");
+    *out = v->get<std::string>();
+    return absl::OkStatus();
+  }
+  template <typename Int>
+  absl::Status Integer(absl::string_view key, Int* out, bool required = false) const {
+    const json* v = Find(key);
+    if (v == nullptr) return required ? Error(key, "missing") : absl::OkStatus();
+    if (!v->is_number_integer()) return Error(key, "expected an integer");
+    int64_t value = v->get<int64_t>();
+    if (value < std::numeric_limits<Int>::min() || value > std::numeric_limits<Int>::max()) {
+      return Error(key, "integer out of range");
+    }
+    *out = static_cast<Int>(value);
+    return absl::OkStatus();
+  }
+  absl::Status Double(absl::string_view key, double* out) const {
+    auto it = object_.find(std::string(key));
+    if (it == object_.end()) return absl::OkStatus();
+    if (it->is_null()) {
+      *out = std::numeric_limits<double>::quiet_NaN();
+      return absl::OkStatus();
+    }
+    if (!it->is_number()) return Error(key, "expected a number");
+    *out = it->get<double>();
+    return absl::OkStatus();
+  }
+  absl::Status Bool(absl::string_view key, bool* out) const {
+    const json* v = Find(key);
+    if (v == nullptr) return absl::OkStatus();
+    if (!v->is_boolean()) return Error(key, "expected true or false");
+    *out = v->get<bool>();
+    return absl::OkStatus();
+  }
+  absl::Status OutcomeField(absl::string_view key, Outcome* out, bool required) const {
+    std::string name;
+    if (absl::Status s = String(key, &name, required); !s.ok()) return s;
+    if (name.empty() && !required) return absl::OkStatus();
+    absl::StatusOr<Outcome> outcome = ParseOutcome(name);
+    if (!outcome.ok()) return Error(key, outcome.status().message());
+    *out = *outcome;
+    return absl::OkStatus();
+  }
+
+ private:
+  const json& object_;
+  std::string path_;
+};
+
+#define GH_RETURN_IF_ERROR(expr)          \
+  do {                                    \
+    absl::Status gh_status_ = (expr);     \
+    if (!gh_status_.ok()) return gh_status_; \
+  } while (false)
+
+absl::Status MetricsFromJson(const json* array, const std::string& path,
+                             std::vector<Metric>* out) {
+  if (array == nullptr) return absl::OkStatus();
+  if (!array->is_array()) return absl::InvalidArgumentError(path + ": expected an array");
+  for (size_t i = 0; i < array->size(); ++i) {
+    Fields f((*array)[i], absl::StrCat(path, "[", i, "]"));
+    GH_RETURN_IF_ERROR(f.Check());
+    Metric m;
+    GH_RETURN_IF_ERROR(f.String("name", &m.name, /*required=*/true));
+    GH_RETURN_IF_ERROR(f.Double("value", &m.value));
+    GH_RETURN_IF_ERROR(f.String("unit", &m.unit));
+    out->push_back(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RankFromJson(const json& object, const std::string& path, RankOutcome* r) {
+  Fields f(object, path);
+  GH_RETURN_IF_ERROR(f.Check());
+  GH_RETURN_IF_ERROR(f.Integer("rank", &r->rank, /*required=*/true));
+  GH_RETURN_IF_ERROR(f.String("host", &r->host));
+  GH_RETURN_IF_ERROR(f.Integer("device", &r->device));
+  GH_RETURN_IF_ERROR(f.OutcomeField("outcome", &r->outcome, /*required=*/true));
+  GH_RETURN_IF_ERROR(f.String("signature", &r->signature));
+  GH_RETURN_IF_ERROR(f.String("step", &r->step));
+  if (const json* m = f.Find("mismatch")) {
+    Fields mf(*m, f.Path("mismatch"));
+    GH_RETURN_IF_ERROR(mf.Check());
+    Mismatch mismatch;
+    GH_RETURN_IF_ERROR(mf.Integer("wrong_elements", &mismatch.wrong_elements));
+    GH_RETURN_IF_ERROR(mf.Integer("checked_elements", &mismatch.checked_elements));
+    GH_RETURN_IF_ERROR(mf.Integer("first_index", &mismatch.first_index));
+    GH_RETURN_IF_ERROR(mf.String("expected", &mismatch.expected));
+    GH_RETURN_IF_ERROR(mf.String("actual", &mismatch.actual));
+    r->mismatch = std::move(mismatch);
+  }
+  return MetricsFromJson(f.Find("metrics"), f.Path("metrics"), &r->metrics);
+}
+
+}  // namespace
+
+json RecordToJson(const Record& record) {
+  json expected = {{"outcome", std::string(OutcomeName(record.expected.outcome))}};
+  if (record.expected.signature_regex.has_value()) {
+    expected["signature"] = *record.expected.signature_regex;
+  }
+  expected["reason"] = record.expected.reason;
+
+  json ranks = json::array();
+  for (const RankOutcome& r : record.result.ranks) ranks.push_back(RankToJson(r));
+
+  json cell = json::object();
+  for (const auto& [axis, label] : record.cell) cell[axis] = label;
+
+  return json{
+      {"schema_version", record.schema_version},
+      {"scenario", record.scenario},
+      {"kind", record.kind},
+      {"file", record.file},
+      {"point", record.point},
+      {"params", record.params.is_null() ? json::object() : record.params},
+      {"backend", record.backend},
+      {"nranks", record.nranks},
+      {"trial", record.trial},
+      {"trials", record.trials},
+      {"outcome", std::string(OutcomeName(record.result.outcome))},
+      {"signature", record.result.signature},
+      {"expected", expected},
+      {"matched", record.matched},
+      {"gpu_shared", record.gpu_shared},
+      {"started_at", record.started_at},
+      {"duration_s", Number(record.duration_s)},
+      {"metrics", MetricsToJson(record.result.metrics)},
+      {"ranks", ranks},
+      {"cell", cell},
+  };
+}
+
+absl::StatusOr<Record> RecordFromJson(const json& object) {
+  Fields f(object, "");
+  GH_RETURN_IF_ERROR(f.Check());
+  Record record;
+  GH_RETURN_IF_ERROR(f.Integer("schema_version", &record.schema_version, /*required=*/true));
+  if (record.schema_version > kRecordSchemaVersion) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "schema_version ", record.schema_version, " is newer than this gpuharness reads (",
+        kRecordSchemaVersion, "): use a newer gpuharness"));
+  }
+  if (record.schema_version < 1) {
+    return f.Error("schema_version", absl::StrCat("invalid version ", record.schema_version));
+  }
+  GH_RETURN_IF_ERROR(f.String("scenario", &record.scenario, /*required=*/true));
+  GH_RETURN_IF_ERROR(f.String("kind", &record.kind));
+  GH_RETURN_IF_ERROR(f.String("file", &record.file));
+  GH_RETURN_IF_ERROR(f.String("point", &record.point, /*required=*/true));
+  if (const json* params = f.Find("params")) {
+    if (!params->is_object()) return f.Error("params", "expected an object");
+    record.params = *params;
+  } else {
+    record.params = json::object();
+  }
+  GH_RETURN_IF_ERROR(f.String("backend", &record.backend));
+  GH_RETURN_IF_ERROR(f.Integer("nranks", &record.nranks));
+  GH_RETURN_IF_ERROR(f.Integer("trial", &record.trial));
+  GH_RETURN_IF_ERROR(f.Integer("trials", &record.trials));
+  GH_RETURN_IF_ERROR(f.OutcomeField("outcome", &record.result.outcome, /*required=*/true));
+  GH_RETURN_IF_ERROR(f.String("signature", &record.result.signature));
+  if (const json* e = f.Find("expected")) {
+    Fields ef(*e, "expected");
+    GH_RETURN_IF_ERROR(ef.Check());
+    GH_RETURN_IF_ERROR(ef.OutcomeField("outcome", &record.expected.outcome, /*required=*/true));
+    std::string regex;
+    if (ef.Find("signature") != nullptr) {
+      GH_RETURN_IF_ERROR(ef.String("signature", &regex));
+      record.expected.signature_regex = regex;
+    }
+    GH_RETURN_IF_ERROR(ef.String("reason", &record.expected.reason));
+  }
+  GH_RETURN_IF_ERROR(f.Bool("matched", &record.matched));
+  GH_RETURN_IF_ERROR(f.Bool("gpu_shared", &record.gpu_shared));
+  GH_RETURN_IF_ERROR(f.String("started_at", &record.started_at));
+  GH_RETURN_IF_ERROR(f.Double("duration_s", &record.duration_s));
+  GH_RETURN_IF_ERROR(MetricsFromJson(f.Find("metrics"), "metrics", &record.result.metrics));
+  if (const json* ranks = f.Find("ranks")) {
+    if (!ranks->is_array()) return f.Error("ranks", "expected an array");
+    for (size_t i = 0; i < ranks->size(); ++i) {
+      RankOutcome r;
+      GH_RETURN_IF_ERROR(RankFromJson((*ranks)[i], absl::StrCat("ranks[", i, "]"), &r));
+      record.result.ranks.push_back(std::move(r));
+    }
+  }
+  if (const json* cell = f.Find("cell")) {
+    if (!cell->is_object()) return f.Error("cell", "expected an object");
+    for (const auto& [axis, label] : cell->items()) {
+      if (!label.is_string()) return f.Error(absl::StrCat("cell.", axis), "expected a string");
+      record.cell[axis] = label.get<std::string>();
+    }
+  }
+  return record;
+}
+
+}  // namespace gh

@@ -1,0 +1,113 @@
+#include "harness/core/records_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+
+namespace gh {
+namespace {
+
+// One write(2) for the whole line in the common case; the loop only resumes after EINTR or a
+// short write (which O_APPEND regular files do not produce short of a full disk).
+bool WriteLine(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+absl::StatusOr<RecordsWriter> RecordsWriter::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int error = errno;
+    std::string message = absl::StrCat(path, ": cannot open for appending: ", std::strerror(error));
+    if (error == ENOSPC || error == EIO || error == EMFILE || error == ENFILE) {
+      return absl::InternalError(message);
+    }
+    return absl::InvalidArgumentError(message);
+  }
+  return RecordsWriter(fd);
+}
+
+RecordsWriter::RecordsWriter(RecordsWriter&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+RecordsWriter& RecordsWriter::operator=(RecordsWriter&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+RecordsWriter::~RecordsWriter() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status RecordsWriter::Append(const Record& record) {
+  if (fd_ < 0) return absl::FailedPreconditionError("records file is not open");
+  // Signatures carry raw error text: replace invalid UTF-8 rather than lose the record.
+  std::string line =
+      RecordToJson(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line.push_back('\n');
+  if (!WriteLine(fd_, line.data(), line.size())) {
+    return absl::InternalError(
+        absl::StrCat("cannot append to the records file: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+bool RecordsWriter::AppendRawSignalSafe(const char* line, size_t length) const {
+  if (fd_ < 0) return false;
+  return WriteLine(fd_, line, length);
+}
+
+absl::StatusOr<RecordsFileContents> ReadRecordsFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  RecordsFileContents contents;
+  size_t begin = 0;
+  int line_number = 0;
+  while (begin < text->size()) {
+    size_t end = text->find('\n', begin);
+    bool last = end == std::string::npos || end + 1 == text->size();
+    if (end == std::string::npos) end = text->size();
+    std::string_view line(text->data() + begin, end - begin);
+    begin = end + 1;
+    ++line_number;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+
+    nlohmann::json json = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded()) {
+      if (last) {  // a writer killed mid-line; everything before it is whole
+        ++contents.torn_lines;
+        continue;
+      }
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line_number, ": not a JSON object (a damaged records file?)"));
+    }
+    absl::StatusOr<Record> record = RecordFromJson(json);
+    if (!record.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", line_number, ": ", record.status().message()));
+    }
+    contents.records.push_back(*std::move(record));
+  }
+  return contents;
+}
+
+}  // namespace gh

@@ -1,0 +1,635 @@
+#include "harness/core/scenario_loader.h"
+
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "harness/core/file_util.h"
+#include "harness/core/point.h"
+#include "yaml-cpp/yaml.h"
+
+namespace gh {
+namespace {
+
+constexpr absl::string_view kTopLevelKeys[] = {"name",   "kind",   "description", "params",
+                                              "ranks",  "trials", "timeout",     "warmup",
+                                              "iterations", "expect"};
+constexpr int kMaxTrials = 10000;
+constexpr int kMaxIterations = 1000000;  // warmup and iterations alike
+constexpr absl::string_view kFactNames[] = {"backend", "nranks"};
+
+#define GH_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    absl::Status gh_status_ = (expr);        \
+    if (!gh_status_.ok()) return gh_status_; \
+  } while (false)
+
+std::string NodeKind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Null: return "nothing";
+    case YAML::NodeType::Scalar: return absl::StrCat("'", node.Scalar(), "'");
+    default: return "nothing";
+  }
+}
+
+bool ValidScenarioName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '.' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<int64_t> ParseInt64(absl::string_view text) {
+  int64_t value = 0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+') ++begin;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return absl::InvalidArgumentError(absl::StrCat("expected an integer, got '", text, "'"));
+  }
+  return value;
+}
+
+// Map entries with their nodes, in document order, duplicates rejected.
+struct Entry {
+  std::string key;
+  YAML::Node key_node;
+  YAML::Node value;
+};
+
+class DocumentLoader {
+ public:
+  DocumentLoader(const std::string& file, const ScenarioRegistry& registry)
+      : file_(file), registry_(registry) {}
+
+  absl::StatusOr<ScenarioSpec> Load(const YAML::Node& doc);
+
+ private:
+  SourceLoc Loc(const YAML::Node& node, const SourceLoc& fallback) const {
+    YAML::Mark mark = node.Mark();
+    if (mark.is_null()) return fallback;
+    return SourceLoc{file_, mark.line + 1, mark.column + 1};
+  }
+  absl::Status Error(const SourceLoc& loc, absl::string_view key, absl::string_view message) const {
+    return absl::InvalidArgumentError(absl::StrCat(loc.ToString(), ": ", key, ": ", message));
+  }
+  absl::Status Error(const YAML::Node& node, absl::string_view key,
+                     absl::string_view message) const {
+    return Error(Loc(node, doc_loc_), key, message);
+  }
+
+  absl::StatusOr<std::vector<Entry>> Entries(const YAML::Node& map, absl::string_view path) const;
+  absl::StatusOr<std::string> Scalar(const YAML::Node& node, absl::string_view path,
+                                     absl::string_view what) const;
+  absl::StatusOr<int64_t> IntInRange(const YAML::Node& node, absl::string_view path, int64_t min,
+                                     int64_t max) const;
+  absl::StatusOr<ParamValue> ParamScalar(const ParamDef& def, const YAML::Node& node,
+                                         const std::string& path) const;
+  absl::Status LoadParams(const YAML::Node& node, ScenarioSpec& spec);
+  absl::Status CheckPointCount(const YAML::Node& params_node, const ScenarioSpec& spec) const;
+  absl::Status LoadRanks(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::Status LoadTimeout(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::Status LoadExpect(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::StatusOr<ExpectationRule> LoadRule(const YAML::Node& node, const std::string& path,
+                                           const ScenarioSpec& spec) const;
+  absl::Status LoadWhen(const YAML::Node& node, const std::string& path,
+                        const ScenarioSpec& spec, ExpectationRule& rule) const;
+
+  const std::string& file_;
+  const ScenarioRegistry& registry_;
+  const KindInfo* kind_ = nullptr;
+  SourceLoc doc_loc_;
+};
+
+absl::StatusOr<std::vector<Entry>> DocumentLoader::Entries(const YAML::Node& map,
+                                                           absl::string_view path) const {
+  std::vector<Entry> entries;
+  std::map<std::string, SourceLoc> seen;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const YAML::Node& key = it->first;
+    std::string where = path.empty() ? "key" : std::string(path);
+    if (!key.IsScalar()) return Error(key, where, "a key must be a plain name");
+    std::string name = key.Scalar();
+    std::string key_path = path.empty() ? name : absl::StrCat(path, ".", name);
+    auto [prev, inserted] = seen.emplace(name, Loc(key, doc_loc_));
+    if (!inserted) {
+      return Error(key, key_path, absl::StrCat("duplicate key (first at ", prev->second.ToString(), ")"));
+    }
+    entries.push_back({name, key, it->second});
+  }
+  return entries;
+}
+
+absl::StatusOr<std::string> DocumentLoader::Scalar(const YAML::Node& node, absl::string_view path,
+                                                   absl::string_view what) const {
+  if (!node.IsScalar()) return Error(node, path, absl::StrCat("expected ", what, ", got ", NodeKind(node)));
+  return node.Scalar();
+}
+
+absl::StatusOr<int64_t> DocumentLoader::IntInRange(const YAML::Node& node, absl::string_view path,
+                                                   int64_t min, int64_t max) const {
+  absl::StatusOr<std::string> text = Scalar(node, path, "an integer");
+  if (!text.ok()) return text.status();
+  absl::StatusOr<int64_t> value = ParseInt64(*text);
+  if (!value.ok()) return Error(node, path, value.status().message());
+  if (*value < min || *value > max) {
+    if (max == INT64_MAX) {
+      return Error(node, path, absl::StrCat("must be at least ", min, ", got ", *value));
+    }
+    return Error(node, path,
+                 absl::StrCat("must be between ", min, " and ", max, ", got ", *value));
+  }
+  return *value;
+}
+
+absl::StatusOr<ParamValue> DocumentLoader::ParamScalar(const ParamDef& def, const YAML::Node& node,
+                                                       const std::string& path) const {
+  absl::string_view what;
+  switch (def.type) {
+    case ParamType::kInt: what = "an integer"; break;
+    case ParamType::kFloat: what = "a number"; break;
+    case ParamType::kBool: what = "true or false"; break;
+    case ParamType::kString: what = "a string"; break;
+    case ParamType::kEnum: what = "one of the choices"; break;
+    case ParamType::kBytes: what = "a byte size such as 4K or 1M"; break;
+  }
+  if (!node.IsScalar()) {
+    if (def.type == ParamType::kEnum) {
+      return Error(node, path, absl::StrCat("expected one of ", absl::StrJoin(def.choices, ", "),
+                                            ", got ", NodeKind(node)));
+    }
+    return Error(node, path, absl::StrCat("expected ", what, ", got ", NodeKind(node)));
+  }
+  const std::string& text = node.Scalar();
+  ParamValue value;
+  double numeric = 0;  // for the bounds check
+  switch (def.type) {
+    case ParamType::kInt: {
+      absl::StatusOr<int64_t> v = ParseInt64(text);
+      if (!v.ok()) return Error(node, path, v.status().message());
+      value = *v;
+      numeric = static_cast<double>(*v);
+      break;
+    }
+    case ParamType::kFloat: {
+      double v = 0;
+      const char* begin = text.data();
+      const char* end = text.data() + text.size();
+      if (begin != end && *begin == '+') ++begin;
+      auto [ptr, ec] = std::from_chars(begin, end, v);
+      if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v)) {
+        return Error(node, path, absl::StrCat("expected a number, got '", text, "'"));
+      }
+      value = v;
+      numeric = v;
+      break;
+    }
+    case ParamType::kBool:
+      if (text == "true" || text == "True" || text == "TRUE") {
+        value = true;
+      } else if (text == "false" || text == "False" || text == "FALSE") {
+        value = false;
+      } else {
+        return Error(node, path, absl::StrCat("expected true or false, got '", text, "'"));
+      }
+      break;
+    case ParamType::kString:
+      value = text;
+      break;
+    case ParamType::kEnum:
+      if (std::find(def.choices.begin(), def.choices.end(), text) == def.choices.end()) {
+        return Error(node, path, absl::StrCat("'", text, "' is not one of ",
+                                              absl::StrJoin(def.choices, ", ")));
+      }
+      value = text;
+      break;
+    case ParamType::kBytes: {
+      absl::StatusOr<int64_t> v = ParseBytes(text);
+      if (!v.ok()) return Error(node, path, v.status().message());
+      value = *v;
+      numeric = static_cast<double>(*v);
+      break;
+    }
+  }
+  bool bounded = def.type == ParamType::kInt || def.type == ParamType::kFloat ||
+                 def.type == ParamType::kBytes;
+  auto bound_text = [&](double bound) {
+    if (def.type == ParamType::kFloat) return FormatParamValue(def.type, bound);
+    return FormatParamValue(def.type, static_cast<int64_t>(bound));
+  };
+  if (bounded && def.min.has_value() && numeric < *def.min) {
+    return Error(node, path, absl::StrCat(FormatParamValue(def.type, value),
+                                          " is below the minimum ", bound_text(*def.min)));
+  }
+  if (bounded && def.max.has_value() && numeric > *def.max) {
+    return Error(node, path, absl::StrCat(FormatParamValue(def.type, value),
+                                          " is above the maximum ", bound_text(*def.max)));
+  }
+  return value;
+}
+
+absl::Status DocumentLoader::LoadParams(const YAML::Node& node, ScenarioSpec& spec) {
+  for (const ParamDef& def : kind_->params) {
+    spec.axes.push_back({def.name, def.type, {def.default_value}, /*from_yaml=*/false, doc_loc_});
+  }
+  if (!node.IsDefined() || node.IsNull()) return absl::OkStatus();
+  if (!node.IsMap()) {
+    return Error(node, "params", absl::StrCat("expected a map of parameter names to values, got ",
+                                              NodeKind(node)));
+  }
+  absl::StatusOr<std::vector<Entry>> entries = Entries(node, "params");
+  if (!entries.ok()) return entries.status();
+  for (const Entry& entry : *entries) {
+    std::string path = absl::StrCat("params.", entry.key);
+    auto def = std::find_if(kind_->params.begin(), kind_->params.end(),
+                            [&](const ParamDef& d) { return d.name == entry.key; });
+    if (def == kind_->params.end()) {
+      std::vector<std::string> names;
+      for (const ParamDef& d : kind_->params) names.push_back(d.name);
+      std::string known = names.empty() ? "it takes no parameters"
+                                        : absl::StrCat("its parameters: ", absl::StrJoin(names, ", "));
+      return Error(entry.key_node, path, absl::StrCat("unknown parameter of kind '", kind_->name,
+                                                      "' (", known, ")"));
+    }
+    Axis& axis = spec.axes[static_cast<size_t>(def - kind_->params.begin())];
+    axis.values.clear();
+    axis.from_yaml = true;
+    axis.loc = Loc(entry.value, doc_loc_);
+    if (entry.value.IsSequence()) {
+      if (entry.value.size() == 0) {
+        return Error(entry.value, path, "an axis needs at least one value, got an empty list");
+      }
+      std::map<std::string, size_t> seen;  // formatted value -> index
+      for (size_t i = 0; i < entry.value.size(); ++i) {
+        std::string item_path = absl::StrCat(path, "[", i, "]");
+        absl::StatusOr<ParamValue> value = ParamScalar(*def, entry.value[i], item_path);
+        if (!value.ok()) return value.status();
+        std::string formatted = FormatParamValue(def->type, *value);
+        auto [prev, inserted] = seen.emplace(formatted, i);
+        if (!inserted) {
+          return Error(entry.value[i], item_path,
+                       absl::StrCat("duplicate value ", formatted, " (also at ", path, "[",
+                                    prev->second, "])"));
+        }
+        axis.values.push_back(*std::move(value));
+      }
+    } else {
+      absl::StatusOr<ParamValue> value = ParamScalar(*def, entry.value, path);
+      if (!value.ok()) return value.status();
+      axis.values.push_back(*std::move(value));
+    }
+  }
+  return CheckPointCount(node, spec);
+}
+
+absl::Status DocumentLoader::CheckPointCount(const YAML::Node& params_node,
+                                             const ScenarioSpec& spec) const {
+  double product = 1;  // a double cannot overflow on a handful of axes
+  std::vector<std::string> sizes;
+  for (const Axis& axis : spec.axes) {
+    product *= static_cast<double>(axis.values.size());
+    if (axis.values.size() > 1) sizes.push_back(absl::StrCat(axis.name, " ", axis.values.size()));
+  }
+  if (product <= static_cast<double>(kMaxPointsPerScenario)) return absl::OkStatus();
+  return Error(params_node, "params",
+               absl::StrCat("the axes make ", static_cast<int64_t>(std::min(product, 9e18)),
+                            " points per rank count (", absl::StrJoin(sizes, " x "),
+                            "), more than the limit of ", kMaxPointsPerScenario));
+}
+
+absl::Status DocumentLoader::LoadRanks(const YAML::Node& node, ScenarioSpec& spec) const {
+  RankRequirement asked;
+  if (node.IsDefined()) {
+    if (node.IsMap()) {
+      absl::StatusOr<std::vector<Entry>> entries = Entries(node, "ranks");
+      if (!entries.ok()) return entries.status();
+      for (const Entry& entry : *entries) {
+        std::string path = absl::StrCat("ranks.", entry.key);
+        if (entry.key != "min" && entry.key != "max") {
+          return Error(entry.key_node, path, "unknown key (expected min, max)");
+        }
+        absl::StatusOr<int64_t> value = IntInRange(entry.value, path, 1, INT_MAX);
+        if (!value.ok()) return value.status();
+        (entry.key == "min" ? asked.min : asked.max) = static_cast<int>(*value);
+      }
+      if (asked.min > asked.max) {
+        return Error(node, "ranks",
+                     absl::StrCat("min ", asked.min, " is greater than max ", asked.max));
+      }
+    } else {
+      if (!node.IsScalar()) {
+        return Error(node, "ranks", absl::StrCat("expected a rank count or {min: N, max: M}, got ",
+                                                 NodeKind(node)));
+      }
+      absl::StatusOr<int64_t> value = IntInRange(node, "ranks", 1, INT_MAX);
+      if (!value.ok()) return value.status();
+      asked.min = asked.max = static_cast<int>(*value);
+    }
+  }
+  RankRequirement both{std::max(asked.min, kind_->ranks.min), std::min(asked.max, kind_->ranks.max)};
+  if (both.min > both.max) {
+    return Error(node.IsDefined() ? Loc(node, doc_loc_) : doc_loc_, "ranks",
+                 absl::StrCat("the scenario asks for ", asked.ToString(), " ranks but kind '",
+                              kind_->name, "' runs with ", kind_->ranks.ToString()));
+  }
+  spec.ranks = both;
+  return absl::OkStatus();
+}
+
+absl::Status DocumentLoader::LoadTimeout(const YAML::Node& node, ScenarioSpec& spec) const {
+  absl::StatusOr<std::string> text = Scalar(node, "timeout", "a duration such as 30s");
+  if (!text.ok()) return text.status();
+  absl::Duration timeout;
+  if (!absl::ParseDuration(*text, &timeout)) {
+    return Error(node, "timeout", absl::StrCat("expected a duration such as 30s, 500ms or 2m, got '",
+                                               *text, "'"));
+  }
+  if (timeout <= absl::ZeroDuration() || timeout > absl::Hours(24)) {
+    return Error(node, "timeout",
+                 absl::StrCat("must be more than 0 and at most 24h, got '", *text, "'"));
+  }
+  spec.timeout = timeout;
+  return absl::OkStatus();
+}
+
+absl::Status DocumentLoader::LoadWhen(const YAML::Node& node, const std::string& path,
+                                      const ScenarioSpec& spec, ExpectationRule& rule) const {
+  if (!node.IsMap()) {
+    return Error(node, path, absl::StrCat("expected a map of parameters (or backend, nranks) to "
+                                          "values, got ", NodeKind(node)));
+  }
+  absl::StatusOr<std::vector<Entry>> entries = Entries(node, path);
+  if (!entries.ok()) return entries.status();
+  for (const Entry& entry : *entries) {
+    std::string key_path = absl::StrCat(path, ".", entry.key);
+    auto def = std::find_if(kind_->params.begin(), kind_->params.end(),
+                            [&](const ParamDef& d) { return d.name == entry.key; });
+    bool is_fact = std::find(std::begin(kFactNames), std::end(kFactNames), entry.key) !=
+                   std::end(kFactNames);
+    if (def == kind_->params.end() && !is_fact) {
+      std::vector<std::string> names;
+      for (const ParamDef& d : kind_->params) names.push_back(d.name);
+      return Error(entry.key_node, key_path,
+                   absl::StrCat("not a parameter of kind '", kind_->name, "' nor a fact (parameters: ",
+                                absl::StrJoin(names, ", "), "; facts: backend, nranks)"));
+    }
+    std::vector<std::pair<YAML::Node, std::string>> items;  // node, path
+    if (entry.value.IsSequence()) {
+      if (entry.value.size() == 0) {
+        return Error(entry.value, key_path, "expected at least one value, got an empty list");
+      }
+      for (size_t i = 0; i < entry.value.size(); ++i) {
+        items.emplace_back(entry.value[i], absl::StrCat(key_path, "[", i, "]"));
+      }
+    } else {
+      items.emplace_back(entry.value, key_path);
+    }
+    std::vector<std::string> accepted;
+    for (const auto& [item, item_path] : items) {
+      if (def != kind_->params.end()) {
+        absl::StatusOr<ParamValue> value = ParamScalar(*def, item, item_path);
+        if (!value.ok()) return value.status();
+        std::string formatted = FormatParamValue(def->type, *value);
+        const Axis& axis = spec.axes[static_cast<size_t>(def - kind_->params.begin())];
+        std::vector<std::string> axis_values;
+        for (const ParamValue& v : axis.values) axis_values.push_back(FormatParamValue(axis.type, v));
+        if (std::find(axis_values.begin(), axis_values.end(), formatted) == axis_values.end()) {
+          return Error(item, item_path,
+                       absl::StrCat(formatted, " is not a value the ", entry.key,
+                                    " axis takes (its values: ", absl::StrJoin(axis_values, ", "),
+                                    ")"));
+        }
+        accepted.push_back(formatted);
+      } else if (entry.key == "backend") {
+        absl::StatusOr<std::string> text = Scalar(item, item_path, "host or cuda");
+        if (!text.ok()) return text.status();
+        if (*text != "host" && *text != "cuda") {
+          return Error(item, item_path, absl::StrCat("expected host or cuda, got '", *text, "'"));
+        }
+        accepted.push_back(*text);
+      } else {  // nranks
+        absl::StatusOr<int64_t> n = IntInRange(item, item_path, 1, INT_MAX);
+        if (!n.ok()) return n.status();
+        accepted.push_back(absl::StrCat(*n));
+      }
+    }
+    (def != kind_->params.end() ? rule.when_params : rule.when_facts)[entry.key] = accepted;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExpectationRule> DocumentLoader::LoadRule(const YAML::Node& node,
+                                                         const std::string& path,
+                                                         const ScenarioSpec& spec) const {
+  ExpectationRule rule;
+  auto parse_outcome = [&](const YAML::Node& n, const std::string& p) -> absl::Status {
+    absl::StatusOr<std::string> text = Scalar(n, p, "an outcome");
+    if (!text.ok()) return text.status();
+    absl::StatusOr<Outcome> outcome = ParseOutcome(*text);
+    if (!outcome.ok()) return Error(n, p, outcome.status().message());
+    rule.expect.outcome = *outcome;
+    return absl::OkStatus();
+  };
+  if (node.IsScalar()) {
+    GH_RETURN_IF_ERROR(parse_outcome(node, path));
+    return rule;
+  }
+  if (!node.IsMap()) {
+    return Error(node, path, absl::StrCat("expected an outcome (pass, fail, ...) or a map with "
+                                          "outcome, signature, reason, when; got ", NodeKind(node)));
+  }
+  absl::StatusOr<std::vector<Entry>> entries = Entries(node, path);
+  if (!entries.ok()) return entries.status();
+  bool has_outcome = false;
+  for (const Entry& entry : *entries) {
+    std::string key_path = absl::StrCat(path, ".", entry.key);
+    if (entry.key == "outcome") {
+      GH_RETURN_IF_ERROR(parse_outcome(entry.value, key_path));
+      has_outcome = true;
+    } else if (entry.key == "signature") {
+      absl::StatusOr<std::string> regex = Scalar(entry.value, key_path, "a regular expression");
+      if (!regex.ok()) return regex.status();
+      try {
+        std::regex compiled(*regex);
+      } catch (const std::regex_error& e) {
+        return Error(entry.value, key_path,
+                     absl::StrCat("invalid regular expression '", *regex, "': ", e.what()));
+      }
+      rule.expect.signature_regex = *regex;
+    } else if (entry.key == "reason") {
+      absl::StatusOr<std::string> reason = Scalar(entry.value, key_path, "text");
+      if (!reason.ok()) return reason.status();
+      rule.expect.reason = *reason;
+    } else if (entry.key == "when") {
+      GH_RETURN_IF_ERROR(LoadWhen(entry.value, key_path, spec, rule));
+    } else {
+      return Error(entry.key_node, key_path, "unknown key (expected outcome, signature, reason, when)");
+    }
+  }
+  if (!has_outcome) return Error(node, absl::StrCat(path, ".outcome"), "missing required key");
+  return rule;
+}
+
+absl::Status DocumentLoader::LoadExpect(const YAML::Node& node, ScenarioSpec& spec) const {
+  if (node.IsSequence()) {
+    if (node.size() == 0) {
+      return Error(node, "expect", "expected at least one rule, got an empty list");
+    }
+    for (size_t i = 0; i < node.size(); ++i) {
+      absl::StatusOr<ExpectationRule> rule =
+          LoadRule(node[i], absl::StrCat("expect[", i, "]"), spec);
+      if (!rule.ok()) return rule.status();
+      spec.expect.rules.push_back(*std::move(rule));
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<ExpectationRule> rule = LoadRule(node, "expect", spec);
+  if (!rule.ok()) return rule.status();
+  spec.expect.rules.push_back(*std::move(rule));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ScenarioSpec> DocumentLoader::Load(const YAML::Node& doc) {
+  doc_loc_ = Loc(doc, SourceLoc{file_, 1, 1});
+  if (!doc.IsMap()) {
+    return Error(doc, "scenario", absl::StrCat("expected a map with name, kind, params, ...; got ",
+                                               NodeKind(doc)));
+  }
+  absl::StatusOr<std::vector<Entry>> entries = Entries(doc, "");
+  if (!entries.ok()) return entries.status();
+  std::map<std::string, const Entry*> by_key;
+  for (const Entry& entry : *entries) {
+    if (std::find(std::begin(kTopLevelKeys), std::end(kTopLevelKeys), entry.key) ==
+        std::end(kTopLevelKeys)) {
+      return Error(entry.key_node, entry.key,
+                   absl::StrCat("unknown key (expected one of ", absl::StrJoin(kTopLevelKeys, ", "),
+                                ")"));
+    }
+    by_key[entry.key] = &entry;
+  }
+  auto find = [&](absl::string_view key) -> const Entry* {
+    auto it = by_key.find(std::string(key));
+    return it == by_key.end() ? nullptr : it->second;
+  };
+
+  ScenarioSpec spec;
+  spec.loc = doc_loc_;
+
+  const Entry* name = find("name");
+  if (name == nullptr) return Error(doc_loc_, "name", "missing required key");
+  absl::StatusOr<std::string> name_text = Scalar(name->value, "name", "a scenario name");
+  if (!name_text.ok()) return name_text.status();
+  if (!ValidScenarioName(*name_text)) {
+    return Error(name->value, "name",
+                 absl::StrCat("'", *name_text, "' is not a valid scenario name (use letters, "
+                              "digits, '_', '.' and '-')"));
+  }
+  spec.name = *name_text;
+
+  const Entry* kind = find("kind");
+  if (kind == nullptr) return Error(doc_loc_, "kind", "missing required key");
+  absl::StatusOr<std::string> kind_text = Scalar(kind->value, "kind", "a scenario kind");
+  if (!kind_text.ok()) return kind_text.status();
+  kind_ = registry_.Find(*kind_text);
+  if (kind_ == nullptr) {
+    std::vector<std::string> known;
+    for (const KindInfo* k : registry_.All()) known.push_back(k->name);
+    return Error(kind->value, "kind",
+                 absl::StrCat("unknown scenario kind '", *kind_text, "' (known kinds: ",
+                              known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+  }
+  spec.kind = kind_->name;
+
+  if (const Entry* description = find("description")) {
+    if (!description->value.IsNull()) {
+      absl::StatusOr<std::string> text = Scalar(description->value, "description", "text");
+      if (!text.ok()) return text.status();
+      spec.description = *text;
+    }
+  }
+
+  const Entry* params = find("params");
+  GH_RETURN_IF_ERROR(LoadParams(params != nullptr ? params->value : YAML::Node(), spec));
+  const Entry* ranks = find("ranks");
+  GH_RETURN_IF_ERROR(LoadRanks(ranks != nullptr ? ranks->value : YAML::Node(YAML::NodeType::Undefined), spec));
+  if (const Entry* trials = find("trials")) {
+    absl::StatusOr<int64_t> value = IntInRange(trials->value, "trials", 1, kMaxTrials);
+    if (!value.ok()) return value.status();
+    spec.trials = static_cast<int>(*value);
+  }
+  if (const Entry* timeout = find("timeout")) GH_RETURN_IF_ERROR(LoadTimeout(timeout->value, spec));
+  if (const Entry* warmup = find("warmup")) {
+    absl::StatusOr<int64_t> value = IntInRange(warmup->value, "warmup", 0, kMaxIterations);
+    if (!value.ok()) return value.status();
+    spec.warmup = static_cast<int>(*value);
+  }
+  if (const Entry* iterations = find("iterations")) {
+    absl::StatusOr<int64_t> value = IntInRange(iterations->value, "iterations", 1, kMaxIterations);
+    if (!value.ok()) return value.status();
+    spec.iterations = static_cast<int>(*value);
+  }
+  if (const Entry* expect = find("expect")) GH_RETURN_IF_ERROR(LoadExpect(expect->value, spec));
+  return spec;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ScenarioSpec>> LoadScenarioText(const std::string& text,
+                                                           const std::string& display_name,
+                                                           const ScenarioRegistry& registry) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::Exception& e) {
+    SourceLoc loc{display_name, e.mark.is_null() ? 1 : e.mark.line + 1,
+                  e.mark.is_null() ? 1 : e.mark.column + 1};
+    return absl::InvalidArgumentError(absl::StrCat(loc.ToString(), ": invalid YAML: ", e.msg));
+  }
+  std::vector<ScenarioSpec> specs;
+  std::map<std::string, SourceLoc> names;
+  for (const YAML::Node& doc : documents) {
+    if (doc.IsNull()) continue;  // an empty document, e.g. after a trailing ---
+    absl::StatusOr<ScenarioSpec> spec;
+    try {
+      spec = DocumentLoader(display_name, registry).Load(doc);
+    } catch (const YAML::Exception& e) {
+      SourceLoc loc{display_name, e.mark.is_null() ? 1 : e.mark.line + 1,
+                    e.mark.is_null() ? 1 : e.mark.column + 1};
+      return absl::InvalidArgumentError(absl::StrCat(loc.ToString(), ": invalid YAML: ", e.msg));
+    }
+    if (!spec.ok()) return spec.status();
+    auto [prev, inserted] = names.emplace(spec->name, spec->loc);
+    if (!inserted) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(spec->loc.ToString(), ": name: duplicate scenario name '", spec->name,
+                       "' (first at ", prev->second.ToString(), ")"));
+    }
+    specs.push_back(*std::move(spec));
+  }
+  if (specs.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(display_name, ":1:1: scenario: the file holds no scenario"));
+  }
+  return specs;
+}
+
+absl::StatusOr<std::vector<ScenarioSpec>> LoadScenarioFile(const std::string& path,
+                                                           const ScenarioRegistry& registry) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  return LoadScenarioText(*text, path, registry);
+}
+
+}  // namespace gh
