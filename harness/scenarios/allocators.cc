@@ -1,0 +1,110 @@
+#include "harness/scenarios/allocators.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace gh {
+namespace {
+
+struct AllocatorNameEntry {
+  AllocatorKind kind;
+  std::string_view name;
+};
+constexpr AllocatorNameEntry kAllocatorNames[] = {
+    {AllocatorKind::kMalloc, "malloc"},
+    {AllocatorKind::kArena, "arena"},
+    {AllocatorKind::kCudaMalloc, "cuda_malloc"},
+    {AllocatorKind::kCudaMallocAsync, "cuda_malloc_async"},
+    {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"},
+    {AllocatorKind::kVmm, "vmm"},
+};
+
+// Host blocks start page-aligned (as device allocations start at least 4 KiB-aligned), or at
+// the arena's alignment when that is larger, so the placement alone decides the alignment.
+constexpr int64_t kHostBlockAlignment = 4096;
+
+class HostAllocation : public Allocation {
+ public:
+  HostAllocation(void* base, int64_t allocation_bytes, int64_t placement, int64_t bytes) {
+    base_ = base;
+    allocation_bytes_ = allocation_bytes;
+    data_ = static_cast<char*>(base) + placement;
+    bytes_ = bytes;
+    on_device_ = false;
+  }
+  ~HostAllocation() override { (void)Free(); }
+  absl::Status Free() override {
+    std::free(base_);
+    base_ = data_ = nullptr;
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+std::string AllocatorName(AllocatorKind kind) {
+  for (const auto& entry : kAllocatorNames) {
+    if (entry.kind == kind) return std::string(entry.name);
+  }
+  return "unknown";
+}
+
+absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name) {
+  for (const auto& entry : kAllocatorNames) {
+    if (entry.name == name) return entry.kind;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown allocator '", std::string(name), "' (expected one of ",
+                                                 absl::StrJoin(AllAllocatorNames(), ", "), ")"));
+}
+
+std::vector<std::string> AllAllocatorNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : kAllocatorNames) names.emplace_back(entry.name);
+  return names;
+}
+
+bool AllocatorSupports(AllocatorKind kind, Backend backend) {
+  if (kind == AllocatorKind::kArena) return true;
+  bool host_kind = kind == AllocatorKind::kMalloc;
+  return host_kind == (backend == Backend::kHost);
+}
+
+int64_t PlacementOffset(const AllocatorSpec& spec) {
+  if (spec.kind != AllocatorKind::kArena || spec.alignment <= 1) return spec.offset;
+  return (spec.offset + spec.alignment - 1) / spec.alignment * spec.alignment;
+}
+
+absl::StatusOr<std::unique_ptr<Allocation>> AllocateHost(const AllocatorSpec& spec,
+                                                          int64_t bytes) {
+  if (!AllocatorSupports(spec.kind, Backend::kHost)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the cuda backend"));
+  }
+  if (bytes < 0 || spec.offset < 0 || spec.alignment < 1) {
+    return absl::InvalidArgumentError("allocation size, offset and alignment must be positive");
+  }
+  int64_t placement = PlacementOffset(spec);
+  int64_t total = std::max<int64_t>(placement + bytes, 1);
+  int64_t block_alignment = kHostBlockAlignment;
+  if (spec.kind == AllocatorKind::kArena) block_alignment = std::max(block_alignment, spec.alignment);
+  void* base = nullptr;
+  if (posix_memalign(&base, static_cast<size_t>(block_alignment), static_cast<size_t>(total)) != 0) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("posix_memalign(", total, " bytes) failed: out of host memory"));
+  }
+  return std::unique_ptr<Allocation>(new HostAllocation(base, total, placement, bytes));
+}
+
+int64_t AddressAlignment(const void* address) {
+  auto value = reinterpret_cast<uintptr_t>(address);
+  constexpr int64_t kCap = int64_t{1} << 30;
+  if (value == 0) return kCap;
+  int64_t alignment = static_cast<int64_t>(value & (~value + 1));
+  return std::min(alignment, kCap);
+}
+
+}  // namespace gh

@@ -1,0 +1,187 @@
+// Device allocators: cudaMalloc, cudaMallocAsync on the device's default pool, ncclMemAlloc,
+// cuMemCreate (POSIX-FD handle) reserved and mapped, and an arena carved from one ncclMemAlloc
+// block. Each Allocation frees with the call that matches its allocation.
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nccl.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "harness/scenarios/allocators.h"
+#include "harness/runtime/cuda_errors_cuda.h"
+
+namespace gh {
+namespace {
+
+std::string CuSignature(CUresult result) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = "CUDA_ERROR_UNKNOWN";
+  if (cuGetErrorString(result, &text) != CUDA_SUCCESS) text = "unknown driver error";
+  return absl::StrCat(name, ": ", text);
+}
+
+absl::Status AllocError(std::string_view what, int64_t bytes, const std::string& signature) {
+  return absl::InternalError(absl::StrCat(signature, " (", std::string(what), " of ", bytes, " bytes)"));
+}
+
+class DeviceAllocation : public Allocation {
+ public:
+  using FreeFn = absl::Status (*)(DeviceAllocation&);
+  DeviceAllocation(AllocatorKind kind, void* base, int64_t allocation_bytes, int64_t placement,
+                   int64_t bytes, cudaStream_t stream)
+      : kind_(kind), stream_(stream) {
+    base_ = base;
+    allocation_bytes_ = allocation_bytes;
+    data_ = static_cast<char*>(base) + placement;
+    bytes_ = bytes;
+    on_device_ = true;
+  }
+  ~DeviceAllocation() override { (void)Free(); }
+
+  // VMM bookkeeping: the physical handle and the mapped size.
+  CUmemGenericAllocationHandle vmm_handle = 0;
+  size_t vmm_size = 0;
+
+  absl::Status Free() override {
+    if (base_ == nullptr) return absl::OkStatus();
+    absl::Status status = FreeNow();
+    base_ = data_ = nullptr;
+    return status;
+  }
+
+ private:
+  absl::Status FreeNow() {
+    switch (kind_) {
+      case AllocatorKind::kCudaMalloc:
+        if (cudaError_t e = cudaFree(base_); e != cudaSuccess) {
+          return absl::InternalError(absl::StrCat(CudaErrorSignature(e), " (cudaFree)"));
+        }
+        return absl::OkStatus();
+      case AllocatorKind::kCudaMallocAsync: {
+        cudaError_t e = cudaFreeAsync(base_, stream_);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(stream_);
+        if (e != cudaSuccess) {
+          return absl::InternalError(absl::StrCat(CudaErrorSignature(e), " (cudaFreeAsync)"));
+        }
+        return absl::OkStatus();
+      }
+      case AllocatorKind::kNcclMemAlloc:
+      case AllocatorKind::kArena:
+        if (ncclResult_t r = ncclMemFree(base_); r != ncclSuccess) {
+          return absl::InternalError(absl::StrCat(NcclErrorSignature(r, nullptr), " (ncclMemFree)"));
+        }
+        return absl::OkStatus();
+      case AllocatorKind::kVmm: {
+        auto ptr = reinterpret_cast<CUdeviceptr>(base_);
+        CUresult r = cuMemUnmap(ptr, vmm_size);
+        CUresult r2 = cuMemAddressFree(ptr, vmm_size);
+        CUresult r3 = cuMemRelease(vmm_handle);
+        for (CUresult each : {r, r2, r3}) {
+          if (each != CUDA_SUCCESS) {
+            return absl::InternalError(absl::StrCat(CuSignature(each), " (vmm free)"));
+          }
+        }
+        return absl::OkStatus();
+      }
+      case AllocatorKind::kMalloc:
+        break;
+    }
+    return absl::InternalError("device allocation of a host kind");
+  }
+
+  AllocatorKind kind_;
+  cudaStream_t stream_;
+};
+
+absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64_t bytes) {
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
+    return AllocError("cudaGetDevice", bytes, CudaErrorSignature(e));
+  }
+  CUmemAllocationProp prop = {};
+  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  prop.location.id = device;
+  prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+  size_t granularity = 0;
+  if (CUresult r = cuMemGetAllocationGranularity(&granularity, &prop,
+                                                 CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
+      r != CUDA_SUCCESS) {
+    return AllocError("cuMemGetAllocationGranularity", bytes, CuSignature(r));
+  }
+  size_t needed = static_cast<size_t>(std::max<int64_t>(placement + bytes, 1));
+  size_t size = (needed + granularity - 1) / granularity * granularity;
+  CUmemGenericAllocationHandle handle = 0;
+  if (CUresult r = cuMemCreate(&handle, size, &prop, 0); r != CUDA_SUCCESS) {
+    return AllocError("cuMemCreate", static_cast<int64_t>(size), CuSignature(r));
+  }
+  CUdeviceptr ptr = 0;
+  if (CUresult r = cuMemAddressReserve(&ptr, size, granularity, 0, 0); r != CUDA_SUCCESS) {
+    cuMemRelease(handle);
+    return AllocError("cuMemAddressReserve", static_cast<int64_t>(size), CuSignature(r));
+  }
+  if (CUresult r = cuMemMap(ptr, size, 0, handle, 0); r != CUDA_SUCCESS) {
+    cuMemAddressFree(ptr, size);
+    cuMemRelease(handle);
+    return AllocError("cuMemMap", static_cast<int64_t>(size), CuSignature(r));
+  }
+  CUmemAccessDesc access = {};
+  access.location = prop.location;
+  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  if (CUresult r = cuMemSetAccess(ptr, size, &access, 1); r != CUDA_SUCCESS) {
+    cuMemUnmap(ptr, size);
+    cuMemAddressFree(ptr, size);
+    cuMemRelease(handle);
+    return AllocError("cuMemSetAccess", static_cast<int64_t>(size), CuSignature(r));
+  }
+  auto allocation = std::make_unique<DeviceAllocation>(
+      AllocatorKind::kVmm, reinterpret_cast<void*>(ptr), static_cast<int64_t>(size), placement,
+      bytes, nullptr);
+  allocation->vmm_handle = handle;
+  allocation->vmm_size = size;
+  return std::unique_ptr<Allocation>(std::move(allocation));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Allocation>> AllocateDevice(const AllocatorSpec& spec,
+                                                            int64_t bytes, cudaStream_t stream) {
+  if (!AllocatorSupports(spec.kind, Backend::kCuda)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the host backend"));
+  }
+  if (bytes < 0 || spec.offset < 0 || spec.alignment < 1) {
+    return absl::InvalidArgumentError("allocation size, offset and alignment must be positive");
+  }
+  int64_t placement = PlacementOffset(spec);
+  int64_t total = std::max<int64_t>(placement + bytes, 1);
+  void* base = nullptr;
+  switch (spec.kind) {
+    case AllocatorKind::kCudaMalloc:
+      if (cudaError_t e = cudaMalloc(&base, total); e != cudaSuccess) {
+        return AllocError("cudaMalloc", total, CudaErrorSignature(e));
+      }
+      break;
+    case AllocatorKind::kCudaMallocAsync: {
+      cudaError_t e = cudaMallocAsync(&base, total, stream);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+      if (e != cudaSuccess) return AllocError("cudaMallocAsync", total, CudaErrorSignature(e));
+      break;
+    }
+    case AllocatorKind::kNcclMemAlloc:
+    case AllocatorKind::kArena:
+      if (ncclResult_t r = ncclMemAlloc(&base, total); r != ncclSuccess) {
+        return AllocError("ncclMemAlloc", total, NcclErrorSignature(r, nullptr));
+      }
+      break;
+    case AllocatorKind::kVmm:
+      return AllocateVmm(placement, bytes);
+    case AllocatorKind::kMalloc:
+      break;
+  }
+  return std::unique_ptr<Allocation>(
+      new DeviceAllocation(spec.kind, base, total, placement, bytes, stream));
+}
+
+}  // namespace gh

@@ -1,0 +1,121 @@
+#include "harness/scenarios/registration.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "harness/runtime/mpi_errors.h"
+
+namespace gh {
+namespace {
+
+struct RegistrationNameEntry {
+  RegistrationKind kind;
+  std::string_view name;
+};
+constexpr RegistrationNameEntry kRegistrationNames[] = {
+    {RegistrationKind::kNone, "none"},
+    {RegistrationKind::kNcclRegister, "nccl_register"},
+    {RegistrationKind::kWindow, "window"},
+    {RegistrationKind::kWindowSymmetric, "window_symmetric"},
+    {RegistrationKind::kMpiWindow, "mpi_window"},
+};
+
+class NoRegistration : public Registration {
+ public:
+  NoRegistration() { kind_ = RegistrationKind::kNone; }
+  absl::Status Deregister() override { return absl::OkStatus(); }
+};
+
+class MpiWindowRegistration : public Registration {
+ public:
+  explicit MpiWindowRegistration(MPI_Win window) {
+    kind_ = RegistrationKind::kMpiWindow;
+    mpi_window_ = window;
+  }
+  ~MpiWindowRegistration() override { (void)Deregister(); }
+  absl::Status Deregister() override {
+    if (mpi_window_ == MPI_WIN_NULL) return absl::OkStatus();
+    int rc = MPI_Win_free(&mpi_window_);
+    mpi_window_ = MPI_WIN_NULL;
+    if (rc != MPI_SUCCESS) return absl::InternalError(absl::StrCat(MpiErrorSignature(rc), " (MPI_Win_free)"));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+std::string RegistrationName(RegistrationKind kind) {
+  for (const auto& entry : kRegistrationNames) {
+    if (entry.kind == kind) return std::string(entry.name);
+  }
+  return "unknown";
+}
+
+absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name) {
+  for (const auto& entry : kRegistrationNames) {
+    if (entry.name == name) return entry.kind;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown registration '", std::string(name),
+                                                 "' (expected one of ",
+                                                 absl::StrJoin(AllRegistrationNames(), ", "), ")"));
+}
+
+std::vector<std::string> AllRegistrationNames() {
+  std::vector<std::string> names;
+  for (const auto& entry : kRegistrationNames) names.emplace_back(entry.name);
+  return names;
+}
+
+bool RegistrationSupports(RegistrationKind kind, Backend backend) {
+  switch (kind) {
+    case RegistrationKind::kNone: return true;
+    case RegistrationKind::kMpiWindow: return backend == Backend::kHost;
+    case RegistrationKind::kNcclRegister:
+    case RegistrationKind::kWindow:
+    case RegistrationKind::kWindowSymmetric: return backend == Backend::kCuda;
+  }
+  return false;
+}
+
+bool RegistrationIsCollective(RegistrationKind kind) {
+  return kind == RegistrationKind::kWindow || kind == RegistrationKind::kWindowSymmetric ||
+         kind == RegistrationKind::kMpiWindow;
+}
+
+absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind,
+                                                            const Allocation& buffer,
+                                                            MPI_Comm comm) {
+  if (kind == RegistrationKind::kNone) return std::unique_ptr<Registration>(new NoRegistration());
+  if (kind != RegistrationKind::kMpiWindow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("registration ", RegistrationName(kind), " needs the cuda backend"));
+  }
+  // The job's communicators return errors (mpi_errors.h): a refused window is an outcome.
+  MPI_Win window = MPI_WIN_NULL;
+  int rc = MPI_Win_create(buffer.data(), static_cast<MPI_Aint>(buffer.bytes()), 1, MPI_INFO_NULL,
+                          comm, &window);
+  if (rc != MPI_SUCCESS) {
+    return absl::InternalError(absl::StrCat(MpiErrorSignature(rc), " (MPI_Win_create)"));
+  }
+  MPI_Win_set_errhandler(window, MPI_ERRORS_RETURN);
+  return std::unique_ptr<Registration>(new MpiWindowRegistration(window));
+}
+
+absl::Status RegisteredBuffer::Release() {
+  absl::Status status;
+  if (registration) status.Update(registration->Deregister());
+  registration.reset();
+  if (allocation) status.Update(allocation->Free());
+  allocation.reset();
+  return status;
+}
+
+absl::Status RegisteredBuffer::ReleaseWithoutDeregistering() {
+  (void)registration.release();  // deliberately dropped: see the header
+  absl::Status status;
+  if (allocation) status = allocation->Free();
+  allocation.reset();
+  return status;
+}
+
+}  // namespace gh

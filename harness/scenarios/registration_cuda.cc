@@ -1,0 +1,97 @@
+// NCCL registrations: the user-buffer path (ncclCommRegister) and windows
+// (ncclCommWindowRegister, default or symmetric). Each undoes itself with its own deregister.
+#include <nccl.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "harness/scenarios/registration.h"
+#include "harness/runtime/cuda_errors_cuda.h"
+
+namespace gh {
+namespace {
+
+class NoDeviceRegistration : public Registration {
+ public:
+  NoDeviceRegistration() { kind_ = RegistrationKind::kNone; }
+  absl::Status Deregister() override { return absl::OkStatus(); }
+};
+
+class UserBufferRegistration : public Registration {
+ public:
+  UserBufferRegistration(ncclComm_t comm, void* handle) : comm_(comm), handle_(handle) {
+    kind_ = RegistrationKind::kNcclRegister;
+  }
+  ~UserBufferRegistration() override { (void)Deregister(); }
+  absl::Status Deregister() override {
+    if (handle_ == nullptr) return absl::OkStatus();
+    ncclResult_t r = ncclCommDeregister(comm_, handle_);
+    handle_ = nullptr;
+    if (r != ncclSuccess) {
+      return absl::InternalError(absl::StrCat(NcclErrorSignature(r, comm_), " (ncclCommDeregister)"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ncclComm_t comm_;
+  void* handle_;
+};
+
+class WindowRegistration : public Registration {
+ public:
+  WindowRegistration(RegistrationKind kind, ncclComm_t comm, ncclWindow_t window) : comm_(comm) {
+    kind_ = kind;
+    nccl_window_ = window;
+  }
+  ~WindowRegistration() override { (void)Deregister(); }
+  absl::Status Deregister() override {
+    if (nccl_window_ == nullptr) return absl::OkStatus();
+    ncclResult_t r = ncclCommWindowDeregister(comm_, nccl_window_);
+    nccl_window_ = nullptr;
+    if (r != ncclSuccess) {
+      return absl::InternalError(
+          absl::StrCat(NcclErrorSignature(r, comm_), " (ncclCommWindowDeregister)"));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  ncclComm_t comm_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Registration>> RegisterDevice(RegistrationKind kind,
+                                                              const Allocation& buffer,
+                                                              ncclComm_t comm) {
+  size_t bytes = static_cast<size_t>(buffer.bytes());
+  switch (kind) {
+    case RegistrationKind::kNone:
+      return std::unique_ptr<Registration>(new NoDeviceRegistration());
+    case RegistrationKind::kNcclRegister: {
+      void* handle = nullptr;
+      ncclResult_t r = ncclCommRegister(comm, buffer.data(), bytes, &handle);
+      if (r != ncclSuccess) {
+        return absl::InternalError(absl::StrCat(NcclErrorSignature(r, comm), " (ncclCommRegister)"));
+      }
+      return std::unique_ptr<Registration>(new UserBufferRegistration(comm, handle));
+    }
+    case RegistrationKind::kWindow:
+    case RegistrationKind::kWindowSymmetric: {
+      ncclWindow_t window = nullptr;
+      int flags = kind == RegistrationKind::kWindow ? NCCL_WIN_DEFAULT : NCCL_WIN_COLL_SYMMETRIC;
+      ncclResult_t r = ncclCommWindowRegister(comm, buffer.data(), bytes, &window, flags);
+      if (r != ncclSuccess) {
+        return absl::InternalError(
+            absl::StrCat(NcclErrorSignature(r, comm), " (ncclCommWindowRegister)"));
+      }
+      return std::unique_ptr<Registration>(new WindowRegistration(kind, comm, window));
+    }
+    case RegistrationKind::kMpiWindow:
+      break;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("registration ", RegistrationName(kind), " needs the host backend"));
+}
+
+}  // namespace gh

@@ -1,0 +1,62 @@
+// The device-initiated ring shift (ring_shift's `nccl_device` transport, and sliced_collective's
+// `ring_shift_device` collective): each rank's kernel stores its block straight into its right
+// neighbour's symmetric window through NCCL 2.28's device API (ncclDevCommCreate,
+// ncclGetLsaPointer, an LSA barrier before and after), the analogue of seed 000's
+// plgpu.remote_ref. Where the communicator cannot give a device communicator (ranks sharing a
+// GPU: "GIN not supported."; NCCL_CUMEM_ENABLE=0: "Communicator does not support symmetric
+// memory!") the point is a skip with that reason. Cuda builds only.
+#ifndef GPUHARNESS_SCENARIOS_RING_SHIFT_DEVICE_H_
+#define GPUHARNESS_SCENARIOS_RING_SHIFT_DEVICE_H_
+
+#if defined(GH_HAVE_CUDA)
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "harness/core/outcome.h"
+#include "harness/scenarios/ring_shift.h"
+
+typedef struct CUstream_st* cudaStream_t;
+typedef struct ncclComm* ncclComm_t;
+typedef struct ncclWindow_vidmem* ncclWindow_t;
+
+namespace gh {
+
+class PointContext;
+
+// A device communicator with one LSA barrier per CTA, for ring-shift kernels.
+class LsaRingShift {
+ public:
+  // Collective over the communicator. Fails with FailedPrecondition carrying the reason when
+  // NCCL refuses the device communicator or the right neighbour is outside the LSA team.
+  static absl::StatusOr<std::unique_ptr<LsaRingShift>> Create(ncclComm_t comm);
+  ~LsaRingShift();  // ncclDevCommDestroy
+
+  // Enqueues on `stream`: barrier; store `bytes` from `src` (local device memory) into the right
+  // neighbour's `window` at `window_offset`; barrier. When `device_begin_row` is not null the
+  // source is src + (*device_begin_row) * row_bytes, read on the device (a dynamic slice).
+  // `store_bytes` < `bytes` writes only a prefix (the partial-write fault); the barriers always run.
+  absl::Status Enqueue(ncclWindow_t window, size_t window_offset, const void* src, size_t bytes,
+                       size_t store_bytes, const int64_t* device_begin_row, size_t row_bytes,
+                       cudaStream_t stream);
+
+  int ctas() const;
+
+  struct Impl;
+
+ private:
+  explicit LsaRingShift(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// ring_shift over the `nccl_device` transport: the send buffer (cudaMalloc) is stored into the
+// neighbour's receive buffer (ncclMemAlloc, symmetric window). Records bandwidth_GBps and, in
+// the same run, a device-to-device copy of the same bytes (copy_bandwidth_GBps) and their ratio.
+RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& params);
+
+}  // namespace gh
+
+#endif  // GH_HAVE_CUDA
+#endif  // GPUHARNESS_SCENARIOS_RING_SHIFT_DEVICE_H_

@@ -1,0 +1,290 @@
+// Device-initiated ring shift through NCCL's device API: a device communicator with one LSA
+// barrier per CTA, the receive buffer in a symmetric window, and the kernel of
+// ring_shift_device_kernels.cu storing into the right neighbour's window.
+#include <cstddef>
+
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/core/timing_stats.h"
+#include "harness/runtime/cuda_errors_cuda.h"
+#include "harness/runtime/cuda_resources.h"
+#include "harness/runtime/point_context.h"
+#include "harness/scenarios/allocators.h"
+#include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/registration.h"
+#include "harness/scenarios/ring_shift_device.h"
+#include "harness/scenarios/ring_shift_device_kernels_cuda.h"
+#include "harness/scenarios/ring_shift_kernels_cuda.h"
+
+namespace gh {
+namespace {
+
+absl::Status CudaOk(cudaError_t e, std::string_view what) {
+  if (e == cudaSuccess) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(CudaErrorSignature(e), " (", std::string(what), ")"));
+}
+
+RankOutcome ErrorOutcome(RankOutcome out, const absl::Status& status) {
+  out.outcome = Outcome::kError;
+  out.signature = std::string(status.message());
+  return out;
+}
+
+std::string HexBits(uint64_t bits, int width) {
+  return absl::StrFormat("0x%0*x", 2 * width, bits);
+}
+
+}  // namespace
+
+struct LsaRingShift::Impl {
+  ncclComm_t comm = nullptr;
+  ncclDevComm dev{};
+  int ctas = 0;
+};
+
+LsaRingShift::LsaRingShift(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+LsaRingShift::~LsaRingShift() {
+  if (impl_) (void)ncclDevCommDestroy(impl_->comm, &impl_->dev);
+}
+
+int LsaRingShift::ctas() const { return impl_->ctas; }
+
+absl::StatusOr<std::unique_ptr<LsaRingShift>> LsaRingShift::Create(ncclComm_t comm) {
+  auto impl = std::make_unique<Impl>();
+  impl->comm = comm;
+  int device = 0;
+  if (absl::Status s = CudaOk(cudaGetDevice(&device), "cudaGetDevice"); !s.ok()) return s;
+  if (absl::Status s = CudaOk(
+          cudaDeviceGetAttribute(&impl->ctas, cudaDevAttrMultiProcessorCount, device),
+          "cudaDeviceGetAttribute");
+      !s.ok()) {
+    return s;
+  }
+  ncclDevCommRequirements requirements;
+  std::memset(&requirements, 0, sizeof(requirements));
+  requirements.lsaBarrierCount = impl->ctas;  // one barrier per CTA
+  ncclResult_t r = ncclDevCommCreate(comm, &requirements, &impl->dev);
+  if (r != ncclSuccess) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("ncclDevCommCreate: ", NcclErrorSignature(r, comm)));
+  }
+  if (impl->dev.lsaSize != impl->dev.nRanks) {
+    int lsa = impl->dev.lsaSize, n = impl->dev.nRanks;
+    (void)ncclDevCommDestroy(comm, &impl->dev);
+    return absl::FailedPreconditionError(absl::StrCat(
+        "right neighbour outside the LSA team (", lsa, " of ", n, " ranks load/store-reachable)"));
+  }
+  return std::unique_ptr<LsaRingShift>(new LsaRingShift(std::move(impl)));
+}
+
+absl::Status LsaRingShift::Enqueue(ncclWindow_t window, size_t window_offset, const void* src,
+                                   size_t bytes, size_t store_bytes,
+                                   const int64_t* device_begin_row, size_t row_bytes,
+                                   cudaStream_t stream) {
+  if (store_bytes > bytes) store_bytes = bytes;
+  return CudaOk(LaunchLsaRingShift(impl_->dev, impl_->ctas, window, window_offset, src,
+                                   store_bytes, device_begin_row, row_bytes, stream),
+                "LaunchLsaRingShift");
+}
+
+RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& params) {
+  RankOutcome out;
+  out.rank = ctx.rank();
+  CudaResources* cuda = ctx.cuda();
+  out.device = cuda->device();
+  cudaStream_t stream = cuda->stream();
+  ncclComm_t comm = cuda->nccl();
+  if (comm == nullptr) {
+    out.outcome = Outcome::kError;
+    out.signature = "ncclCommAbort: communicator aborted by the watchdog";
+    return out;
+  }
+  const int element_bytes = DtypeSize(params.dtype);
+  const int64_t count = params.count();
+  const size_t bytes = size_t(count) * element_bytes;
+  const int left = (ctx.rank() + ctx.nranks() - 1) % ctx.nranks();
+  const bool faulty = params.fault != RingFault::kNone && params.fault_rank == ctx.rank();
+
+  ctx.SetStep("device_comm");
+  auto lsa = LsaRingShift::Create(comm);
+  if (!lsa.ok()) {
+    out.step = "device_comm";
+    if (absl::IsFailedPrecondition(lsa.status())) {
+      out.outcome = Outcome::kSkip;
+      out.signature = std::string(lsa.status().message());
+      return out;
+    }
+    return ErrorOutcome(std::move(out), lsa.status());
+  }
+
+  ctx.SetStep("allocate");
+  RegisteredBuffer send, recv;
+  auto send_alloc = AllocateDevice({AllocatorKind::kCudaMalloc, 256, 0}, bytes, stream);
+  if (!send_alloc.ok()) return ErrorOutcome(std::move(out), send_alloc.status());
+  send.allocation = *std::move(send_alloc);
+  auto recv_alloc = AllocateDevice({AllocatorKind::kNcclMemAlloc, 256, 0}, bytes, stream);
+  if (!recv_alloc.ok()) return ErrorOutcome(std::move(out), recv_alloc.status());
+  recv.allocation = *std::move(recv_alloc);
+
+  ctx.SetStep("register");
+  auto window = RegisterDevice(RegistrationKind::kWindowSymmetric, *recv.allocation, comm);
+  if (!window.ok()) {
+    out.step = "register";
+    return ErrorOutcome(std::move(out), window.status());
+  }
+  recv.registration = *std::move(window);
+  ncclWindow_t win = recv.registration->nccl_window();
+  RegisteredBuffer scratch;
+  auto scratch_alloc = AllocateDevice({AllocatorKind::kCudaMalloc, 256, 0}, sizeof(VerifyCounters), stream);
+  if (!scratch_alloc.ok()) return ErrorOutcome(std::move(out), scratch_alloc.status());
+  scratch.allocation = *std::move(scratch_alloc);
+  auto* counters = static_cast<VerifyCounters*>(scratch.allocation->data());
+
+  const uint64_t seed = uint64_t(ctx.point().index) * 1009 + uint64_t(ctx.trial()) * 2 + 1;
+  absl::Status status = CudaOk(
+      LaunchFillPattern(send.allocation->data(), count, element_bytes, ctx.rank(), seed, stream),
+      "LaunchFillPattern");
+  status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
+                       "cudaMemsetAsync"));
+
+  ctx.SetStep("exchange");
+  auto enqueue = [&](size_t store_bytes) {
+    return (*lsa)->Enqueue(win, 0, send.allocation->data(), bytes, store_bytes, nullptr, 0, stream);
+  };
+  for (int i = 0; status.ok() && i < ctx.warmup(); ++i) status = enqueue(bytes);
+
+  // Timed: the kernel alone between two events per iteration; then a device-to-device copy of
+  // the same bytes on the same stream, the bound a remote store can approach.
+  const int iterations = std::max(ctx.iterations(), 1);
+  std::vector<cudaEvent_t> events(size_t(iterations) + 1);
+  for (auto& e : events) status.Update(CudaOk(cudaEventCreate(&e), "cudaEventCreate"));
+  auto time_loop = [&](auto&& body) -> std::vector<double> {
+    std::vector<double> samples;
+    if (!status.ok()) return samples;
+    status.Update(CudaOk(cudaEventRecord(events[0], stream), "cudaEventRecord"));
+    for (int i = 0; status.ok() && i < iterations; ++i) {
+      status.Update(body());
+      status.Update(CudaOk(cudaEventRecord(events[i + 1], stream), "cudaEventRecord"));
+    }
+    if (status.ok()) status = cuda->Synchronize();
+    for (int i = 0; status.ok() && i < iterations; ++i) {
+      float ms = 0;
+      status.Update(CudaOk(cudaEventElapsedTime(&ms, events[i], events[i + 1]), "cudaEventElapsedTime"));
+      samples.push_back(double(ms) * 1e3);
+    }
+    return samples;
+  };
+  std::vector<double> store_us = time_loop([&] { return enqueue(bytes); });
+  std::vector<double> copy_us = time_loop([&] {
+    return CudaOk(cudaMemcpyAsync(recv.allocation->data(), send.allocation->data(), bytes,
+                                  cudaMemcpyDeviceToDevice, stream),
+                  "cudaMemcpyAsync");
+  });
+  for (auto& e : events) cudaEventDestroy(e);
+
+  // The verified exchange: fresh data (next seed), so a stale block cannot pass.
+  ctx.SetStep("verify_exchange");
+  const uint64_t verify_seed = seed + 1;
+  if (status.ok()) {
+    status = CudaOk(LaunchFillPattern(send.allocation->data(), count, element_bytes, ctx.rank(),
+                                      verify_seed, stream),
+                    "LaunchFillPattern");
+    status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
+                         "cudaMemsetAsync"));
+  }
+  if (status.ok() && faulty && params.fault == RingFault::kStall) {
+    // Past the point's timeout, until the watchdog aborts the communicator.
+    auto until = std::chrono::steady_clock::now() +
+                 absl::ToChronoMilliseconds(ctx.point().spec->timeout) + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < until && !cuda->aborted()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+  if (status.ok() && faulty && params.fault == RingFault::kCrash) std::raise(SIGSEGV);
+  size_t store_bytes = bytes;
+  if (faulty && params.fault == RingFault::kPartialWrite) store_bytes = bytes / 2;
+  if (faulty && params.fault == RingFault::kStaleBlock) store_bytes = 0;
+  if (status.ok()) status = enqueue(store_bytes);
+  if (status.ok()) status = cuda->Synchronize();
+
+  ctx.SetStep("verify");
+  if (status.ok() && faulty && params.fault == RingFault::kCorruptElement && count > 0) {
+    status = CudaOk(LaunchFlipLowestBit(recv.allocation->data(), count / 2, element_bytes, stream),
+                    "LaunchFlipLowestBit");
+  }
+  VerifyCounters found{0, ~0ull};
+  uint64_t actual_bits = 0;
+  if (status.ok()) {
+    // Counted on the device: a 4 GiB block never crosses PCIe.
+    status = CudaOk(LaunchVerifyPattern(recv.allocation->data(), count, element_bytes, left,
+                                        verify_seed, counters, stream),
+                    "LaunchVerifyPattern");
+    status.Update(CudaOk(cudaMemcpyAsync(&found, counters, sizeof(found), cudaMemcpyDeviceToHost,
+                                         stream),
+                         "cudaMemcpyAsync"));
+    if (status.ok()) status = cuda->Synchronize();
+  }
+  if (status.ok() && found.wrong_elements > 0) {
+    status = CudaOk(cudaMemcpy(&actual_bits,
+                               static_cast<const char*>(recv.allocation->data()) +
+                                   found.first_index * uint64_t(element_bytes),
+                               size_t(element_bytes), cudaMemcpyDeviceToHost),
+                    "cudaMemcpy");
+  }
+  if (!status.ok()) {
+    out.step = "exchange";
+    (void)send.Release();
+    (void)recv.Release();
+    return ErrorOutcome(std::move(out), status);
+  }
+  Mismatch mismatch;
+  mismatch.checked_elements = count;
+  mismatch.wrong_elements = int64_t(found.wrong_elements);
+  if (found.wrong_elements > 0) {
+    mismatch.first_index = int64_t(found.first_index);
+    mismatch.expected =
+        HexBits(ExpectedPatternBits(left, found.first_index, verify_seed, element_bytes), element_bytes);
+    mismatch.actual = HexBits(actual_bits, element_bytes);
+  }
+
+  TimingStats store = SummarizeTimings(store_us);
+  TimingStats copy = SummarizeTimings(copy_us);
+  out.metrics = TimingMetrics(store, double(bytes));
+  out.metrics.push_back({"copy_time_median_us", copy.median_us, "us"});
+  if (copy.median_us > 0) {
+    out.metrics.push_back({"copy_bandwidth_GBps", double(bytes) / (copy.median_us * 1e3), "GB/s"});
+  }
+  if (store.median_us > 0) {
+    out.metrics.push_back({"bandwidth_vs_copy", copy.median_us / store.median_us, "ratio"});
+  }
+  out.metrics.push_back({"ctas", double((*lsa)->ctas()), "count"});
+
+  ctx.SetStep("release");
+  absl::Status released = send.Release();
+  released.Update(recv.Release());
+  released.Update(scratch.Release());
+  if (mismatch.wrong_elements > 0) {
+    out.outcome = Outcome::kFail;
+    out.signature = absl::StrCat("wrong data: ", mismatch.wrong_elements, " of ", count,
+                                 " elements from rank ", left);
+    out.mismatch = mismatch;
+    return out;
+  }
+  if (!released.ok()) return ErrorOutcome(std::move(out), released);
+  out.outcome = Outcome::kPass;
+  return out;
+}
+
+}  // namespace gh
