@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "harness/core/expectation_conditions.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "yaml-cpp/yaml.h"
@@ -22,7 +23,7 @@ constexpr absl::string_view kTopLevelKeys[] = {"name",   "kind",   "description"
                                               "iterations", "expect"};
 constexpr int kMaxTrials = 10000;
 constexpr int kMaxIterations = 1000000;  // warmup and iterations alike
-constexpr absl::string_view kFactNames[] = {"backend", "nranks"};
+constexpr absl::string_view kFactNames[] = {"backend", "nranks", "nccl", "env", "gpu_shared"};
 
 #define GH_RETURN_IF_ERROR(expr)             \
   do {                                       \
@@ -78,6 +79,12 @@ class DocumentLoader {
 
  private:
   SourceLoc Loc(const YAML::Node& node, const SourceLoc& fallback) const {
+    if (node.IsNull()) {
+      // yaml-cpp marks an empty value at the next token, possibly lines later: use its key.
+      for (const auto& [value, key_loc] : null_value_keys_) {
+        if (value.is(node)) return key_loc;
+      }
+    }
     YAML::Mark mark = node.Mark();
     if (mark.is_null()) return fallback;
     return SourceLoc{file_, mark.line + 1, mark.column + 1};
@@ -111,6 +118,7 @@ class DocumentLoader {
   const ScenarioRegistry& registry_;
   const KindInfo* kind_ = nullptr;
   SourceLoc doc_loc_;
+  mutable std::vector<std::pair<YAML::Node, SourceLoc>> null_value_keys_;
 };
 
 absl::StatusOr<std::vector<Entry>> DocumentLoader::Entries(const YAML::Node& map,
@@ -127,6 +135,7 @@ absl::StatusOr<std::vector<Entry>> DocumentLoader::Entries(const YAML::Node& map
     if (!inserted) {
       return Error(key, key_path, absl::StrCat("duplicate key (first at ", prev->second.ToString(), ")"));
     }
+    if (it->second.IsNull()) null_value_keys_.emplace_back(it->second, Loc(key, doc_loc_));
     entries.push_back({name, key, it->second});
   }
   return entries;
@@ -145,7 +154,7 @@ absl::StatusOr<int64_t> DocumentLoader::IntInRange(const YAML::Node& node, absl:
   absl::StatusOr<int64_t> value = ParseInt64(*text);
   if (!value.ok()) return Error(node, path, value.status().message());
   if (*value < min || *value > max) {
-    if (max == INT64_MAX) {
+    if (max >= INT_MAX) {
       return Error(node, path, absl::StrCat("must be at least ", min, ", got ", *value));
     }
     return Error(node, path,
@@ -383,7 +392,57 @@ absl::Status DocumentLoader::LoadWhen(const YAML::Node& node, const std::string&
       for (const ParamDef& d : kind_->params) names.push_back(d.name);
       return Error(entry.key_node, key_path,
                    absl::StrCat("not a parameter of kind '", kind_->name, "' nor a fact (parameters: ",
-                                absl::StrJoin(names, ", "), "; facts: backend, nranks)"));
+                                absl::StrJoin(names, ", "), "; facts: backend, nranks, nccl, env, gpu_shared)"));
+    }
+    // Environment conditions (expectation_conditions.h): ranges, variables, a shared GPU.
+    if (def == kind_->params.end() && entry.key == "env") {
+      if (!entry.value.IsMap()) {
+        return Error(entry.value, key_path, absl::StrCat("expected a map of environment variables to "
+                                                         "values (null: unset), got ", NodeKind(entry.value)));
+      }
+      absl::StatusOr<std::vector<Entry>> vars = Entries(entry.value, key_path);
+      if (!vars.ok()) return vars.status();
+      for (const Entry& var : *vars) {
+        std::string var_path = absl::StrCat(key_path, ".", var.key);
+        std::vector<YAML::Node> values;
+        if (var.value.IsSequence()) {
+          if (var.value.size() == 0) return Error(var.value, var_path, "expected at least one value, got an empty list");
+          for (size_t i = 0; i < var.value.size(); ++i) values.push_back(var.value[i]);
+        } else {
+          values.push_back(var.value);
+        }
+        std::vector<std::optional<std::string>> accepted;
+        for (const YAML::Node& value : values) {
+          if (value.IsNull()) {
+            accepted.push_back(std::nullopt);
+            continue;
+          }
+          absl::StatusOr<std::string> text = Scalar(value, var_path, "a value (or null: unset)");
+          if (!text.ok()) return text.status();
+          accepted.push_back(*text);
+        }
+        rule.when_env[var.key] = accepted;
+      }
+      continue;
+    }
+    if (def == kind_->params.end() &&
+        (entry.key == "nccl" ||
+         (entry.key == "nranks" && entry.value.IsScalar() && LooksLikeRange(entry.value.Scalar())))) {
+      absl::StatusOr<std::string> text = Scalar(entry.value, key_path, "a range such as >=2.28.9");
+      if (!text.ok()) return text.status();
+      absl::StatusOr<std::vector<RangeClause>> clauses = ParseRange(*text);
+      if (!clauses.ok()) return Error(entry.value, key_path, clauses.status().message());
+      rule.when_ranges[RangeFactName(entry.key)] = *text;
+      continue;
+    }
+    if (def == kind_->params.end() && entry.key == "gpu_shared") {
+      absl::StatusOr<std::string> text = Scalar(entry.value, key_path, "true or false");
+      if (!text.ok()) return text.status();
+      if (*text != "true" && *text != "false") {
+        return Error(entry.value, key_path, absl::StrCat("expected true or false, got '", *text, "'"));
+      }
+      rule.when_facts["gpu_shared"] = {*text};
+      continue;
     }
     std::vector<std::pair<YAML::Node, std::string>> items;  // node, path
     if (entry.value.IsSequence()) {
