@@ -30,6 +30,14 @@ absl::Status CublasStatus(cublasStatus_t status, const char* call) {
 
 int GemmTypeSize(GemmType type) { return type == GemmType::kF32 ? 4 : 2; }
 
+int CommonAlignment(std::initializer_list<int64_t> offsets_bytes) {
+  int align = 256;
+  for (int64_t offset : offsets_bytes) {
+    while (align > 1 && offset % align != 0) align /= 2;
+  }
+  return align;
+}
+
 std::string CublasSignature(cublasStatus_t status) {
   return absl::StrCat(cublasGetStatusName(status), ": ", cublasGetStatusString(status));
 }
@@ -71,6 +79,12 @@ absl::StatusOr<const GemmPlan*> GemmEngine::Plan(const GemmShape& shape) {
   GH_CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceCreate(&pref));
   GH_CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceSetAttribute(
       pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes_, sizeof(workspace_bytes_)));
+  const uint32_t align = static_cast<uint32_t>(shape.align_bytes);
+  for (cublasLtMatmulPreferenceAttributes_t which :
+       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES}) {
+    GH_CUBLAS_RETURN_IF_ERROR(cublasLtMatmulPreferenceSetAttribute(pref, which, &align, sizeof(align)));
+  }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   cublasStatus_t st = cublasLtMatmulAlgoGetHeuristic(handle_, plan->op, plan->a, plan->b,

@@ -10,6 +10,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -21,13 +22,19 @@ namespace gh {
 
 enum class GemmType { kF32, kBF16 };
 int GemmTypeSize(GemmType type);
+// The largest power of two up to 256 that divides every one of `offsets_bytes`.
+int CommonAlignment(std::initializer_list<int64_t> offsets_bytes);
 
 struct GemmShape {
   int64_t rows = 0, k = 0, cols = 0;
   GemmType in = GemmType::kBF16;   // A and B
   GemmType out = GemmType::kBF16;  // C and D
   bool accumulate = false;         // D = A @ B + C
-  auto Key() const { return std::tie(rows, k, cols, in, out, accumulate); }
+  // Alignment (bytes, a power of two up to 256) every operand pointer is guaranteed to have:
+  // blocks of a larger buffer start at offsets of rows * cols elements, which odd shapes leave
+  // unaligned, and the heuristic must not pick a kernel that assumes more.
+  int align_bytes = 256;
+  auto Key() const { return std::tie(rows, k, cols, in, out, accumulate, align_bytes); }
   bool operator<(const GemmShape& o) const { return Key() < o.Key(); }
 };
 

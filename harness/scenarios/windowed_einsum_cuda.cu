@@ -190,8 +190,10 @@ class CudaEinsum {
     GH_RETURN_IF_ERROR_(h_mono_.Allocate(h_bytes));
     GH_RETURN_IF_ERROR_(h_var_.Allocate(h_bytes));
     GemmType t = p_.dtype == EinsumDtype::kF32 ? GemmType::kF32 : GemmType::kBF16;
-    auto block = engine_->Plan({m_, k_, n_, t, t, false});
-    auto full = engine_->Plan({tp_ * m_, k_, n_, t, t, false});
+    // Blocks of h start at multiples of m * n elements; x, w and the windows are whole buffers.
+    const int align = CommonAlignment({m_ * n_ * esize_});
+    auto block = engine_->Plan({m_, k_, n_, t, t, false, align});
+    auto full = engine_->Plan({tp_ * m_, k_, n_, t, t, false, align});
     if (!block.ok()) return block.status();
     if (!full.ok()) return full.status();
     block_plan_ = *block;
@@ -206,8 +208,8 @@ class CudaEinsum {
         GH_RETURN_IF_ERROR_(partial_[i].Allocate(y_bytes));
         GH_RETURN_IF_ERROR_(received_[i].Allocate(y_bytes));
       }
-      auto block2 = engine_->Plan({m_, n_, k_, t, GemmType::kF32, false});
-      auto full2 = engine_->Plan({tp_ * m_, n_, k_, t, GemmType::kF32, false});
+      auto block2 = engine_->Plan({m_, n_, k_, t, GemmType::kF32, false, align});
+      auto full2 = engine_->Plan({tp_ * m_, n_, k_, t, GemmType::kF32, false, align});
       if (!block2.ok()) return block2.status();
       if (!full2.ok()) return full2.status();
       block2_plan_ = *block2;
