@@ -175,9 +175,9 @@ CudaResources::~CudaResources() {
 
 void CudaResources::AbortFromWatchdog() {
   std::lock_guard<std::mutex> lock(nccl_mu_);
+  if (nccl_.load() == nullptr) return;
+  aborted_.store(true);  // first, so that waiters see why the communicator is gone
   ncclComm_t comm = nccl_.exchange(nullptr);
-  if (comm == nullptr) return;
-  aborted_.store(true);
   cudaSetDevice(device_);  // the watchdog thread's current device may be another one
   ncclResult_t result = ncclCommAbort(comm);
   if (result != ncclSuccess) {
@@ -207,13 +207,20 @@ absl::Status CudaResources::Synchronize() {
   const Clock::time_point start = Clock::now();
   while (true) {
     cudaError_t state = cudaStreamQuery(stream_);
-    if (state == cudaSuccess) return absl::OkStatus();
+    // Work the abort cut short also drains the stream: that is an abort, not a success.
+    if (state == cudaSuccess && !aborted_.load()) return absl::OkStatus();
+    if (state == cudaSuccess || aborted_.load()) {
+      return absl::AbortedError("ncclCommAbort: communicator aborted by the watchdog");
+    }
     if (state != cudaErrorNotReady) return CudaStatus(state, "cudaStreamQuery", GH_CUDA_WHERE);
     {
       std::lock_guard<std::mutex> lock(nccl_mu_);
       ncclComm_t comm = nccl_.load();
       if (comm == nullptr) {
-        return absl::AbortedError("ncclCommAbort: communicator aborted by the watchdog");
+        if (aborted_.load()) {
+          return absl::AbortedError("ncclCommAbort: communicator aborted by the watchdog");
+        }
+        return absl::FailedPreconditionError("no NCCL communicator");
       }
       ncclResult_t async = ncclSuccess;
       ncclResult_t queried = ncclCommGetAsyncError(comm, &async);

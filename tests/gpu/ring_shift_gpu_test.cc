@@ -1,0 +1,215 @@
+// Whole-binary GPU tests: `gpuharness run` on the cuda backend, at 1 rank and with 2 and 4 ranks
+// sharing one GPU (--share-gpu), asserting the records rank by rank. Where no GPU is visible the
+// binary prints why and exits 77, which CTest reports as skipped (tests/gpu.cmake).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "harness/core/records_file.h"
+#include "harness/runtime/cuda_resources.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+namespace {
+
+constexpr int kSkipExitCode = 77;
+
+struct HarnessRun {
+  int exit_code = -1;
+  std::string out_dir;  // --out DIR
+  std::string console;  // stdout + stderr
+  double seconds = 0;
+};
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs gpuharness on `yaml` (relative to the source tree) with `np` ranks: alone at 1, under
+// mpirun with --share-gpu above 1. Console output is echoed so that ctest -V shows the table.
+HarnessRun RunHarness(int np, const std::string& yaml) {
+  HarnessRun run;
+  char dir_template[] = "/tmp/gh_gpu_test_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  if (dir == nullptr) {
+    ADD_FAILURE() << "mkdtemp failed";
+    return run;
+  }
+  run.out_dir = std::string(dir) + "/results";
+  const std::string log = std::string(dir) + "/console.log";
+  std::string command;
+  if (np > 1) {
+    const char* mpirun = getenv("GH_MPIRUN");
+    command = std::string(mpirun != nullptr ? mpirun : "mpirun") +
+              " --oversubscribe -np " + std::to_string(np) +
+              " -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ";
+  }
+  command += std::string(GH_GPUHARNESS_BIN) + " run " + GH_SOURCE_DIR + "/" + yaml + " --out " +
+             run.out_dir + " --backend cuda" + (np > 1 ? " --share-gpu" : "") + " > " + log +
+             " 2>&1";
+  const auto start = std::chrono::steady_clock::now();
+  int status = std::system(command.c_str());
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.console = ReadWholeFile(log);
+  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), run.console.c_str(),
+              run.exit_code, run.seconds);
+  return run;
+}
+
+std::vector<Record> ReadRecords(const HarnessRun& run) {
+  auto contents = ReadRecordsFile(run.out_dir + "/records.jsonl");
+  EXPECT_TRUE(contents.ok()) << contents.status() << "\n" << run.console;
+  if (!contents.ok()) return {};
+  EXPECT_EQ(contents->torn_lines, 0);
+  return contents->records;
+}
+
+const Metric* FindMetric(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& metric : metrics) {
+    if (metric.name == name) return &metric;
+  }
+  return nullptr;
+}
+
+// Every point passed on every rank, each rank on the GPU its local rank maps to, with timings.
+void ExpectAllPass(int np, const HarnessRun& run) {
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 8u) << run.console;  // bytes {1000, 1M} x dtype {f32, bf16, i32, f64}
+  const int gpus = VisibleGpuCount();
+  std::set<std::string> points;
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    points.insert(record.point);
+    EXPECT_EQ(record.backend, "cuda");
+    EXPECT_EQ(record.nranks, np);
+    EXPECT_EQ(record.gpu_shared, np > gpus);
+    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
+    EXPECT_TRUE(record.matched);
+    ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
+    for (int r = 0; r < np; ++r) {
+      const RankOutcome& rank = record.result.ranks[r];
+      EXPECT_EQ(rank.rank, r);
+      EXPECT_EQ(rank.outcome, Outcome::kPass) << rank.signature;
+      EXPECT_EQ(rank.device, r % gpus);  // one node: local rank = rank
+      EXPECT_FALSE(rank.mismatch.has_value());
+      const Metric* bandwidth = FindMetric(rank.metrics, "bandwidth_GBps");
+      ASSERT_NE(bandwidth, nullptr);
+      EXPECT_GT(bandwidth->value, 0);
+      const Metric* median = FindMetric(rank.metrics, "time_median_us");
+      ASSERT_NE(median, nullptr);
+      EXPECT_GT(median->value, 0);
+      const Metric* iterations = FindMetric(rank.metrics, "iterations");
+      ASSERT_NE(iterations, nullptr);
+      EXPECT_EQ(iterations->value, 5);
+    }
+  }
+  EXPECT_EQ(points.size(), 8u);
+  EXPECT_EQ(points.count("gpu_ring_shift/bytes=1M/dtype=bf16/np=" + std::to_string(np)), 1u);
+
+  // The environment names the GPU and the NCCL that ran.
+  nlohmann::json env = nlohmann::json::parse(ReadWholeFile(run.out_dir + "/environment.json"),
+                                             nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(env.is_discarded());
+  EXPECT_EQ(env.value("backend", ""), "cuda");
+  EXPECT_EQ(env.value("gpu_shared", false), np > gpus);
+  ASSERT_TRUE(env.contains("gpus") && env["gpus"].is_array() && !env["gpus"].empty());
+  EXPECT_FALSE(env["gpus"][0].value("name", "").empty());
+  EXPECT_FALSE(env.value("nccl_runtime", "").empty());
+  EXPECT_FALSE(env.value("driver_version", "").empty());
+  EXPECT_EQ(env.value("env", nlohmann::json::object()).value("NCCL_NVLS_ENABLE", ""), "0");
+}
+
+TEST(RingShiftGpu, OneRankAllDtypesPass) { ExpectAllPass(1, RunHarness(1, "tests/gpu/ring_shift_pass.yaml")); }
+TEST(RingShiftGpu, TwoRanksSharingTheGpuPass) { ExpectAllPass(2, RunHarness(2, "tests/gpu/ring_shift_pass.yaml")); }
+TEST(RingShiftGpu, FourRanksSharingTheGpuPass) { ExpectAllPass(4, RunHarness(4, "tests/gpu/ring_shift_pass.yaml")); }
+
+TEST(RingShiftGpu, CorruptElementFailsNamingTheRank) {
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_corrupt.yaml");
+  EXPECT_EQ(run.exit_code, 0) << run.console;  // `expect: fail` was met
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 2u);
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    EXPECT_EQ(record.result.outcome, Outcome::kFail);
+    EXPECT_TRUE(record.matched);
+    EXPECT_NE(record.result.signature.find('1'), std::string::npos) << record.result.signature;
+    ASSERT_EQ(record.result.ranks.size(), 2u);
+    EXPECT_EQ(record.result.ranks[0].outcome, Outcome::kPass);
+    const RankOutcome& bad = record.result.ranks[1];
+    EXPECT_EQ(bad.outcome, Outcome::kFail);
+    ASSERT_TRUE(bad.mismatch.has_value());
+    const int64_t count = record.params.value("dtype", "") == "bf16" ? 32768 : 16384;
+    EXPECT_EQ(bad.mismatch->wrong_elements, 1);
+    EXPECT_EQ(bad.mismatch->checked_elements, count);
+    EXPECT_EQ(bad.mismatch->first_index, count / 2);
+    EXPECT_NE(bad.mismatch->expected, bad.mismatch->actual);
+    EXPECT_NE(bad.mismatch->actual.find("0x"), std::string::npos) << bad.mismatch->actual;
+  }
+}
+
+TEST(RingShiftGpu, StaleAndPartialBlocksFailWithExactCounts) {
+  HarnessRun run = RunHarness(1, "tests/gpu/ring_shift_stale_partial.yaml");
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 2u);
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    EXPECT_EQ(record.result.outcome, Outcome::kFail);
+    ASSERT_EQ(record.result.ranks.size(), 1u);
+    const RankOutcome& rank = record.result.ranks[0];
+    ASSERT_TRUE(rank.mismatch.has_value());
+    EXPECT_EQ(rank.mismatch->checked_elements, 16384);
+    if (record.scenario == "gpu_ring_shift_stale") {
+      EXPECT_EQ(rank.mismatch->wrong_elements, 16384);  // every element from the older seed
+      EXPECT_EQ(rank.mismatch->first_index, 0);
+    } else {
+      EXPECT_EQ(record.scenario, "gpu_ring_shift_partial");
+      EXPECT_EQ(rank.mismatch->wrong_elements, 8192);  // the unwritten second half
+      EXPECT_EQ(rank.mismatch->first_index, 8192);
+      EXPECT_EQ(rank.mismatch->actual, "-1515870811 (0xa5a5a5a5)");  // the poison
+    }
+  }
+}
+
+TEST(RingShiftGpu, StalledRankTimesOutNamingItsStep) {
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_stall.yaml");
+  EXPECT_LT(run.seconds, 8 + 60) << "the watchdog must end the job soon after the timeout";
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 1u) << run.console;
+  const Record& record = records[0];
+  EXPECT_EQ(record.result.outcome, Outcome::kTimeout);
+  EXPECT_TRUE(record.matched);
+  ASSERT_EQ(record.result.ranks.size(), 2u);
+  EXPECT_EQ(record.result.ranks[1].outcome, Outcome::kTimeout);
+  EXPECT_EQ(record.result.ranks[1].step, "exchange");
+}
+
+}  // namespace
+}  // namespace gh
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  if (!GTEST_FLAG_GET(list_tests)) {
+    std::string why;
+    if (gh::VisibleGpuCount(&why) == 0) {
+      std::printf("SKIP: no GPU visible (%s)\n", why.c_str());
+      return gh::kSkipExitCode;
+    }
+  }
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  return RUN_ALL_TESTS();
+}
