@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/expectation_conditions.h"
 #include "harness/core/point.h"
 
 namespace gh {
@@ -51,7 +52,8 @@ std::string Expectation::ToString() const {
 Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
                            const EnvironmentFacts& facts) {
   for (const ExpectationRule& rule : set.rules) {
-    if (ParamConditionsHold(rule, point) && FactConditionsHold(rule, point, facts)) {
+    if (ParamConditionsHold(rule, point) && FactConditionsHold(rule, point, facts) &&
+        RangeAndEnvConditionsHold(rule, point, facts)) {
       return rule.expect;
     }
   }

@@ -26,6 +26,11 @@ struct ExpectationRule {
   // Environment fact -> accepted values ("backend" -> {"cuda"}, "nranks" -> {"2","4"}). A fact
   // the environment does not report fails the condition; "nranks" falls back to the point's.
   std::map<std::string, std::vector<std::string>> when_facts;
+  // Range conditions (expectation_conditions.h): fact -> clauses that must all hold
+  // ("nccl_version" -> ">=2.28.4,<2.29", "nranks" -> ">=2").
+  std::map<std::string, std::string> when_ranges;
+  // Environment variables -> accepted values; std::nullopt accepts "unset".
+  std::map<std::string, std::vector<std::optional<std::string>>> when_env;
   Expectation expect;
 };
 

@@ -40,6 +40,7 @@ EnvironmentFacts EnvironmentFingerprint::Facts() const {
   EnvironmentFacts facts;
   facts.values["backend"] = backend;
   facts.values["nranks"] = absl::StrCat(nranks);
+  facts.values["gpu_shared"] = gpu_shared ? "true" : "false";
   if (!nccl_runtime.empty()) facts.values["nccl_version"] = nccl_runtime;
   for (const auto& [name, value] : env) facts.values[absl::StrCat("env.", name)] = value;
   return facts;

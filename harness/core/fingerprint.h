@@ -40,7 +40,7 @@ struct EnvironmentFingerprint {
   std::string started_at;
 
   nlohmann::json ToJson() const;
-  EnvironmentFacts Facts() const;      // backend, nranks, nccl_version, env vars
+  EnvironmentFacts Facts() const;      // backend, nranks, gpu_shared, nccl_version, env.NAME
 };
 
 // Which environment variables the fingerprint keeps: NCCL_*, CUDA_*, XLA_*, NVIDIA_*, TF_*,

@@ -372,7 +372,7 @@ TEST_F(LoaderTest, WhenErrors) {
   EXPECT_EQ(ErrorOf(head + "  - {when: {size: 4K}, outcome: fail}\n"),
             "scenarios/x.yaml:6:13: expect[0].when.size: not a parameter of kind 'fake_ring' nor "
             "a fact (parameters: bytes, dtype, transport, iters, scale, check; facts: backend, "
-            "nranks)");
+            "nranks, nccl, env, gpu_shared)");
   EXPECT_EQ(ErrorOf(head + "  - pass\n  - {when: {bytes: [4K, 2M]}, outcome: fail}\n"),
             "scenarios/x.yaml:7:25: expect[1].when.bytes[1]: 2M is not a value the bytes axis "
             "takes (its values: 4K, 1M)");
