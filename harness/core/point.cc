@@ -30,7 +30,7 @@ int64_t Point::GetInt(std::string_view name) const {
   const PointParam& p = Lookup(*this, name);
   const auto* v = std::get_if<int64_t>(&p.value);
   if ((p.type != ParamType::kInt && p.type != ParamType::kBytes) || v == nullptr) {
-    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not an int or bytes"));
+    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not int or bytes"));
   }
   return *v;
 }
@@ -39,7 +39,7 @@ double Point::GetFloat(std::string_view name) const {
   const PointParam& p = Lookup(*this, name);
   const auto* v = std::get_if<double>(&p.value);
   if (p.type != ParamType::kFloat || v == nullptr) {
-    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a float"));
+    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not float"));
   }
   return *v;
 }
@@ -48,7 +48,7 @@ bool Point::GetBool(std::string_view name) const {
   const PointParam& p = Lookup(*this, name);
   const auto* v = std::get_if<bool>(&p.value);
   if (p.type != ParamType::kBool || v == nullptr) {
-    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a bool"));
+    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not bool"));
   }
   return *v;
 }
@@ -57,7 +57,7 @@ const std::string& Point::GetString(std::string_view name) const {
   const PointParam& p = Lookup(*this, name);
   const auto* v = std::get_if<std::string>(&p.value);
   if ((p.type != ParamType::kString && p.type != ParamType::kEnum) || v == nullptr) {
-    Die(*this, name, absl::StrCat("is a ", std::string(ParamTypeName(p.type)), ", not a string or enum"));
+    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not string or enum"));
   }
   return *v;
 }

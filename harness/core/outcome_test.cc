@@ -1,0 +1,123 @@
+#include "harness/core/outcome.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+RankOutcome Rank(int rank, Outcome outcome, std::string signature = "",
+                 std::vector<Metric> metrics = {}) {
+  RankOutcome r;
+  r.rank = rank;
+  r.outcome = outcome;
+  r.signature = std::move(signature);
+  r.metrics = std::move(metrics);
+  return r;
+}
+
+TEST(OutcomeNameTest, NamesAndParsesEveryOutcome) {
+  const std::pair<Outcome, std::string> all[] = {
+      {Outcome::kPass, "pass"},   {Outcome::kSkip, "skip"},       {Outcome::kFail, "fail"},
+      {Outcome::kError, "error"}, {Outcome::kTimeout, "timeout"}, {Outcome::kCrash, "crash"}};
+  for (const auto& [outcome, name] : all) {
+    EXPECT_EQ(OutcomeName(outcome), name);
+    absl::StatusOr<Outcome> parsed = ParseOutcome(name);
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, outcome);
+  }
+  absl::StatusOr<Outcome> bad = ParseOutcome("Pass");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "unknown outcome 'Pass' (expected one of pass, skip, fail, error, timeout, crash)");
+}
+
+TEST(ReduceRankOutcomesTest, AllPassKeepsRankZerosMetricsAndRankOrder) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(1, Outcome::kPass, "", {{"time_median_us", 2, "us"}}),
+       Rank(0, Outcome::kPass, "", {{"time_median_us", 1, "us"}})});
+  EXPECT_EQ(point.outcome, Outcome::kPass);
+  EXPECT_EQ(point.signature, "");
+  ASSERT_EQ(point.ranks.size(), 2u);
+  EXPECT_EQ(point.ranks[0].rank, 0);
+  EXPECT_EQ(point.ranks[1].rank, 1);
+  ASSERT_EQ(point.metrics.size(), 1u);
+  EXPECT_EQ(point.metrics[0].value, 1);
+}
+
+TEST(ReduceRankOutcomesTest, MetricsFallBackToTheFirstRankThatHasThem) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(0, Outcome::kPass), Rank(2, Outcome::kPass, "", {{"x", 3, "count"}}),
+       Rank(1, Outcome::kPass, "", {{"x", 2, "count"}})});
+  ASSERT_EQ(point.metrics.size(), 1u);
+  EXPECT_EQ(point.metrics[0].value, 2);
+}
+
+TEST(ReduceRankOutcomesTest, FailWithoutSignatureIsWrongDataWithRanks) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(0, Outcome::kPass), Rank(1, Outcome::kFail), Rank(2, Outcome::kPass)});
+  EXPECT_EQ(point.outcome, Outcome::kFail);
+  EXPECT_EQ(point.signature, "wrong data [ranks 1]");
+}
+
+TEST(ReduceRankOutcomesTest, MostSevereWinsInEnumOrder) {
+  // pass < skip < fail < error < timeout < crash
+  EXPECT_EQ(ReduceRankOutcomes({Rank(0, Outcome::kSkip, "s"), Rank(1, Outcome::kPass)}).outcome,
+            Outcome::kSkip);
+  EXPECT_EQ(ReduceRankOutcomes({Rank(0, Outcome::kSkip, "s"), Rank(1, Outcome::kFail)}).outcome,
+            Outcome::kFail);
+  EXPECT_EQ(ReduceRankOutcomes({Rank(0, Outcome::kError, "e"), Rank(1, Outcome::kFail)}).outcome,
+            Outcome::kError);
+  EXPECT_EQ(ReduceRankOutcomes({Rank(0, Outcome::kError, "e"), Rank(1, Outcome::kTimeout, "t")})
+                .outcome,
+            Outcome::kTimeout);
+  PointOutcome crash = ReduceRankOutcomes(
+      {Rank(0, Outcome::kTimeout, "timeout in exchange"), Rank(1, Outcome::kCrash, "SIGSEGV"),
+       Rank(2, Outcome::kError, "x"), Rank(3, Outcome::kPass)});
+  EXPECT_EQ(crash.outcome, Outcome::kCrash);
+  EXPECT_EQ(crash.signature, "SIGSEGV [ranks 1]");
+}
+
+TEST(ReduceRankOutcomesTest, MostCommonSignatureAmongTheWorstRanks) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(0, Outcome::kError, "ncclSystemError: a"), Rank(1, Outcome::kError, "ncclInternalError: b"),
+       Rank(2, Outcome::kPass), Rank(3, Outcome::kError, "ncclInternalError: b"),
+       Rank(4, Outcome::kFail, "swallowed 3/200")});
+  EXPECT_EQ(point.outcome, Outcome::kError);
+  EXPECT_EQ(point.signature, "ncclInternalError: b [ranks 0,1,3]");
+}
+
+TEST(ReduceRankOutcomesTest, TiesGoToTheLowestRanksSignature) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(3, Outcome::kError, "late"), Rank(1, Outcome::kError, "early")});
+  EXPECT_EQ(point.signature, "early");  // all ranks share the outcome: no rank list
+}
+
+TEST(ReduceRankOutcomesTest, MixedFailSignaturesCountWrongDataAsOne) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(0, Outcome::kFail), Rank(1, Outcome::kFail, "swallowed 3/200"), Rank(2, Outcome::kFail),
+       Rank(3, Outcome::kPass)});
+  EXPECT_EQ(point.signature, "wrong data [ranks 0,1,2]");
+}
+
+TEST(ReduceRankOutcomesTest, SkipWhenAllRanksSkipWithOneReason) {
+  PointOutcome point = ReduceRankOutcomes(
+      {Rank(0, Outcome::kSkip, "needs 2 GPUs"), Rank(1, Outcome::kSkip, "needs 2 GPUs")});
+  EXPECT_EQ(point.outcome, Outcome::kSkip);
+  EXPECT_EQ(point.signature, "needs 2 GPUs");
+}
+
+TEST(ReduceRankOutcomesTest, TimeoutWithoutSignatureStillNamesRanks) {
+  PointOutcome point = ReduceRankOutcomes({Rank(0, Outcome::kPass), Rank(1, Outcome::kTimeout)});
+  EXPECT_EQ(point.signature, "[ranks 1]");
+}
+
+TEST(ReduceRankOutcomesTest, NoRanksIsAnError) {
+  PointOutcome point = ReduceRankOutcomes({});
+  EXPECT_EQ(point.outcome, Outcome::kError);
+  EXPECT_EQ(point.signature, "no rank reported an outcome");
+  EXPECT_TRUE(point.ranks.empty());
+}
+
+}  // namespace
+}  // namespace gh
