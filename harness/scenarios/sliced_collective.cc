@@ -367,6 +367,7 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
 
   int64_t algorithm_bytes = params.output_count(nranks) * int64_t(sizeof(float));
   out.metrics = TimingMetrics(SummarizeTimings(samples), double(algorithm_bytes));
+  out.metrics.push_back({"checked_elements", double(expected.size()), "count"});
   for (Metric& m : SliceLayoutMetrics(*producer.allocation, operand)) out.metrics.push_back(m);
 
   ctx.SetStep("release");

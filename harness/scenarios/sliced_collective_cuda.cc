@@ -270,6 +270,7 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
 
   int64_t algorithm_bytes = output_count * int64_t(sizeof(float));
   out.metrics = TimingMetrics(SummarizeTimings(samples), double(algorithm_bytes));
+  out.metrics.push_back({"checked_elements", double(expected.size()), "count"});
   for (Metric& m : SliceLayoutMetrics(*producer.allocation, produced + SliceBeginRow(params, rank) * params.cols)) {
     out.metrics.push_back(m);
   }
