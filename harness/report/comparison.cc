@@ -150,7 +150,13 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     const Outcome outcome = record.result.outcome;
     ++point.trials;
     ++point.outcome_counts[outcome];
-    if (!record.matched) ++point.unmet;
+    if (!record.matched) {
+      ++point.unmet;
+      if (point.first_unmet_signature.empty()) {
+        point.first_unmet_signature =
+            record.result.signature.empty() ? std::string(OutcomeName(outcome)) : record.result.signature;
+      }
+    }
     if (outcome > point.worst) point.worst = outcome;
     if (outcome == Outcome::kPass) {
       ++point.passed;

@@ -58,6 +58,7 @@ struct PointTrials {
   std::vector<std::pair<std::string, int>> failure_counts;
   std::vector<std::string> failure_classes;  // sorted, distinct SignatureClass of failed trials
   std::string first_failure_signature;       // full text, for tooltips and lists
+  std::string first_unmet_signature;         // the first unmatched trial's signature (or outcome)
   std::string skip_reason;                   // of the first skipped trial
   Expectation expected;                      // the first trial's
   std::vector<Metric> metrics;  // per metric name, the median over passing trials

@@ -163,7 +163,8 @@ std::string RenderSummaryMarkdown(const ReportInput& input) {
   AppendEntrySection(
       out, "Unmet expectations", comparison, sweep, [](const PointComparison& e) { return !e.expectation_met(); },
       {"expected", "got", "signature"}, [](const PointComparison& e) {
-        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now), SignatureOf(*e.now)};
+        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
+                                        Clip(e.now->first_unmet_signature)};
       });
   auto change_is = [](BaselineChange change) {
     return [change](const PointComparison& e) { return e.change == change; };

@@ -1,0 +1,116 @@
+#include "harness/report/report_html.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/report/report_test_records.h"
+
+namespace gh {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+int Count(const std::string& haystack, const std::string& needle) {
+  int n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
+
+std::string RenderSmallSweep(bool with_baseline) {
+  testing::SmallSweep s = testing::MakeSmallSweep();
+  static Comparison comparison;  // ReportInput points at it
+  comparison = CompareResults(s.records, with_baseline ? &s.baseline : nullptr);
+  static SweepInfo sweep;
+  sweep = s.sweep;
+  ReportInput input{"gpuharness sweep nccl_small", &comparison, &sweep, s.environments,
+                    with_baseline ? "results/baseline" : ""};
+  return RenderReportHtml(input);
+}
+
+TEST(ReportHtmlTest, SelfContained) {
+  std::string html = RenderSmallSweep(true);
+  EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
+  EXPECT_THAT(html, HasSubstr("<style>"));
+  EXPECT_THAT(html, Not(HasSubstr("http://")));
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
+  EXPECT_THAT(html, Not(HasSubstr("src=")));
+  EXPECT_THAT(html, Not(HasSubstr("<script")));
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  EXPECT_THAT(html, Not(HasSubstr("@import")));
+  EXPECT_THAT(html, Not(HasSubstr("url(")));
+  EXPECT_THAT(html, HasSubstr("</body></html>"));
+}
+
+TEST(ReportHtmlTest, HeatmapEntriesCarryOutcomeClasses) {
+  std::string html = RenderSmallSweep(true);
+  // ring: 4 cells x 2 sizes = 8 entries: 6 pass, 1 skip, 1 error (a regression, unmet).
+  // capture: 4 cells x 2 = 8 entries: 7 pass, 1 crash (worst of error, crash, error; unmet).
+  EXPECT_EQ(Count(html, "class=\"entry o-pass\""), 13);
+  EXPECT_EQ(Count(html, "class=\"entry o-skip\""), 1);
+  EXPECT_EQ(Count(html, "class=\"entry o-error regression unexpected\""), 1);
+  EXPECT_EQ(Count(html, "class=\"entry o-crash unexpected\""), 1);
+  EXPECT_EQ(Count(html, "<td class=\"entry"), 16);
+  EXPECT_EQ(Count(html, "<table class=\"heatmap\">"), 2);
+  // The tooltip holds the point, the text and the full signature, escaped.
+  EXPECT_THAT(html, HasSubstr("title=\"ring/bytes=1M/np=2\nncclUnhandledCudaError\nncclUnhandledCudaError: Cuda "
+                              "failure 1 &#39;invalid argument&#39; | see log [ranks 1]\nexpected: pass\n"
+                              "baseline: pass\nregression\""));
+  EXPECT_THAT(html, HasSubstr(">ncclUnhandledCudaError (regression)</td>"));
+  EXPECT_THAT(html, HasSubstr(">3/3 failed (2 swallowed, 1 crash (SIGSEGV)) (unexpected)</td>"));
+  EXPECT_THAT(html, HasSubstr(">skip: no symmetric memory</td>"));
+}
+
+TEST(ReportHtmlTest, RowsAreCellsAndColumnsAreSweptParameters) {
+  std::string html = RenderSmallSweep(false);
+  EXPECT_THAT(html, HasSubstr("<tr><th>proto</th><th>nccl</th><th>bytes=4K</th><th>bytes=1M</th></tr>"));
+  EXPECT_THAT(html, HasSubstr("<tr><th>proto</th><th>nccl</th><th>background=on</th><th>background=off</th></tr>"));
+  EXPECT_THAT(html, HasSubstr("<tr><th>simple</th><th>2.28.3</th><td class=\"entry o-pass\""));
+}
+
+TEST(ReportHtmlTest, PlotsTheMetricPerCell) {
+  std::string html = RenderSmallSweep(false);
+  // Only ring has metrics and a numeric swept size: one plot, a series per cell that has values.
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
+  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 4);
+  EXPECT_THAT(html, HasSubstr("<title>simple / 2.28.3, bytes=1M: 66.0 GB/s</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>ll / 2.28.3, bytes=1M: 33.0 GB/s</title>"));
+  EXPECT_THAT(html, HasSubstr("bytes (log scale)"));
+  EXPECT_THAT(html, HasSubstr("bandwidth (GB/s, median over passing trials) by bytes"));
+}
+
+TEST(ReportHtmlTest, ComparisonListsAndEnvironment) {
+  std::string html = RenderSmallSweep(true);
+  EXPECT_THAT(html, HasSubstr("<h2>Unmet expectations (2)</h2>"));
+  EXPECT_THAT(html, HasSubstr("<h2>Regressions (1)</h2>"));
+  EXPECT_THAT(html, HasSubstr("<h2>Vanished points (1)</h2>"));
+  EXPECT_THAT(html, HasSubstr("<td>ring/bytes=16M/np=2</td>"));
+  EXPECT_THAT(html, HasSubstr("<h2>Environment</h2>"));
+  EXPECT_THAT(html, HasSubstr("<td>2× NVIDIA H200 (sm 9.0)</td>"));
+  EXPECT_THAT(html, HasSubstr("<td>2.28.3 (built with 2.28.9)</td>"));
+  EXPECT_THAT(html, HasSubstr("<td>Open MPI v4.1.6</td>"));
+}
+
+TEST(ReportHtmlTest, EscapesUserText) {
+  std::vector<Record> records = {testing::MakeRecord(
+      {.point_suffix = "tag=<b>/np=2", .outcome = Outcome::kError,
+       .signature = "<script>alert('x')</script> & \"quoted\"", .cell = {{"flags", "<img src=x onerror=y>"}}})};
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"title <i>", &comparison, nullptr, {}, ""};
+  std::string html = RenderReportHtml(input);
+  EXPECT_THAT(html, Not(HasSubstr("<script>")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>")));
+  EXPECT_THAT(html, Not(HasSubstr("<i>")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"));
+  EXPECT_THAT(html, HasSubstr("<th>&lt;img src=x onerror=y&gt;</th>"));
+  EXPECT_THAT(html, HasSubstr("<title>title &lt;i&gt;</title>"));
+}
+
+TEST(EscapeHtmlTest, AllSpecialCharacters) {
+  EXPECT_EQ(EscapeHtml("a&b<c>d\"e'f"), "a&amp;b&lt;c&gt;d&quot;e&#39;f");
+}
+
+}  // namespace
+}  // namespace gh

@@ -1,0 +1,209 @@
+#include "harness/report/report_writer.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "harness/report/report_golden.h"
+#include "harness/report/report_test_records.h"
+
+namespace gh {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+namespace fs = std::filesystem;
+
+class ReportWriterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/gh_report_writer_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    root_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void WriteRecords(const std::string& dir, const std::vector<Record>& records) {
+    ASSERT_TRUE(MakeDirectories(dir).ok());
+    absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(dir + "/records.jsonl");
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    for (const Record& record : records) ASSERT_TRUE(writer->Append(record).ok());
+  }
+  void WriteText(const std::string& path, const std::string& text) {
+    ASSERT_TRUE(MakeDirectories(fs::path(path).parent_path().string()).ok());
+    ASSERT_TRUE(WriteFileAtomically(path, text).ok());
+  }
+  // The small sweep as the driver leaves it: records, sweep.json, two cells' environments.
+  std::string WriteSmallSweep(const std::string& name) {
+    testing::SmallSweep s = testing::MakeSmallSweep();
+    const std::string dir = root_ + "/" + name;
+    WriteRecords(dir, s.records);
+    WriteText(dir + "/sweep.json", s.sweep.ToJson().dump(2));
+    // Directory names deliberately out of sweep order: the sweep's order wins.
+    WriteText(dir + "/cells/a_last/environment.json", s.environments[1].fingerprint.dump());
+    WriteRecords(dir + "/cells/a_last", {testing::MakeRecord({.cell = {{"proto", "ll"}, {"nccl", "2.28.9"}}})});
+    WriteText(dir + "/cells/b_first/environment.json", s.environments[0].fingerprint.dump());
+    WriteRecords(dir + "/cells/b_first",
+                 {testing::MakeRecord({.cell = {{"proto", "simple"}, {"nccl", "2.28.3"}}})});
+    return dir;
+  }
+  std::string WriteBaseline(const std::string& name) {
+    const std::string dir = root_ + "/" + name;
+    WriteRecords(dir, testing::MakeSmallSweep().baseline);
+    return dir;
+  }
+  static bool Exists(const std::string& path) { return fs::exists(path); }
+
+  std::string root_;
+};
+
+TEST_F(ReportWriterTest, WritesTheThreeReportsIntoDir) {
+  const std::string dir = WriteSmallSweep("sweep");
+  const std::string baseline = WriteBaseline("baseline");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir, .baseline_dir = baseline});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_status, 1);
+  EXPECT_EQ(result->comparison.counts.regressions, 1);
+  EXPECT_EQ(result->headline,
+            "16 points (32 trials): 13 pass, 1 skip, 1 error, 1 crash; 2 unmet expectations; vs baseline: "
+            "1 regression, 0 fixes, 0 changed signatures, 8 new, 1 vanished");
+  EXPECT_EQ(result->written, (std::vector<std::string>{dir + "/summary.md", dir + "/report.html",
+                                                       dir + "/junit.xml"}));
+  absl::StatusOr<std::string> summary = ReadFileToString(dir + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  // The same golden as the renderer's test, except for the baseline's path.
+  std::string golden = testing::Golden("small_sweep_summary.md", *summary);
+  golden.replace(golden.find("Baseline: results/baseline"), 26, "Baseline: " + baseline);
+  EXPECT_EQ(*summary, golden);
+  absl::StatusOr<std::string> html = ReadFileToString(dir + "/report.html");
+  ASSERT_TRUE(html.ok());
+  EXPECT_THAT(*html, StartsWith("<!DOCTYPE html>"));
+  EXPECT_THAT(*html, HasSubstr("<title>gpuharness sweep nccl_small</title>"));
+  absl::StatusOr<std::string> junit = ReadFileToString(dir + "/junit.xml");
+  ASSERT_TRUE(junit.ok());
+  EXPECT_THAT(*junit, HasSubstr("<testsuite"));
+  EXPECT_THAT(*junit, HasSubstr("nccl_small"));
+}
+
+TEST_F(ReportWriterTest, OutDirAndPassingResultsExitZero) {
+  const std::string dir = root_ + "/run";
+  WriteRecords(dir, {testing::MakeRecord({}), testing::MakeRecord({.point_suffix = "bytes=1M/np=2"})});
+  WriteText(dir + "/environment.json", R"({"backend": "host", "nranks": 2, "env": {"OMPI_MCA_btl": "self"}})");
+  const std::string out = root_ + "/elsewhere/reports";
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir, .out_dir = out});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->exit_status, 0);
+  EXPECT_TRUE(Exists(out + "/summary.md"));
+  EXPECT_TRUE(Exists(out + "/report.html"));
+  EXPECT_TRUE(Exists(out + "/junit.xml"));
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+  absl::StatusOr<std::string> summary = ReadFileToString(out + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_THAT(*summary, StartsWith("# gpuharness results run\n\n**2 points (2 trials): 2 pass; 0 unmet "
+                                   "expectations**\n"));
+  EXPECT_THAT(*summary, HasSubstr("| cell | backend | ranks |\n|---|---|---|\n| run | host | 2 |\n"));
+  EXPECT_THAT(*summary, HasSubstr("| OMPI_MCA_btl | self |\n"));
+}
+
+TEST_F(ReportWriterTest, TornLastLineIsSkippedAndCounted) {
+  const std::string dir = root_ + "/torn";
+  WriteRecords(dir, {testing::MakeRecord({})});
+  {
+    std::string text = *ReadFileToString(dir + "/records.jsonl");
+    WriteText(dir + "/records.jsonl", text + "{\"schema_version\": 1, \"scen");
+  }
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir});
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->torn_lines, 1);
+  EXPECT_EQ(result->comparison.counts.points, 1);
+}
+
+TEST_F(ReportWriterTest, MissingDirIsBadInputAndWritesNothing) {
+  const std::string out = root_ + "/out";
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = root_ + "/nope", .out_dir = out});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), root_ + "/nope: no such results directory");
+  EXPECT_FALSE(Exists(out));
+}
+
+TEST_F(ReportWriterTest, FileInsteadOfDirIsBadInput) {
+  WriteText(root_ + "/file", "x");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = root_ + "/file"});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), root_ + "/file: not a directory");
+}
+
+TEST_F(ReportWriterTest, DirWithoutRecordsIsBadInputAndWritesNothing) {
+  const std::string dir = root_ + "/empty";
+  ASSERT_TRUE(MakeDirectories(dir).ok());
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(),
+            dir + "/records.jsonl: missing: not a results directory (gpuharness run/sweep --out writes it)");
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST_F(ReportWriterTest, DamagedRecordNamesFileAndLine) {
+  const std::string dir = root_ + "/damaged";
+  WriteRecords(dir, {testing::MakeRecord({})});
+  std::string good = *ReadFileToString(dir + "/records.jsonl");
+  WriteText(dir + "/records.jsonl", good + "not json\n" + good);
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), dir + "/records.jsonl:2: not a JSON object (a damaged records file?)");
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+}
+
+TEST_F(ReportWriterTest, MalformedSweepJsonNamesLineAndColumnAndWritesNothing) {
+  const std::string dir = WriteSmallSweep("bad_sweep");
+  WriteText(dir + "/sweep.json", "{\n  \"matrix_name\": \"x\",\n  \"axes\": [,]\n}\n");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(result.status().message()), StartsWith(dir + "/sweep.json:3:12: invalid JSON: "));
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+  EXPECT_FALSE(Exists(dir + "/report.html"));
+  EXPECT_FALSE(Exists(dir + "/junit.xml"));
+}
+
+TEST_F(ReportWriterTest, SweepJsonOfTheWrongShapeNamesTheKey) {
+  const std::string dir = WriteSmallSweep("wrong_sweep");
+  WriteText(dir + "/sweep.json", R"({"cells": [{"id": 7}]})");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(), dir + "/sweep.json: cells[0].id: expected a string");
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+}
+
+TEST_F(ReportWriterTest, BadBaselineIsBadInputAndWritesNothing) {
+  const std::string dir = WriteSmallSweep("sweep");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir, .baseline_dir = root_ + "/missing"});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(result.status().message(), "baseline: " + root_ + "/missing: no such results directory");
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+}
+
+TEST_F(ReportWriterTest, UncreatableOutDirIsBadInput) {
+  const std::string dir = root_ + "/run";
+  WriteRecords(dir, {testing::MakeRecord({})});
+  WriteText(root_ + "/blocker", "a file where a directory should be");
+  absl::StatusOr<ReportResult> result = WriteReports({.dir = dir, .out_dir = root_ + "/blocker/out"});
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(result.status().message()), StartsWith(root_ + "/blocker/out: cannot create: "));
+}
+
+}  // namespace
+}  // namespace gh

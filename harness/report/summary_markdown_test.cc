@@ -1,0 +1,101 @@
+#include "harness/report/summary_markdown.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/report/report_golden.h"
+#include "harness/report/report_test_records.h"
+
+namespace gh {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SummaryMarkdownTest, GoldenSmallSweepWithBaseline) {
+  testing::SmallSweep s = testing::MakeSmallSweep();
+  Comparison comparison = CompareResults(s.records, &s.baseline);
+  ReportInput input{"gpuharness sweep nccl_small", &comparison, &s.sweep, s.environments, "results/baseline"};
+  std::string actual = RenderSummaryMarkdown(input);
+  EXPECT_EQ(actual, testing::Golden("small_sweep_summary.md", actual));
+}
+
+// The seeds' shape: rows are versions, columns the swept size, entries the error's short form.
+TEST(SummaryMarkdownTest, VersionBisectTableLikeTheSeed) {
+  std::vector<Record> records;
+  for (const char* version : {"0.10.0", "0.10.1", "0.10.2", "0.8.0"}) {
+    for (const char* shard : {"1024", "2048"}) {
+      testing::RecordSpec spec{.scenario = "einsum", .point_suffix = std::string("per_dev=") + shard + "/np=8",
+                               .cell = {{"jax", version}}};
+      if (std::string(shard) == "2048" && std::string(version) == "0.10.2") {
+        spec.outcome = Outcome::kError;
+        spec.signature = "FAILED_PRECONDITION: during context [hlo verifier]: Asynchronous computation";
+      }
+      if (std::string(shard) == "2048" && std::string(version) == "0.8.0") {
+        spec.outcome = Outcome::kCrash;
+        spec.signature = "rank 3 killed by SIGSEGV in compile";
+      }
+      records.push_back(testing::MakeRecord(spec));
+    }
+  }
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"bisect", &comparison, nullptr, {}, ""};
+  EXPECT_THAT(RenderSummaryMarkdown(input),
+              HasSubstr("## einsum (ring_shift)\n\n"
+                        "| jax | per_dev=1024 | per_dev=2048 |\n"
+                        "|---|---|---|\n"
+                        "| 0.10.0 | pass | pass |\n"
+                        "| 0.10.1 | pass | pass |\n"
+                        "| 0.10.2 | pass | FAILED_PRECONDITION |\n"
+                        "| 0.8.0 | pass | crash (SIGSEGV) |\n\n"));
+}
+
+// A plain run (no cells) with many swept combinations keeps the widest parameter in the columns.
+TEST(SummaryMarkdownTest, PlainRunWideSweepMovesParametersIntoRows) {
+  std::vector<Record> records;
+  for (const char* dtype : {"f32", "bf16"}) {
+    for (const char* bytes : {"4K", "64K", "1M", "16M", "256M"}) {
+      records.push_back(testing::MakeRecord(
+          {.point_suffix = std::string("bytes=") + bytes + "/dtype=" + dtype + "/np=2",
+           .metrics = {{"time_median_us", 12.5, "us"}}}));
+    }
+  }
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"run", &comparison, nullptr, {}, ""};
+  std::string md = RenderSummaryMarkdown(input);
+  EXPECT_THAT(md, HasSubstr("| dtype | bytes=4K | bytes=64K | bytes=1M | bytes=16M | bytes=256M |\n"
+                            "|---|---|---|---|---|---|\n"
+                            "| f32 | pass | pass | pass | pass | pass |\n"
+                            "| bf16 | pass | pass | pass | pass | pass |\n"));
+  EXPECT_THAT(md, HasSubstr("Median time (median over passing trials):\n\n"
+                            "| dtype | bytes=4K | bytes=64K | bytes=1M | bytes=16M | bytes=256M |\n"
+                            "|---|---|---|---|---|---|\n"
+                            "| f32 | 12.5 us | 12.5 us | 12.5 us | 12.5 us | 12.5 us |\n"));
+  EXPECT_THAT(md, HasSubstr("**10 points (10 trials): 10 pass; 0 unmet expectations**"));
+}
+
+TEST(SummaryMarkdownTest, SinglePointPlainRun) {
+  Comparison comparison = CompareResults({testing::MakeRecord({.outcome = Outcome::kSkip, .signature = "no GPU"})},
+                                         nullptr);
+  ReportInput input{"run", &comparison, nullptr, {}, ""};
+  EXPECT_THAT(RenderSummaryMarkdown(input),
+              HasSubstr("| scenario | result |\n|---|---|\n| ring | skip: no GPU |\n"));
+}
+
+TEST(SummaryMarkdownTest, CellsNotRunAreListed) {
+  testing::SmallSweep s = testing::MakeSmallSweep();
+  s.sweep.cells[1].status = "setup_failed";
+  s.sweep.cells[1].detail = "pip install failed | exit 1";
+  Comparison comparison = CompareResults(s.records, nullptr);
+  ReportInput input{"t", &comparison, &s.sweep, {}, ""};
+  EXPECT_THAT(RenderSummaryMarkdown(input),
+              HasSubstr("## Cells not run (1)\n\n| cell | status | detail |\n|---|---|---|\n"
+                        "| ll / 2.28.3 | setup_failed | pip install failed \\| exit 1 |\n"));
+}
+
+TEST(EscapeMarkdownCellTest, PipesBackslashesAngleBracketsAndNewlines) {
+  EXPECT_EQ(EscapeMarkdownCell("a|b\\c<d>e\nf\rg"), "a\\|b\\\\c&lt;d&gt;e f g");
+}
+
+}  // namespace
+}  // namespace gh
