@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 4's GPU run, in one device call. Runs scenarios/sliced_collective.yaml and
+# scenarios/ring_shift_device.yaml over:
+#   NCCL 2.28.9 (pip wheel) x 2.28.3 (system),
+#   NCCL_CUMEM_ENABLE unset x 0,
+#   1 rank x 2 ranks sharing the GPU (--share-gpu).
+# Optionally it also runs the sliced_collective GPU tests.
+# Everything lands in one tarball under $OUT (the run tool brings back at most 8 files); the
+# console tables are printed as they come.
+#
+# Usage (run tool, carry [".deps/sliced"]):
+#   scripts/device-check-sliced.sh [--tests] [--configs "wheel:unset:1 system:0:2 ..."]
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${OUT:-/tmp/gh_sliced_out}
+work=/tmp/gh_sliced
+rm -rf "$work"
+mkdir -p "$work" "$out"
+run_tests=0
+configs=""
+for nccl in wheel system; do
+  for cumem in unset 0; do
+    for np in 1 2; do configs+="$nccl:$cumem:$np "; done
+  done
+done
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --tests) run_tests=1; shift ;;
+    --configs) configs=$2; shift 2 ;;
+    *) echo "device-check-sliced.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+
+for config in $configs; do
+  IFS=: read -r nccl cumem np <<<"$config"
+  name="nccl-${nccl}_cumem-${cumem}_np${np}"
+  dir=$work/$name
+  mkdir -p "$dir"
+  launch=""
+  share=""
+  if [[ "$np" -gt 1 ]]; then
+    launch="mpirun --oversubscribe -np $np -x LD_LIBRARY_PATH -x PATH -x NCCL_NVLS_ENABLE"
+    [[ "$cumem" != unset ]] && launch+=" -x NCCL_CUMEM_ENABLE"
+    share="--share-gpu"
+  fi
+  echo "=== $name"
+  (
+    [[ "$cumem" != unset ]] && export NCCL_CUMEM_ENABLE=$cumem
+    source "$root/scripts/device-run.sh" --name sliced --nccl "$nccl" >"$dir/preflight.txt" 2>&1
+    grep '^nccl:' "$dir/preflight.txt"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    timeout 150 $launch gpuharness run "$root/scenarios/sliced_collective.yaml" \
+      "$root/scenarios/ring_shift_device.yaml" --out "$dir/results" --backend cuda $share \
+      >"$dir/console.txt" 2>&1
+    echo "exit $? in $(( $(date +%s) - start ))s" | tee "$dir/exit.txt"
+    tail -n 40 "$dir/console.txt"
+  )
+done
+
+if [[ $run_tests -eq 1 ]]; then
+  echo "=== ctest -R SlicedCollectiveGpu (NCCL wheel)"
+  (
+    source "$root/scripts/device-run.sh" --name sliced --nccl wheel >/dev/null 2>&1
+    timeout 300 ctest --test-dir "$root/build-sliced" -R SlicedCollectiveGpu --output-on-failure \
+      >"$work/ctest_gpu.txt" 2>&1
+    echo "ctest exit $?"
+    grep -E "tests passed|Test +#|Failed|Passed|\*\*\*" "$work/ctest_gpu.txt" | tail -n 20
+  )
+fi
+
+tar -C "$work" -czf "$out/sliced_device.tar.gz" .
+ls -la "$out"
