@@ -22,7 +22,7 @@ struct Record {
   std::string kind;
   std::string file;            // scenario file as given on the command line
   std::string point;           // Point::name
-  nlohmann::json params;       // {"bytes": 1048576, "dtype": "f32", ...} every param, typed
+  nlohmann::json params = nlohmann::json::object();  // {"bytes": 1048576, "dtype": "f32", ...} every param, typed
   std::string backend;         // "host" / "cuda"
   int nranks = 1;
   int trial = 0;               // 0-based

@@ -1,0 +1,76 @@
+#include "harness/core/fingerprint.h"
+
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+EnvironmentFingerprint Sample() {
+  EnvironmentFingerprint fp;
+  fp.harness_version = "0.1.0";
+  fp.backend = "cuda";
+  fp.nranks = 2;
+  fp.hosts = {"n1", "n1"};
+  fp.local_ranks = {0, 1};
+  fp.devices = {0, 1};
+  fp.gpus = {{0, "NVIDIA H200", "0000:18:00.0", 9, 0, 150000000000}};
+  fp.driver_version = "580.159.04";
+  fp.cuda_driver_api = "13.0";
+  fp.cuda_runtime = "13.0";
+  fp.nccl_runtime = "2.28.9";
+  fp.nccl_compiled = "2.28.9";
+  fp.mpi_library = "Open MPI v4.1.6";
+  fp.env = {{"NCCL_CUMEM_ENABLE", "0"}, {"XLA_FLAGS", "--xla_gpu_enable_nccl_user_buffers=true"}};
+  fp.started_at = "2026-11-29T09:00:00Z";
+  return fp;
+}
+
+TEST(FingerprintTest, ToJsonHasEveryField) {
+  nlohmann::json j = Sample().ToJson();
+  EXPECT_EQ(j["harness_version"], "0.1.0");
+  EXPECT_EQ(j["backend"], "cuda");
+  EXPECT_EQ(j["nranks"], 2);
+  EXPECT_EQ(j["hosts"], (nlohmann::json{"n1", "n1"}));
+  EXPECT_EQ(j["local_ranks"], (nlohmann::json{0, 1}));
+  EXPECT_EQ(j["devices"], (nlohmann::json{0, 1}));
+  EXPECT_EQ(j["gpu_shared"], false);
+  EXPECT_EQ(j["gpus"][0], (nlohmann::json{{"ordinal", 0},
+                                          {"name", "NVIDIA H200"},
+                                          {"pci_bus_id", "0000:18:00.0"},
+                                          {"sm", "9.0"},
+                                          {"memory_bytes", 150000000000}}));
+  EXPECT_EQ(j["driver_version"], "580.159.04");
+  EXPECT_EQ(j["cuda_driver_api"], "13.0");
+  EXPECT_EQ(j["cuda_runtime"], "13.0");
+  EXPECT_EQ(j["nccl_runtime"], "2.28.9");
+  EXPECT_EQ(j["nccl_compiled"], "2.28.9");
+  EXPECT_EQ(j["mpi_library"], "Open MPI v4.1.6");
+  EXPECT_EQ(j["env"]["NCCL_CUMEM_ENABLE"], "0");
+  EXPECT_EQ(j["started_at"], "2026-11-29T09:00:00Z");
+  EXPECT_EQ(j.size(), 16u);
+}
+
+TEST(FingerprintTest, Facts) {
+  EnvironmentFacts facts = Sample().Facts();
+  EXPECT_EQ(facts.values.at("backend"), "cuda");
+  EXPECT_EQ(facts.values.at("nranks"), "2");
+  EXPECT_EQ(facts.values.at("nccl_version"), "2.28.9");
+  EXPECT_EQ(facts.values.at("env.NCCL_CUMEM_ENABLE"), "0");
+  EXPECT_EQ(facts.values.at("env.XLA_FLAGS"), "--xla_gpu_enable_nccl_user_buffers=true");
+  EnvironmentFingerprint host;
+  host.backend = "host";
+  EXPECT_EQ(host.Facts().values.count("nccl_version"), 0u);  // no NCCL: no fact
+}
+
+TEST(FingerprintTest, FingerprintedEnvVars) {
+  for (const char* name : {"NCCL_DEBUG", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "NVIDIA_TF32_OVERRIDE",
+                           "TF_CPP_MIN_LOG_LEVEL", "OMPI_MCA_btl", "UCX_TLS", "GH_SEED"}) {
+    EXPECT_TRUE(IsFingerprintedEnvVar(name)) << name;
+  }
+  for (const char* name : {"PATH", "HOME", "OMPI_COMM_WORLD_RANK", "NCCL", "cuda_x", "MY_NCCL_X", ""}) {
+    EXPECT_FALSE(IsFingerprintedEnvVar(name)) << name;
+  }
+}
+
+}  // namespace
+}  // namespace gh

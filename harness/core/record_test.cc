@@ -1,0 +1,234 @@
+#include "harness/core/record.h"
+
+#include <cmath>
+
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+Record FullRecord() {
+  Record r;
+  r.scenario = "ring";
+  r.kind = "ring_shift";
+  r.file = "scenarios/ring.yaml";
+  r.point = "ring/bytes=1M/dtype=bf16/np=2";
+  r.params = {{"bytes", 1048576}, {"dtype", "bf16"}, {"scale", 0.1}, {"check", true}};
+  r.backend = "cuda";
+  r.nranks = 2;
+  r.trial = 2;
+  r.trials = 10;
+  r.result.outcome = Outcome::kFail;
+  r.result.signature = "wrong data [ranks 1]";
+  RankOutcome r0;
+  r0.rank = 0;
+  r0.host = "node-a";
+  r0.device = 0;
+  r0.metrics = {{"time_median_us", 15.9, "us"}, {"bandwidth_GBps", 65.95, "GB/s"}};
+  RankOutcome r1;
+  r1.rank = 1;
+  r1.host = "node-a";
+  r1.device = 1;
+  r1.outcome = Outcome::kFail;
+  r1.step = "verify";
+  r1.mismatch = Mismatch{3, 524288, 17, "1.5", "0"};
+  r.result.ranks = {r0, r1};
+  r.result.metrics = r0.metrics;
+  r.expected.outcome = Outcome::kError;
+  r.expected.signature_regex = "Cuda failure [0-9]+";
+  r.expected.reason = "issue 1: \"quoted\"";
+  r.matched = false;
+  r.gpu_shared = true;
+  r.started_at = "2026-11-29T09:30:00.123Z";
+  r.duration_s = 0.1 + 0.2;
+  r.cell = {{"nccl", "2.28.9"}, {"proto", "ll"}};
+  return r;
+}
+
+void ExpectSameRecord(const Record& a, const Record& b) {
+  EXPECT_EQ(a.schema_version, b.schema_version);
+  EXPECT_EQ(a.scenario, b.scenario);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.file, b.file);
+  EXPECT_EQ(a.point, b.point);
+  EXPECT_EQ(a.params, b.params);
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.nranks, b.nranks);
+  EXPECT_EQ(a.trial, b.trial);
+  EXPECT_EQ(a.trials, b.trials);
+  EXPECT_EQ(a.result.outcome, b.result.outcome);
+  EXPECT_EQ(a.result.signature, b.result.signature);
+  ASSERT_EQ(a.result.ranks.size(), b.result.ranks.size());
+  for (size_t i = 0; i < a.result.ranks.size(); ++i) {
+    const RankOutcome& x = a.result.ranks[i];
+    const RankOutcome& y = b.result.ranks[i];
+    EXPECT_EQ(x.rank, y.rank);
+    EXPECT_EQ(x.host, y.host);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.outcome, y.outcome);
+    EXPECT_EQ(x.signature, y.signature);
+    EXPECT_EQ(x.step, y.step);
+    ASSERT_EQ(x.mismatch.has_value(), y.mismatch.has_value());
+    if (x.mismatch) {
+      EXPECT_EQ(x.mismatch->wrong_elements, y.mismatch->wrong_elements);
+      EXPECT_EQ(x.mismatch->checked_elements, y.mismatch->checked_elements);
+      EXPECT_EQ(x.mismatch->first_index, y.mismatch->first_index);
+      EXPECT_EQ(x.mismatch->expected, y.mismatch->expected);
+      EXPECT_EQ(x.mismatch->actual, y.mismatch->actual);
+    }
+    ASSERT_EQ(x.metrics.size(), y.metrics.size());
+    for (size_t m = 0; m < x.metrics.size(); ++m) {
+      EXPECT_EQ(x.metrics[m].name, y.metrics[m].name);
+      EXPECT_EQ(x.metrics[m].value, y.metrics[m].value);  // exact: doubles round-trip
+      EXPECT_EQ(x.metrics[m].unit, y.metrics[m].unit);
+    }
+  }
+  ASSERT_EQ(a.result.metrics.size(), b.result.metrics.size());
+  for (size_t m = 0; m < a.result.metrics.size(); ++m) {
+    EXPECT_EQ(a.result.metrics[m].name, b.result.metrics[m].name);
+    EXPECT_EQ(a.result.metrics[m].value, b.result.metrics[m].value);
+    EXPECT_EQ(a.result.metrics[m].unit, b.result.metrics[m].unit);
+  }
+  EXPECT_EQ(a.expected.outcome, b.expected.outcome);
+  EXPECT_EQ(a.expected.signature_regex, b.expected.signature_regex);
+  EXPECT_EQ(a.expected.reason, b.expected.reason);
+  EXPECT_EQ(a.matched, b.matched);
+  EXPECT_EQ(a.gpu_shared, b.gpu_shared);
+  EXPECT_EQ(a.started_at, b.started_at);
+  EXPECT_EQ(a.duration_s, b.duration_s);
+  EXPECT_EQ(a.cell, b.cell);
+}
+
+TEST(RecordJsonTest, ExactRoundTripThroughText) {
+  Record original = FullRecord();
+  std::string text = RecordToJson(original).dump();
+  absl::StatusOr<Record> back = RecordFromJson(nlohmann::json::parse(text));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameRecord(original, *back);
+  EXPECT_EQ(RecordToJson(*back).dump(), text);
+}
+
+TEST(RecordJsonTest, RoundTripOfADefaultRecordAndAnAbsentRegex) {
+  Record original;
+  original.scenario = "s";
+  original.point = "s/np=1";
+  std::string text = RecordToJson(original).dump();
+  absl::StatusOr<Record> back = RecordFromJson(nlohmann::json::parse(text));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectSameRecord(original, *back);
+  EXPECT_FALSE(back->expected.signature_regex.has_value());
+  // An empty regex is not an absent one.
+  original.expected.signature_regex = "";
+  back = RecordFromJson(RecordToJson(original));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->expected.signature_regex, "");
+}
+
+TEST(RecordJsonTest, FieldNamesAreTheDocumentedOnes) {
+  nlohmann::json j = RecordToJson(FullRecord());
+  std::vector<std::string> keys;
+  for (const auto& item : j.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "backend", "cell", "duration_s", "expected", "file", "gpu_shared", "kind",
+                      "matched", "metrics", "nranks", "outcome", "params", "point", "ranks",
+                      "scenario", "schema_version", "signature", "started_at", "trial", "trials"}));
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["outcome"], "fail");
+  EXPECT_EQ(j["expected"], (nlohmann::json{{"outcome", "error"},
+                                           {"signature", "Cuda failure [0-9]+"},
+                                           {"reason", "issue 1: \"quoted\""}}));
+  EXPECT_EQ(j["metrics"][1], (nlohmann::json{{"name", "bandwidth_GBps"}, {"value", 65.95},
+                                             {"unit", "GB/s"}}));
+  EXPECT_EQ(j["ranks"][1]["mismatch"],
+            (nlohmann::json{{"wrong_elements", 3}, {"checked_elements", 524288},
+                            {"first_index", 17}, {"expected", "1.5"}, {"actual", "0"}}));
+  EXPECT_FALSE(j["ranks"][0].contains("mismatch"));
+  EXPECT_EQ(j["cell"], (nlohmann::json{{"nccl", "2.28.9"}, {"proto", "ll"}}));
+}
+
+TEST(RecordJsonTest, NonFiniteMetricsBecomeNullAndReadBackAsNaN) {
+  Record r = FullRecord();
+  r.result.metrics = {{"bandwidth_GBps", std::nan(""), "GB/s"}};
+  nlohmann::json j = RecordToJson(r);
+  EXPECT_TRUE(j["metrics"][0]["value"].is_null());
+  absl::StatusOr<Record> back = RecordFromJson(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(std::isnan(back->result.metrics[0].value));
+}
+
+TEST(RecordJsonTest, NewerSchemaIsAnError) {
+  nlohmann::json j = RecordToJson(FullRecord());
+  j["schema_version"] = 2;
+  absl::StatusOr<Record> r = RecordFromJson(j);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(),
+            "schema_version 2 is newer than this gpuharness reads (1): use a newer gpuharness");
+}
+
+TEST(RecordJsonTest, MalformedFieldsNameTheField) {
+  auto error_of = [](nlohmann::json j) {
+    absl::StatusOr<Record> r = RecordFromJson(j);
+    EXPECT_FALSE(r.ok());
+    return r.ok() ? std::string() : std::string(r.status().message());
+  };
+  nlohmann::json j = RecordToJson(FullRecord());
+  EXPECT_EQ(error_of(nlohmann::json::array()), "record: expected an object");
+  {
+    nlohmann::json k = j;
+    k.erase("schema_version");
+    EXPECT_EQ(error_of(k), "schema_version: missing");
+  }
+  {
+    nlohmann::json k = j;
+    k["schema_version"] = 0;
+    EXPECT_EQ(error_of(k), "schema_version: invalid version 0");
+  }
+  {
+    nlohmann::json k = j;
+    k["outcome"] = "explode";
+    EXPECT_EQ(error_of(k), "outcome: unknown outcome 'explode' (expected one of pass, skip, "
+                           "fail, error, timeout, crash)");
+  }
+  {
+    nlohmann::json k = j;
+    k["nranks"] = "2";
+    EXPECT_EQ(error_of(k), "nranks: expected an integer");
+  }
+  {
+    nlohmann::json k = j;
+    k["ranks"][1]["mismatch"]["wrong_elements"] = "many";
+    EXPECT_EQ(error_of(k), "ranks[1].mismatch.wrong_elements: expected an integer");
+  }
+  {
+    nlohmann::json k = j;
+    k["ranks"][0]["metrics"][1].erase("name");
+    EXPECT_EQ(error_of(k), "ranks[0].metrics[1].name: missing");
+  }
+  {
+    nlohmann::json k = j;
+    k["cell"]["nccl"] = 2;
+    EXPECT_EQ(error_of(k), "cell.nccl: expected a string");
+  }
+  {
+    nlohmann::json k = j;
+    k["expected"]["outcome"] = nullptr;
+    EXPECT_EQ(error_of(k), "expected.outcome: missing");
+  }
+  {
+    nlohmann::json k = j;
+    k["matched"] = 1;
+    EXPECT_EQ(error_of(k), "matched: expected true or false");
+  }
+}
+
+TEST(RecordJsonTest, UnknownFieldsAreIgnoredForForwardCompatibility) {
+  nlohmann::json j = RecordToJson(FullRecord());
+  j["added_in_1_1"] = {{"x", 1}};
+  absl::StatusOr<Record> r = RecordFromJson(j);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectSameRecord(FullRecord(), *r);
+}
+
+}  // namespace
+}  // namespace gh
