@@ -59,7 +59,9 @@ TEST(VisibleGpuCountTest, ZeroComesWithAReasonAndNeverAnError) {
   EXPECT_EQ(VisibleGpuCount(), count);  // the same answer again: no state left from the first
   // With a driver, nothing is left pending for the next CUDA call. (Without one, every CUDA
   // call keeps failing with the initialisation error: nothing to clear.)
-  if (count > 0) EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  if (count > 0) {
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
 }
 
 // MPI for the GPU tests: a singleton, initialised on first use and finalised at exit.
