@@ -207,3 +207,38 @@ TEST_F(ReportWriterTest, UncreatableOutDirIsBadInput) {
 
 }  // namespace
 }  // namespace gh
+
+namespace gh {
+namespace {
+
+std::string Jsonl(const std::vector<Record>& records) {
+  std::string text;
+  for (const Record& record : records) text += RecordToJson(record).dump() + "\n";
+  return text;
+}
+
+// tests/report.cmake runs `gpuharness report` on harness/report/testdata/cli/: these keep those
+// directories in step with the small sweep and the record schema (GH_UPDATE_GOLDEN=1 rewrites).
+TEST(ReportCliTestdataTest, MatchesTheSmallSweep) {
+  testing::SmallSweep s = testing::MakeSmallSweep();
+  const std::string sweep_records = Jsonl(s.records);
+  EXPECT_EQ(sweep_records, testing::Golden("cli/sweep/records.jsonl", sweep_records));
+  const std::string sweep_json = s.sweep.ToJson().dump(2) + "\n";
+  EXPECT_EQ(sweep_json, testing::Golden("cli/sweep/sweep.json", sweep_json));
+  const std::string environment = s.environments[0].fingerprint.dump(2) + "\n";
+  EXPECT_EQ(environment, testing::Golden("cli/sweep/cells/simple_2.28.3/environment.json", environment));
+  const std::string cell_records = Jsonl({s.records[0]});
+  EXPECT_EQ(cell_records, testing::Golden("cli/sweep/cells/simple_2.28.3/records.jsonl", cell_records));
+  const std::string baseline = Jsonl(s.baseline);
+  EXPECT_EQ(baseline, testing::Golden("cli/baseline/records.jsonl", baseline));
+  std::vector<Record> passing;
+  for (const Record& record : s.baseline) {
+    if (record.cell.at("proto") == "simple" && record.cell.at("nccl") == "2.28.3") passing.push_back(record);
+  }
+  for (Record& record : passing) record.cell.clear();
+  const std::string pass = Jsonl(passing);
+  EXPECT_EQ(pass, testing::Golden("cli/pass/records.jsonl", pass));
+}
+
+}  // namespace
+}  // namespace gh

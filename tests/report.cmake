@@ -1,0 +1,52 @@
+# `gpuharness report` as a user runs it (label "cli"): on the results directories under
+# harness/report/testdata/cli (kept in step with the unit tests' small sweep), asserting exit
+# statuses (0 met, 1 unmet or regression, 2 bad input), the headline and the files written.
+# Reports go to --out under the build tree; the source tree is never written.
+if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+  return()
+endif()
+
+set(_data ${PROJECT_SOURCE_DIR}/harness/report/testdata/cli)
+set(_out ${CMAKE_CURRENT_BINARY_DIR}/report_cli)
+
+function(gh_report_cli_test name expect_exit)
+  cmake_parse_arguments(T "FILES;NOTHING" "OUTPUT" "ARGS" ${ARGN})
+  set(out_dir ${_out}/${name})
+  add_test(NAME gpuharness.cli.report.${name}
+           COMMAND ${CMAKE_COMMAND} -DPROGRAM=$<TARGET_FILE:gpuharness> "-DARGS=report;${T_ARGS}"
+                   -DOUT_DIR=${out_dir} -DEXPECT_EXIT=${expect_exit} "-DEXPECT_OUTPUT=${T_OUTPUT}"
+                   -DEXPECT_FILES=${T_FILES} -DEXPECT_NOTHING=${T_NOTHING}
+                   -P ${CMAKE_CURRENT_SOURCE_DIR}/report/check_report.cmake)
+  set_tests_properties(gpuharness.cli.report.${name} PROPERTIES LABELS cli TIMEOUT 60)
+endfunction()
+
+gh_report_cli_test(AllPassExitsZero 0 FILES
+  ARGS ${_data}/pass --out ${_out}/AllPassExitsZero
+  OUTPUT "2 points \\(2 trials\\): 2 pass; 0 unmet expectations")
+gh_report_cli_test(UnmetExpectationExitsOne 1 FILES
+  ARGS ${_data}/sweep --out ${_out}/UnmetExpectationExitsOne
+  OUTPUT "16 points \\(32 trials\\): 13 pass, 1 skip, 1 error, 1 crash; 2 unmet expectations")
+gh_report_cli_test(RegressionAgainstBaselineExitsOne 1 FILES
+  ARGS ${_data}/sweep --baseline ${_data}/baseline --out ${_out}/RegressionAgainstBaselineExitsOne
+  OUTPUT "vs baseline: 1 regression, 0 fixes, 0 changed signatures, 8 new, 1 vanished")
+gh_report_cli_test(BaselineAgainstItselfExitsZero 0 FILES
+  ARGS ${_data}/baseline --baseline=${_data}/baseline --out=${_out}/BaselineAgainstItselfExitsZero
+  OUTPUT "vs baseline: 0 regressions, 0 fixes, 0 changed signatures, 0 new, 0 vanished")
+gh_report_cli_test(MissingDirIsBadInput 2 NOTHING
+  ARGS ${_data}/no_such_dir --out ${_out}/MissingDirIsBadInput
+  OUTPUT "no_such_dir: no such results directory")
+gh_report_cli_test(MissingBaselineIsBadInput 2 NOTHING
+  ARGS ${_data}/sweep --baseline ${_data}/no_such_baseline --out ${_out}/MissingBaselineIsBadInput
+  OUTPUT "baseline: .*no_such_baseline: no such results directory")
+gh_report_cli_test(UnknownFlagIsBadInput 2 NOTHING
+  ARGS ${_data}/pass --bogus --out ${_out}/UnknownFlagIsBadInput
+  OUTPUT "unknown flag '--bogus'")
+gh_report_cli_test(TwoDirsAreBadInput 2 NOTHING
+  ARGS ${_data}/pass ${_data}/sweep --out ${_out}/TwoDirsAreBadInput
+  OUTPUT "unexpected argument")
+gh_report_cli_test(MissingDirArgumentIsBadInput 2 NOTHING
+  ARGS --out ${_out}/MissingDirArgumentIsBadInput
+  OUTPUT "missing DIR")
+gh_report_cli_test(FlagWithoutValueIsBadInput 2 NOTHING
+  ARGS ${_data}/pass --baseline
+  OUTPUT "--baseline needs a directory")

@@ -1,0 +1,28 @@
+# Runs `gpuharness report` once and checks what a user sees: the exit status, text in the
+# output, the files written (or, for bad input, that nothing was).
+#   cmake -DPROGRAM=... -DARGS="a;b" -DOUT_DIR=... -DEXPECT_EXIT=N [-DEXPECT_OUTPUT=regex]
+#         [-DEXPECT_FILES=ON | -DEXPECT_NOTHING=ON] -P check_report.cmake
+file(REMOVE_RECURSE "${OUT_DIR}")
+execute_process(COMMAND "${PROGRAM}" ${ARGS} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(all "${out}${err}")
+if(NOT status EQUAL EXPECT_EXIT)
+  message(FATAL_ERROR "exit status ${status}, expected ${EXPECT_EXIT}\n${all}")
+endif()
+if(DEFINED EXPECT_OUTPUT AND NOT all MATCHES "${EXPECT_OUTPUT}")
+  message(FATAL_ERROR "output does not match '${EXPECT_OUTPUT}':\n${all}")
+endif()
+if(EXPECT_FILES)
+  foreach(name summary.md report.html junit.xml)
+    if(NOT EXISTS "${OUT_DIR}/${name}")
+      message(FATAL_ERROR "${OUT_DIR}/${name} was not written\n${all}")
+    endif()
+  endforeach()
+  file(READ "${OUT_DIR}/report.html" html)
+  if(html MATCHES "https?://|<script|src=")
+    message(FATAL_ERROR "${OUT_DIR}/report.html is not self-contained")
+  endif()
+endif()
+if(EXPECT_NOTHING AND EXISTS "${OUT_DIR}")
+  message(FATAL_ERROR "bad input, yet ${OUT_DIR} was created\n${all}")
+endif()
+message(STATUS "ok: exit ${status}")
