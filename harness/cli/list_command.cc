@@ -1,0 +1,93 @@
+// `gpuharness list`: every registered kind with its backends, rank requirement and parameters.
+#include <cstdio>
+#include <set>
+#include <string>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "harness/cli/commands.h"
+#include "harness/core/param.h"
+#include "harness/core/registry.h"
+
+namespace gh {
+namespace {
+
+constexpr char kListUsage[] =
+    "usage: gpuharness list [KIND...]\n"
+    "\n"
+    "Prints every scenario kind (or the named ones): what it does, the backends built into this\n"
+    "binary that run it, the rank counts it accepts, and each parameter with its type, default,\n"
+    "allowed values and meaning.\n";
+
+std::string FormatBound(ParamType type, double bound) {
+  if (type == ParamType::kBytes) return FormatBytes(static_cast<int64_t>(bound));
+  if (type == ParamType::kInt) return absl::StrCat(static_cast<int64_t>(bound));
+  return absl::StrFormat("%g", bound);
+}
+
+std::string DescribeParam(const ParamDef& param) {
+  std::string line = absl::StrFormat("    %-12s %-6s default %s", param.name,
+                                     std::string(ParamTypeName(param.type)),
+                                     FormatParamValue(param.type, param.default_value));
+  if (!param.choices.empty()) {
+    absl::StrAppend(&line, "; one of ", absl::StrJoin(param.choices, ", "));
+  }
+  if (param.min && param.max) {
+    absl::StrAppend(&line, "; ", FormatBound(param.type, *param.min), "..",
+                    FormatBound(param.type, *param.max));
+  } else if (param.min) {
+    absl::StrAppend(&line, "; >= ", FormatBound(param.type, *param.min));
+  } else if (param.max) {
+    absl::StrAppend(&line, "; <= ", FormatBound(param.type, *param.max));
+  }
+  absl::StrAppend(&line, "\n");
+  if (!param.help.empty()) absl::StrAppend(&line, "        ", param.help, "\n");
+  return line;
+}
+
+std::string DescribeKind(const KindInfo& kind) {
+  std::vector<std::string> backends;
+  for (Backend backend : kind.backends) backends.emplace_back(BackendName(backend));
+  std::string text = absl::StrCat(kind.name, "\n  ", kind.description, "\n");
+  absl::StrAppend(&text, "  backends: ", backends.empty() ? "none in this build" : absl::StrJoin(backends, ", "),
+                  "\n  ranks: ", kind.ranks.ToString(), "\n  params:\n");
+  for (const ParamDef& param : kind.params) absl::StrAppend(&text, DescribeParam(param));
+  return text;
+}
+
+}  // namespace
+
+int ListCommand(int argc, char** argv) {
+  std::set<std::string> wanted;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kListUsage, stdout);
+      return kExitOk;
+    }
+    if (!arg.empty() && arg[0] == '-') {
+      std::fprintf(stderr, "gpuharness list: unknown flag '%s'\n\n%s", arg.c_str(), kListUsage);
+      return kExitBadInput;
+    }
+    if (ScenarioRegistry::Global().Find(arg) == nullptr) {
+      std::vector<std::string> known;
+      for (const KindInfo* kind : ScenarioRegistry::Global().All()) known.push_back(kind->name);
+      std::fprintf(stderr, "gpuharness list: unknown kind '%s' (known: %s)\n", arg.c_str(),
+                   absl::StrJoin(known, ", ").c_str());
+      return kExitBadInput;
+    }
+    wanted.insert(arg);
+  }
+  bool first = true;
+  for (const KindInfo* kind : ScenarioRegistry::Global().All()) {
+    if (!wanted.empty() && wanted.count(kind->name) == 0) continue;
+    std::printf("%s%s", first ? "" : "\n", DescribeKind(*kind).c_str());
+    first = false;
+  }
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+}  // namespace gh

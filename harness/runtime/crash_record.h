@@ -1,0 +1,42 @@
+// The record written when a job dies during a point × trial. Rank 0 renders it before the
+// point starts, with slots where the details go, and its signal handler fills the slots from
+// the ranks' crash files (DIR/.ranks/rank<r>.crash, "<SIGNAME> in step '<step>'") and writes
+// it in one write(2). Filling is async-signal-safe: no allocation, no locks, no stdio.
+#ifndef GPUHARNESS_RUNTIME_CRASH_RECORD_H_
+#define GPUHARNESS_RUNTIME_CRASH_RECORD_H_
+
+#include <cstddef>
+#include <string>
+
+#include "harness/core/record.h"
+
+namespace gh {
+
+// Renders `record` as one records.jsonl line (ending in '\n') with outcome crash, the point's
+// signature a slot, and per rank (rank 0..nranks-1, host and device as given in
+// record.result.ranks when present) a signature slot and a step slot.
+std::string RenderCrashRecordTemplate(Record record);
+
+// What rank 0's handler found for one rank.
+struct CrashRankText {
+  const char* text = nullptr;  // the rank's crash file ("SIGSEGV in step 'exchange'"), or null
+  size_t length = 0;
+};
+
+// Bytes FillCrashRecord may need for a template of `template_length` bytes and `nranks` ranks.
+size_t CrashRecordCapacity(size_t template_length, int nranks);
+
+// Fills the template's slots into `out` (capacity from CrashRecordCapacity) and returns the
+// length written. The point's signature names each rank that left a crash file ("SIGSEGV on
+// rank 1 in step 'exchange'", several joined by "; "), or "killed by <root_signal>" when none
+// did. Ranks without a file get "no crash report (<root_signal> ended the job)".
+// Async-signal-safe.
+size_t FillCrashRecord(const char* tmpl, size_t tmpl_length, const CrashRankText* ranks,
+                       int nranks, const char* root_signal, char* out, size_t capacity);
+
+// "SIGSEGV", "SIGTERM"...; "SIG?" for others. Async-signal-safe.
+const char* SignalName(int signal_number);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_RUNTIME_CRASH_RECORD_H_

@@ -1,0 +1,467 @@
+#include "harness/runtime/job_runner.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/cli/commands.h"
+#include "harness/core/file_util.h"
+#include "harness/core/fingerprint.h"
+#include "harness/core/records_file.h"
+#include "harness/report/console_table.h"
+#include "harness/report/junit.h"
+#include "harness/runtime/crash_guard.h"
+#include "harness/runtime/crash_record.h"
+#include "harness/runtime/gpu_binding.h"
+#include "harness/runtime/mpi_world.h"
+#include "harness/runtime/outcome_gather.h"
+#include "harness/runtime/point_context.h"
+#include "harness/runtime/timeout_outcome.h"
+#include "harness/runtime/watchdog.h"
+#if defined(GH_HAVE_CUDA)
+#include "harness/runtime/cuda_resources.h"
+#endif
+
+extern char** environ;
+
+namespace gh {
+#if !defined(GH_HAVE_CUDA)
+class CudaResources {};  // never instantiated: the host-only build has no cuda backend
+#endif
+
+namespace {
+
+// Stands in for a point's outcome when the job could not carry on after it.
+constexpr char kAbortedAfterTimeout[] = "not run: job aborted after a timeout in ";
+
+int VisibleGpus() {
+#if defined(GH_HAVE_CUDA)
+  return VisibleGpuCount();
+#else
+  return 0;
+#endif
+}
+
+constexpr bool kBuiltWithCuda =
+#if defined(GH_HAVE_CUDA)
+    true;
+#else
+    false;
+#endif
+
+// The backend the job runs on, the same on every rank (every input is gathered).
+absl::StatusOr<Backend> ChooseBackend(BackendChoice choice, const std::vector<int>& gpus,
+                                      const std::vector<std::string>& hosts) {
+  const auto first_without = std::find(gpus.begin(), gpus.end(), 0);
+  const bool every_rank_has_gpu = !gpus.empty() && first_without == gpus.end();
+  switch (choice) {
+    case BackendChoice::kHost:
+      return Backend::kHost;
+    case BackendChoice::kAuto:
+      return kBuiltWithCuda && every_rank_has_gpu ? Backend::kCuda : Backend::kHost;
+    case BackendChoice::kCuda:
+      if (!kBuiltWithCuda) {
+        return absl::InvalidArgumentError(
+            "--backend cuda: this gpuharness was built without the cuda backend (CUDA and NCCL "
+            "were not found at build time, or GH_ENABLE_CUDA=OFF)");
+      }
+      if (!every_rank_has_gpu) {
+        const int rank = static_cast<int>(first_without - gpus.begin());
+        return absl::InvalidArgumentError(
+            absl::StrCat("--backend cuda: no GPU is visible to rank ", rank, " on host ",
+                         hosts[rank], " (check the driver and CUDA_VISIBLE_DEVICES)"));
+      }
+      return Backend::kCuda;
+  }
+  return Backend::kHost;
+}
+
+void RemoveStaleCrashFiles(const std::string& ranks_dir) {
+  DIR* dir = opendir(ranks_dir.c_str());
+  if (dir == nullptr) return;
+  while (dirent* entry = readdir(dir)) {
+    if (absl::EndsWith(entry->d_name, ".crash")) {
+      unlink(absl::StrCat(ranks_dir, "/", entry->d_name).c_str());
+    }
+  }
+  closedir(dir);
+}
+
+std::string HeadlineMetric(const PointOutcome& result) {
+  for (const Metric& m : result.metrics) {
+    if (m.name == "bandwidth_GBps") return absl::StrFormat("%.3g GB/s", m.value);
+  }
+  for (const Metric& m : result.metrics) {
+    if (m.name == "time_median_us") return absl::StrFormat("%.3g us", m.value);
+  }
+  return "";
+}
+
+class JobRunner {
+ public:
+  JobRunner(const RunOptions& options, const std::vector<LoadedScenario>& scenarios,
+            MpiWorld& world)
+      : options_(options), scenarios_(scenarios), world_(world) {}
+
+  int Run();
+
+ private:
+  bool is_root() const { return world_.rank() == 0; }
+  // Prints on rank 0 only; every rank returns `status` so that all exit alike.
+  int FailOnRoot(int status, const std::string& message) const;
+  absl::Status BindDevices();
+  EnvironmentFingerprint Fingerprint() const;
+  absl::Status PrepareOutDir(const EnvironmentFingerprint& fingerprint);
+  void RunPlanned(size_t index);
+  void RecordSkip(size_t index, const std::string& reason);
+  void AppendRecord(Record record, size_t index);
+  void OnTimeout(absl::Duration timeout, const std::vector<WatchdogReport>& reports);
+  void AbortAfter(size_t index, const std::string& reason, int exit_status);
+  int Finish();
+  int ExitStatus() const;
+
+  const RunOptions& options_;
+  const std::vector<LoadedScenario>& scenarios_;
+  MpiWorld& world_;
+  Backend backend_ = Backend::kHost;
+  std::vector<PlannedRun> plan_;
+  std::vector<int> gpus_;     // per rank
+  std::vector<int> devices_;  // per rank, -1 on host
+  bool gpu_shared_ = false;
+  EnvironmentFacts facts_;
+  std::unique_ptr<CudaResources> cuda_;
+  std::unique_ptr<Watchdog> watchdog_;
+  // Rank 0's results. Touched by the main thread between points and by the watchdog thread
+  // only after it fired (the main thread then never touches them again).
+  std::unique_ptr<RecordsWriter> writer_;
+  std::vector<Record> records_;
+  size_t current_ = 0;
+  absl::Time current_started_;
+};
+
+int JobRunner::FailOnRoot(int status, const std::string& message) const {
+  if (is_root()) {
+    std::fprintf(stderr, "gpuharness run: %s\n", message.c_str());
+    std::fflush(stderr);
+  }
+  return status;
+}
+
+absl::Status JobRunner::BindDevices() {
+  devices_.assign(world_.size(), -1);
+  if (backend_ != Backend::kCuda) return absl::OkStatus();
+  for (int r = 0; r < world_.size(); ++r) {
+    const LocalRankInfo local = ComputeLocalRank(world_.host_hashes(), r);
+    absl::StatusOr<GpuBinding> binding = BindGpu(world_.hosts()[r], local.ranks_on_host,
+                                                 local.local_rank, gpus_[r], options_.share_gpu);
+    if (!binding.ok()) return binding.status();
+    devices_[r] = binding->device;
+    gpu_shared_ = gpu_shared_ || binding->shared;
+  }
+  return absl::OkStatus();
+}
+
+EnvironmentFingerprint JobRunner::Fingerprint() const {
+  EnvironmentFingerprint fp;
+  fp.harness_version = GH_VERSION;
+  fp.backend = std::string(BackendName(backend_));
+  fp.nranks = world_.size();
+  fp.hosts = world_.hosts();
+  for (int r = 0; r < world_.size(); ++r) {
+    fp.local_ranks.push_back(ComputeLocalRank(world_.host_hashes(), r).local_rank);
+  }
+  fp.devices = devices_;
+  fp.gpu_shared = gpu_shared_;
+  fp.mpi_library = world_.library_version();
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const size_t eq = text.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view name = text.substr(0, eq);
+    if (IsFingerprintedEnvVar(name)) fp.env[std::string(name)] = std::string(text.substr(eq + 1));
+  }
+  fp.started_at = Rfc3339Utc(absl::Now());
+#if defined(GH_HAVE_CUDA)
+  if (cuda_ != nullptr) cuda_->FillFingerprint(fp);
+#endif
+  return fp;
+}
+
+absl::Status JobRunner::PrepareOutDir(const EnvironmentFingerprint& fingerprint) {
+  const std::string& dir = options_.out_dir;
+  absl::Status status = MakeDirectories(dir + "/.ranks");
+  if (!status.ok()) return status;
+  RemoveStaleCrashFiles(dir + "/.ranks");
+  status = WriteFileAtomically(dir + "/environment.json", fingerprint.ToJson().dump(2) + "\n");
+  if (!status.ok()) return status;
+  const std::string records_path = dir + "/records.jsonl";
+  const int fd = open(records_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(records_path, ": cannot create: ", std::strerror(errno)));
+  }
+  close(fd);
+  absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(records_path);
+  if (!writer.ok()) return writer.status();
+  writer_ = std::make_unique<RecordsWriter>(*std::move(writer));
+  return absl::OkStatus();
+}
+
+int JobRunner::Run() {
+  gpus_ = world_.AllGather(VisibleGpus());
+  absl::StatusOr<Backend> backend = ChooseBackend(options_.backend, gpus_, world_.hosts());
+  if (!backend.ok()) return FailOnRoot(kExitBadInput, std::string(backend.status().message()));
+  backend_ = *backend;
+
+  absl::StatusOr<std::vector<PlannedRun>> plan =
+      PlanRuns(scenarios_, ScenarioRegistry::Global(), world_.size(), backend_, options_.filter);
+  if (!plan.ok()) return FailOnRoot(kExitBadInput, std::string(plan.status().message()));
+  plan_ = *std::move(plan);
+  if (plan_.empty()) {
+    return FailOnRoot(kExitBadInput,
+                      options_.filter.empty()
+                          ? std::string("the scenarios have no points")
+                          : absl::StrCat("--filter '", options_.filter, "' matches no point"));
+  }
+
+  if (absl::Status bound = BindDevices(); !bound.ok()) {
+    return FailOnRoot(kExitBadInput, std::string(bound.message()));
+  }
+#if defined(GH_HAVE_CUDA)
+  if (backend_ == Backend::kCuda) {
+    if (gpu_shared_) ConfigureNcclForSharedGpu(world_.host(), world_.rank());
+    absl::StatusOr<std::unique_ptr<CudaResources>> cuda =
+        CudaResources::Create(devices_[world_.rank()], world_.scenario_comm());
+    if (!cuda.ok()) {
+      std::fprintf(stderr, "gpuharness run: rank %d: cuda backend start-up failed: %s\n",
+                   world_.rank(), std::string(cuda.status().message()).c_str());
+    } else {
+      cuda_ = *std::move(cuda);
+    }
+    if (!world_.AllTrue(cuda_ != nullptr)) {
+      return FailOnRoot(kExitInfrastructure, "the cuda backend could not start on every rank");
+    }
+  }
+#endif
+
+  const EnvironmentFingerprint fingerprint = Fingerprint();
+  facts_ = fingerprint.Facts();
+  absl::Status prepared = is_root() ? PrepareOutDir(fingerprint) : absl::OkStatus();
+  if (!world_.Broadcast(prepared.ok() ? 1 : 0)) {
+    return FailOnRoot(kExitInfrastructure,
+                      absl::StrCat("cannot write results to ", options_.out_dir, ": ",
+                                   prepared.message()));
+  }
+
+  watchdog_ = std::make_unique<Watchdog>(
+      world_.watchdog_comm(),
+      [this](absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
+        OnTimeout(timeout, reports);
+      });
+  absl::Status guarded = InstallCrashGuard(CrashGuardConfig{
+      options_.out_dir + "/.ranks", world_.rank(), world_.size(), watchdog_->step_slot(),
+      writer_.get()});
+  if (!world_.AllTrue(guarded.ok())) {
+    return FailOnRoot(kExitInfrastructure,
+                      absl::StrCat("cannot install the crash guard: ", guarded.message()));
+  }
+  if (is_root()) {
+    std::printf("gpuharness: %zu point runs on %d rank%s, %s backend%s -> %s\n", plan_.size(),
+                world_.size(), world_.size() == 1 ? "" : "s",
+                std::string(BackendName(backend_)).c_str(),
+                gpu_shared_ ? " (GPU shared by ranks)" : "", options_.out_dir.c_str());
+    std::fflush(stdout);
+  }
+
+  for (size_t i = 0; i < plan_.size(); ++i) RunPlanned(i);
+  return Finish();
+}
+
+void JobRunner::RunPlanned(size_t index) {
+  const PlannedRun& run = plan_[index];
+  if (!run.skip_reason.empty()) {
+    if (is_root()) RecordSkip(index, run.skip_reason);
+    return;
+  }
+  const int rank = world_.rank();
+  current_ = index;
+  current_started_ = absl::Now();
+  if (is_root()) {
+    Record crash = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+    crash.started_at = Rfc3339Utc(current_started_);
+    for (int r = 0; r < world_.size(); ++r) {
+      RankOutcome details;
+      details.rank = r;
+      details.host = world_.hosts()[r];
+      details.device = devices_[r];
+      crash.result.ranks.push_back(std::move(details));
+    }
+    SetPendingCrashRecord(RenderCrashRecordTemplate(std::move(crash)));
+  }
+
+  watchdog_->Arm(run.scenario->spec.timeout);
+  PointContext ctx(run.point, run.trial, backend_, rank, world_.size(),
+                   world_.local().local_rank, world_.scenario_comm(), cuda_.get(),
+                   watchdog_.get());
+  RankOutcome mine;
+  std::unique_ptr<Scenario> scenario = run.kind->make();
+  mine = scenario->Run(ctx);
+  mine.rank = rank;
+  mine.host = world_.host();
+  mine.device = devices_[rank];
+  watchdog_->SetStep(kStepCollect);
+  absl::StatusOr<std::vector<RankOutcome>> gathered =
+      GatherRankOutcomes(world_.gather_comm(), mine);
+  if (!watchdog_->Disarm()) {
+    // The watchdog fired as this point finished: it writes the records and ends the job.
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  if (!gathered.ok()) {
+    AbortAfter(index, absl::StrCat("not run: results of ", run.point.name,
+                                   " could not be gathered: ", gathered.status().message()),
+               kExitInfrastructure);
+  }
+
+  bool recreate = false;
+  if (is_root()) {
+    ClearPendingCrashRecord();
+    Record record = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+    record.started_at = Rfc3339Utc(current_started_);
+    SetResult(record, ReduceRankOutcomes(*std::move(gathered)));
+    recreate = record.result.outcome == Outcome::kError;
+    record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);
+    AppendRecord(std::move(record), index);
+  }
+#if defined(GH_HAVE_CUDA)
+  // An NCCL error can leave the communicator unusable: every rank builds a fresh one.
+  if (cuda_ != nullptr && world_.Broadcast(recreate ? 1 : 0)) {
+    absl::Status recreated = cuda_->Recreate(world_.scenario_comm());
+    if (!world_.AllTrue(recreated.ok())) {
+      AbortAfter(index, absl::StrCat("not run: the NCCL communicator could not be re-created ",
+                                     "after an error in ", run.point.name,
+                                     recreated.ok() ? "" : ": ", recreated.message()),
+                 kExitInfrastructure);
+    }
+  }
+#else
+  (void)recreate;
+#endif
+}
+
+void JobRunner::RecordSkip(size_t index, const std::string& reason) {
+  Record record = RecordFor(plan_[index], backend_, world_.size(), gpu_shared_, facts_);
+  record.started_at = Rfc3339Utc(absl::Now());
+  SetResult(record, SkipOutcome(reason));
+  AppendRecord(std::move(record), index);
+}
+
+void JobRunner::AppendRecord(Record record, size_t index) {
+  if (absl::Status appended = writer_->Append(record); !appended.ok()) {
+    std::fprintf(stderr, "gpuharness run: %s\n", std::string(appended.message()).c_str());
+  }
+  const std::string trial =
+      record.trials > 1 ? absl::StrCat(" #", record.trial) : std::string();
+  const std::string outcome(OutcomeName(record.result.outcome));
+  std::string line = absl::StrFormat("[%zu/%zu] %s%s %s", index + 1, plan_.size(), record.point,
+                                     trial, outcome);
+  if (!record.matched) absl::StrAppend(&line, " (expected ", record.expected.ToString(), ")");
+  if (!record.result.signature.empty()) absl::StrAppend(&line, ": ", record.result.signature);
+  if (std::string metric = HeadlineMetric(record.result); !metric.empty()) {
+    absl::StrAppend(&line, "  ", metric);
+  }
+  absl::StrAppend(&line, absl::StrFormat("  %.1f ms", record.duration_s * 1e3));
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  records_.push_back(std::move(record));
+}
+
+int JobRunner::ExitStatus() const {
+  for (const Record& record : records_) {
+    if (!record.matched) return kExitUnmet;
+  }
+  return kExitOk;
+}
+
+// Rank 0, from the watchdog thread: the main thread is stuck in the point.
+void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
+  ClearPendingCrashRecord();
+  const size_t index = current_;
+  const PlannedRun& run = plan_[index];
+  Record record = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+  record.started_at = Rfc3339Utc(current_started_);
+  SetResult(record, TimeoutOutcome(timeout, reports, world_.hosts(), devices_));
+  record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);
+  AppendRecord(std::move(record), index);
+  AbortAfter(index, absl::StrCat(kAbortedAfterTimeout, run.point.name), -1);
+}
+
+// Rank 0 records every later point as not run (planned skips keep their reason), writes the
+// reports and ends the whole job. Other ranks just end it.
+void JobRunner::AbortAfter(size_t index, const std::string& reason, int exit_status) {
+  if (is_root()) {
+    ClearPendingCrashRecord();
+    for (size_t i = index + 1; i < plan_.size(); ++i) {
+      RecordSkip(i, plan_[i].skip_reason.empty() ? reason : plan_[i].skip_reason);
+    }
+    const int status = Finish();
+    if (exit_status < 0) exit_status = status;
+  }
+#if defined(GH_HAVE_CUDA)
+  if (cuda_ != nullptr) cuda_->AbortFromWatchdog();
+#endif
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, exit_status < 0 ? kExitInfrastructure : exit_status);
+  std::_Exit(exit_status < 0 ? kExitInfrastructure : exit_status);
+}
+
+int JobRunner::Finish() {
+  int status = kExitOk;
+  if (is_root()) {
+    status = ExitStatus();
+    const std::string junit_path = options_.out_dir + "/junit.xml";
+    if (absl::Status written = WriteFileAtomically(junit_path, RenderJUnit(records_, "gpuharness"));
+        !written.ok()) {
+      std::fprintf(stderr, "gpuharness run: %s\n", std::string(written.message()).c_str());
+      status = kExitInfrastructure;
+    }
+    std::printf("\n%s\n", RenderConsoleTable(records_).c_str());
+    std::printf("results: %s/records.jsonl (%zu records), %s/junit.xml, %s/environment.json\n",
+                options_.out_dir.c_str(), records_.size(), options_.out_dir.c_str(),
+                options_.out_dir.c_str());
+    std::fflush(stdout);
+  }
+  return status;
+}
+
+}  // namespace
+
+int RunJob(const RunOptions& options, const std::vector<LoadedScenario>& scenarios, int* argc,
+           char*** argv) {
+  absl::StatusOr<std::unique_ptr<MpiWorld>> world = MpiWorld::Init(argc, argv);
+  if (!world.ok()) {
+    std::fprintf(stderr, "gpuharness run: MPI start-up failed: %s\n",
+                 std::string(world.status().message()).c_str());
+    return kExitInfrastructure;
+  }
+  int status;
+  {
+    JobRunner runner(options, scenarios, **world);
+    status = runner.Run();
+  }
+  // Every rank leaves with rank 0's verdict (mpirun reports the first non-zero status).
+  status = (*world)->Broadcast(status);
+  return status;
+}
+
+}  // namespace gh

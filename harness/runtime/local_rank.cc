@@ -1,0 +1,27 @@
+#include "harness/runtime/local_rank.h"
+
+namespace gh {
+
+uint64_t HostNameHash(std::string_view host) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : host) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+LocalRankInfo ComputeLocalRank(const std::vector<uint64_t>& host_hashes, int rank) {
+  LocalRankInfo info;
+  info.local_size = 0;
+  const uint64_t mine = host_hashes[rank];
+  for (int r = 0; r < static_cast<int>(host_hashes.size()); ++r) {
+    if (host_hashes[r] != mine) continue;
+    if (r < rank) ++info.local_rank;
+    ++info.local_size;
+    info.ranks_on_host.push_back(r);
+  }
+  return info;
+}
+
+}  // namespace gh

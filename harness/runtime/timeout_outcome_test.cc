@@ -1,0 +1,33 @@
+#include "harness/runtime/timeout_outcome.h"
+
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+TEST(TimeoutOutcome, GroupsRanksByStepScenarioStepsFirst) {
+  const std::vector<WatchdogReport> reports = {
+      {0, "collect results"}, {1, "exchange"}, {2, "exchange"}, {3, kUnresponsiveStep}, {4, "verify"}};
+  PointOutcome result = TimeoutOutcome(absl::Seconds(5), reports,
+                                       {"h0", "h0", "h1", "h1", "h2"}, {0, 1, 0, 1, -1});
+  EXPECT_EQ(result.outcome, Outcome::kTimeout);
+  EXPECT_EQ(result.signature,
+            "timeout after 5s in step 'exchange' [ranks 1,2]; step 'verify' [ranks 4]; step "
+            "'collect results' [ranks 0]; unresponsive [ranks 3]");
+  ASSERT_EQ(result.ranks.size(), 5u);
+  EXPECT_EQ(result.ranks[1].step, "exchange");
+  EXPECT_EQ(result.ranks[1].signature, "in step 'exchange'");
+  EXPECT_EQ(result.ranks[1].host, "h0");
+  EXPECT_EQ(result.ranks[1].device, 1);
+  EXPECT_EQ(result.ranks[3].step, "unresponsive");
+  EXPECT_EQ(result.ranks[3].signature, "unresponsive: no report within the grace period");
+  for (const RankOutcome& rank : result.ranks) EXPECT_EQ(rank.outcome, Outcome::kTimeout);
+}
+
+TEST(TimeoutOutcome, OneRank) {
+  PointOutcome result = TimeoutOutcome(absl::Milliseconds(1500), {{0, "exchange"}}, {"h"}, {-1});
+  EXPECT_EQ(result.signature, "timeout after 1.5s in step 'exchange' [ranks 0]");
+}
+
+}  // namespace
+}  // namespace gh

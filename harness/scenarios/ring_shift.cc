@@ -1,0 +1,409 @@
+// ring_shift: registration, parameters, and the host backend (CPU memory, MPI transports).
+// The cuda backend lives in ring_shift_cuda.cu / ring_shift_nccl_cuda.cc; Run() dispatches.
+//
+// Host data: each element's bits are PatternBits(rank, index, seed) cut to the dtype's width,
+// the seed distinct per trial and iteration. Before the final, verified exchange the receive
+// buffer is poisoned; afterwards every element is compared bitwise with the left neighbour's
+// pattern. Faults (the `fault` parameter) exercise the harness itself and always show on
+// fault_rank: corrupt_element flips the lowest bit of element count/2 of what it received;
+// stale_block keeps the timed iterations' data; partial_write has its left neighbour send
+// only the first half; stall sleeps past the timeout in step "exchange"; crash raises SIGSEGV
+// there.
+#include "harness/scenarios/ring_shift.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "harness/core/registry.h"
+#include "harness/core/timing_stats.h"
+#include "harness/runtime/mpi_errors.h"
+#include "harness/runtime/point_context.h"
+#include "harness/scenarios/data_pattern.h"
+
+namespace gh {
+
+int DtypeSize(RingDtype dtype) {
+  switch (dtype) {
+    case RingDtype::kF32: return 4;
+    case RingDtype::kBF16: return 2;
+    case RingDtype::kI32: return 4;
+    case RingDtype::kF64: return 8;
+  }
+  return 1;
+}
+
+namespace {
+
+constexpr char kTransportAuto[] = "auto";
+constexpr char kTransportMpiP2p[] = "mpi_p2p";
+constexpr char kTransportMpiPut[] = "mpi_put";
+constexpr char kTransportNcclP2p[] = "nccl_p2p";
+// MPI counts are ints: larger blocks move in chunks of this many bytes.
+constexpr int64_t kMaxChunkBytes = int64_t{1} << 30;
+constexpr int kExchangeTag = 4242;
+
+RingDtype ParseDtype(const std::string& name) {
+  if (name == "bf16") return RingDtype::kBF16;
+  if (name == "i32") return RingDtype::kI32;
+  if (name == "f64") return RingDtype::kF64;
+  return RingDtype::kF32;  // the loader admits only the declared choices
+}
+
+RingFault ParseFault(const std::string& name) {
+  if (name == "corrupt_element") return RingFault::kCorruptElement;
+  if (name == "stale_block") return RingFault::kStaleBlock;
+  if (name == "partial_write") return RingFault::kPartialWrite;
+  if (name == "stall") return RingFault::kStall;
+  if (name == "crash") return RingFault::kCrash;
+  return RingFault::kNone;
+}
+
+RingShiftParams ParamsFor(const PointContext& ctx) {
+  const Point& point = ctx.point();
+  RingShiftParams params;
+  params.bytes = point.GetInt("bytes");
+  params.dtype = ParseDtype(point.GetString("dtype"));
+  params.transport = point.GetString("transport");
+  if (params.transport == kTransportAuto) {
+    params.transport = ctx.backend() == Backend::kCuda ? kTransportNcclP2p : kTransportMpiP2p;
+  }
+  params.fault = ParseFault(point.GetString("fault"));
+  params.fault_rank =
+      static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
+  return params;
+}
+
+// "<value> (0x<bits>)": the element as the dtype reads it, and its exact bits.
+std::string FormatElement(RingDtype dtype, uint64_t bits) {
+  switch (dtype) {
+    case RingDtype::kF32: {
+      const uint32_t b = static_cast<uint32_t>(bits);
+      float value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%.9g (0x%08x)", value, b);
+    }
+    case RingDtype::kBF16: {
+      const uint32_t b = static_cast<uint32_t>(bits & 0xFFFF) << 16;  // a float's top half
+      float value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%.4g (0x%04x)", value, static_cast<uint32_t>(bits & 0xFFFF));
+    }
+    case RingDtype::kI32: {
+      const uint32_t b = static_cast<uint32_t>(bits);
+      int32_t value;
+      std::memcpy(&value, &b, sizeof(value));
+      return absl::StrFormat("%d (0x%08x)", value, b);
+    }
+    case RingDtype::kF64: {
+      double value;
+      std::memcpy(&value, &bits, sizeof(value));
+      return absl::StrFormat("%.17g (0x%016x)", value, bits);
+    }
+  }
+  return absl::StrFormat("0x%x", bits);
+}
+
+uint64_t WidthMask(int width) {
+  return width >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * width)) - 1;
+}
+
+// Little-endian hosts: an element's bytes are the low bytes of its bits.
+void FillBlock(uint8_t* data, int64_t count, int width, int rank, uint64_t seed) {
+  for (int64_t i = 0; i < count; ++i) {
+    const uint64_t bits = PatternBits(rank, static_cast<uint64_t>(i), seed);
+    std::memcpy(data + i * width, &bits, width);
+  }
+}
+
+uint64_t LoadElement(const uint8_t* data, int64_t index, int width) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, data + index * width, width);
+  return bits;
+}
+
+// Distinct per trial and per iteration (the verified exchange is iteration warmup+iterations).
+uint64_t SeedFor(int trial, int iteration) {
+  return (static_cast<uint64_t>(trial) << 20) | static_cast<uint64_t>(iteration + 1);
+}
+
+class RingShiftHost {
+ public:
+  RingShiftHost(PointContext& ctx, const RingShiftParams& params)
+      : ctx_(ctx), params_(params), comm_(ctx.comm()), rank_(ctx.rank()),
+        nranks_(ctx.nranks()), right_((ctx.rank() + 1) % ctx.nranks()),
+        left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
+        count_(params.count()), bytes_(params.count() * DtypeSize(params.dtype)),
+        put_(params.transport == kTransportMpiPut) {}
+
+  ~RingShiftHost() {
+    if (window_ != MPI_WIN_NULL && window_healthy_) MPI_Win_free(&window_);
+  }
+
+  RankOutcome Run() {
+    RankOutcome out;
+    out.rank = rank_;
+    const int rc = RunSteps(out);
+    if (rc != MPI_SUCCESS) {
+      out.outcome = Outcome::kError;
+      out.signature = MpiErrorSignature(rc);
+      out.step = step_;
+      out.mismatch.reset();
+      out.metrics.clear();
+      window_healthy_ = false;  // freeing is collective; peers may be stuck elsewhere
+    }
+    return out;
+  }
+
+ private:
+  void Step(const char* step) {
+    step_ = step;
+    ctx_.SetStep(step);
+  }
+  bool FaultHere(RingFault fault) const {
+    return params_.fault == fault && params_.fault_rank == rank_;
+  }
+
+  // Sends `send_bytes` of this rank's block to the right neighbour and receives the left
+  // neighbour's into the receive buffer (or, for stale_block on the fault rank, `landing`).
+  int Exchange(int64_t send_bytes, uint8_t* landing) {
+    return put_ ? ExchangePut(send_bytes) : ExchangeP2p(send_bytes, landing);
+  }
+
+  int ExchangeP2p(int64_t send_bytes, uint8_t* landing) {
+    // Both sides walk every chunk of the full block, so the message sequence matches even
+    // when this sender sends less (partial_write).
+    for (int64_t offset = 0; offset < bytes_; offset += kMaxChunkBytes) {
+      const int64_t n = std::min(kMaxChunkBytes, bytes_ - offset);
+      const int64_t s = std::clamp<int64_t>(send_bytes - offset, 0, n);
+      const int rc = MPI_Sendrecv(send_.data() + offset, static_cast<int>(s), MPI_BYTE, right_,
+                                  kExchangeTag, landing + offset, static_cast<int>(n), MPI_BYTE,
+                                  left_, kExchangeTag, comm_, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return MPI_SUCCESS;
+  }
+
+  int ExchangePut(int64_t send_bytes) {
+    int rc = MPI_Win_fence(0, window_);
+    for (int64_t offset = 0; rc == MPI_SUCCESS && offset < send_bytes; offset += kMaxChunkBytes) {
+      const int64_t n = std::min(kMaxChunkBytes, send_bytes - offset);
+      rc = MPI_Put(send_.data() + offset, static_cast<int>(n), MPI_BYTE, right_, offset,
+                   static_cast<int>(n), MPI_BYTE, window_);
+    }
+    if (rc != MPI_SUCCESS) return rc;
+    return MPI_Win_fence(0, window_);
+  }
+
+  // kStall: sleep past the point's timeout inside step "exchange"; the watchdog ends the job.
+  void Stall() {
+    std::this_thread::sleep_for(absl::ToChronoMilliseconds(ctx_.point().spec->timeout) +
+                                std::chrono::seconds(30));
+  }
+
+  int RunSteps(RankOutcome& out) {
+    Step("setup");
+    try {
+      send_.resize(bytes_);
+      if (!put_) receive_storage_.resize(bytes_);
+      if (FaultHere(RingFault::kStaleBlock)) stale_sink_.resize(bytes_);
+    } catch (const std::bad_alloc&) {
+      return MPI_ERR_NO_MEM;
+    }
+    if (put_) {
+      // One window per point, allocated by MPI so that it may use shared memory.
+      uint8_t* base = nullptr;
+      const int rc = MPI_Win_allocate(static_cast<MPI_Aint>(bytes_), 1, MPI_INFO_NULL, comm_,
+                                      &base, &window_);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN);
+      receive_ = base;
+    } else {
+      receive_ = receive_storage_.data();
+    }
+
+    const int warmup = ctx_.warmup();
+    const int iterations = ctx_.iterations();
+    std::vector<double> samples_us;
+    samples_us.reserve(iterations);
+    for (int it = 0; it < warmup + iterations; ++it) {
+      Step("setup");
+      FillBlock(send_.data(), count_, width_, rank_, SeedFor(ctx_.trial(), it));
+      Step("exchange");
+      if (it == 0 && FaultHere(RingFault::kStall)) Stall();
+      if (it == 0 && FaultHere(RingFault::kCrash)) std::raise(SIGSEGV);
+      if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
+      const auto start = std::chrono::steady_clock::now();
+      if (const int rc = Exchange(bytes_, receive_); rc != MPI_SUCCESS) return rc;
+      const auto stop = std::chrono::steady_clock::now();
+      if (it >= warmup) {
+        samples_us.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+      }
+    }
+    out.metrics = TimingMetrics(SummarizeTimings(std::move(samples_us)), static_cast<double>(bytes_));
+
+    Step("verify");
+    const uint64_t seed = SeedFor(ctx_.trial(), warmup + iterations);
+    FillBlock(send_.data(), count_, width_, rank_, seed);
+    // stale_block keeps the timed iterations' data: no poison, and the fresh block lands in a
+    // sink (or, for puts, the window's fresh data is overwritten by the saved copy).
+    const bool stale = FaultHere(RingFault::kStaleBlock);
+    if (stale) {
+      std::memcpy(stale_sink_.data(), receive_, bytes_);
+    } else {
+      std::memset(receive_, kPoisonByte, bytes_);
+    }
+    // partial_write: the fault rank's left neighbour sends only the first half.
+    const bool partial_send = params_.fault == RingFault::kPartialWrite && right_ == params_.fault_rank;
+    const int64_t send_bytes = partial_send ? (count_ / 2) * width_ : bytes_;
+    if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
+    uint8_t* landing = stale && !put_ ? stale_sink_.data() : receive_;
+    if (const int rc = Exchange(send_bytes, landing); rc != MPI_SUCCESS) return rc;
+    if (stale && put_) std::memcpy(receive_, stale_sink_.data(), bytes_);
+    if (FaultHere(RingFault::kCorruptElement)) receive_[(count_ / 2) * width_] ^= 1;
+
+    const uint64_t mask = WidthMask(width_);
+    Mismatch mismatch;
+    mismatch.checked_elements = count_;
+    for (int64_t i = 0; i < count_; ++i) {
+      const uint64_t expected = PatternBits(left_, static_cast<uint64_t>(i), seed) & mask;
+      const uint64_t actual = LoadElement(receive_, i, width_);
+      if (actual == expected) continue;
+      if (mismatch.wrong_elements++ == 0) {
+        mismatch.first_index = i;
+        mismatch.expected = FormatElement(params_.dtype, expected);
+        mismatch.actual = FormatElement(params_.dtype, actual);
+      }
+    }
+    Step("teardown");
+    if (window_ != MPI_WIN_NULL) {
+      window_healthy_ = false;
+      if (const int rc = MPI_Win_free(&window_); rc != MPI_SUCCESS) return rc;
+    }
+    if (mismatch.wrong_elements == 0) {
+      out.outcome = Outcome::kPass;
+      return MPI_SUCCESS;
+    }
+    out.outcome = Outcome::kFail;
+    out.step = "verify";
+    out.signature = absl::StrFormat("%d of %d elements wrong, first at %d", mismatch.wrong_elements,
+                                    mismatch.checked_elements, mismatch.first_index);
+    out.mismatch = std::move(mismatch);
+    return MPI_SUCCESS;
+  }
+
+  PointContext& ctx_;
+  const RingShiftParams& params_;
+  MPI_Comm comm_;
+  const int rank_, nranks_, right_, left_, width_;
+  const int64_t count_, bytes_;
+  const bool put_;
+  std::vector<uint8_t> send_, receive_storage_, stale_sink_;
+  uint8_t* receive_ = nullptr;
+  MPI_Win window_ = MPI_WIN_NULL;
+  bool window_healthy_ = true;
+  const char* step_ = "setup";
+};
+
+RankOutcome Skip(const PointContext& ctx, std::string reason) {
+  RankOutcome out;
+  out.rank = ctx.rank();
+  out.outcome = Outcome::kSkip;
+  out.signature = std::move(reason);
+  return out;
+}
+
+class RingShift : public Scenario {
+ public:
+  RankOutcome Run(PointContext& ctx) override {
+    const RingShiftParams params = ParamsFor(ctx);
+    const bool host_transport =
+        params.transport == kTransportMpiP2p || params.transport == kTransportMpiPut;
+    if (ctx.backend() == Backend::kCuda) {
+      if (host_transport) {
+        return Skip(ctx, absl::StrCat("transport ", params.transport, " runs on the host backend"));
+      }
+#if defined(GH_HAVE_CUDA)
+      return RunRingShiftCuda(ctx, params);
+#endif
+    }
+    if (!host_transport) {
+      return Skip(ctx, absl::StrCat("transport ", params.transport, " needs the cuda backend"));
+    }
+    if (params.count() == 0) {
+      return Skip(ctx, absl::StrCat("bytes=", params.bytes, " holds no whole ",
+                                    ctx.point().GetString("dtype"), " element"));
+    }
+    return RingShiftHost(ctx, params).Run();
+  }
+};
+
+ParamDef EnumParam(std::string name, std::string default_value, std::vector<std::string> choices,
+                   std::string help) {
+  ParamDef def;
+  def.name = std::move(name);
+  def.type = ParamType::kEnum;
+  def.default_value = std::move(default_value);
+  def.choices = std::move(choices);
+  def.help = std::move(help);
+  return def;
+}
+
+KindInfo DescribeRingShift() {
+  KindInfo info;
+  info.name = "ring_shift";
+  info.description =
+      "Every rank writes its block into its right neighbour's output and checks, element by "
+      "element, that it holds its left neighbour's block (warm-up, timed iterations, then one "
+      "verified exchange into a poisoned buffer).";
+  ParamDef bytes;
+  bytes.name = "bytes";
+  bytes.type = ParamType::kBytes;
+  bytes.default_value = int64_t{1} << 20;
+  bytes.min = 4;
+  bytes.max = static_cast<double>(int64_t{16} << 30);
+  bytes.help = "per-rank block size, rounded down to whole elements";
+  info.params.push_back(std::move(bytes));
+  info.params.push_back(EnumParam("dtype", "f32", {"f32", "bf16", "i32", "f64"},
+                                  "element type: the pattern is cut to its width and compared "
+                                  "bitwise"));
+  info.params.push_back(EnumParam(
+      "transport", kTransportAuto, {kTransportAuto, kTransportMpiP2p, kTransportMpiPut, kTransportNcclP2p},
+      "auto = mpi_p2p on host, nccl_p2p on cuda; mpi_p2p = MPI_Sendrecv, mpi_put = MPI_Put into "
+      "the neighbour's window (host); nccl_p2p = grouped ncclSend/ncclRecv (cuda); a transport "
+      "of the other backend is a skip"));
+  info.params.push_back(EnumParam(
+      "fault", "none", {"none", "corrupt_element", "stale_block", "partial_write", "stall", "crash"},
+      "harness self-test: inject a fault on fault_rank (wrong element, stale data, half a "
+      "block, a stall past the timeout, SIGSEGV)"));
+  ParamDef fault_rank;
+  fault_rank.name = "fault_rank";
+  fault_rank.type = ParamType::kInt;
+  fault_rank.default_value = int64_t{1};
+  fault_rank.min = 0;
+  fault_rank.help = "the rank that shows the fault (clamped to nranks-1)";
+  info.params.push_back(std::move(fault_rank));
+  info.backends.push_back(Backend::kHost);
+#if defined(GH_HAVE_CUDA)
+  info.backends.push_back(Backend::kCuda);
+#endif
+  info.ranks = RankRequirement{1, INT_MAX};
+  info.make = [] { return std::make_unique<RingShift>(); };
+  return info;
+}
+
+}  // namespace
+
+GH_REGISTER_SCENARIO(ring_shift, DescribeRingShift);
+
+}  // namespace gh
