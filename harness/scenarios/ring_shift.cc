@@ -30,6 +30,9 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/data_pattern.h"
+#if defined(GH_HAVE_CUDA)
+#include "harness/scenarios/ring_shift_device.h"
+#endif
 
 namespace gh {
 
@@ -49,6 +52,7 @@ constexpr char kTransportAuto[] = "auto";
 constexpr char kTransportMpiP2p[] = "mpi_p2p";
 constexpr char kTransportMpiPut[] = "mpi_put";
 constexpr char kTransportNcclP2p[] = "nccl_p2p";
+constexpr char kTransportNcclDevice[] = "nccl_device";  // ring_shift_device.h
 // MPI counts are ints: larger blocks move in chunks of this many bytes.
 constexpr int64_t kMaxChunkBytes = int64_t{1} << 30;
 constexpr int kExchangeTag = 4242;
@@ -334,6 +338,7 @@ class RingShift : public Scenario {
         return Skip(ctx, absl::StrCat("transport ", params.transport, " runs on the host backend"));
       }
 #if defined(GH_HAVE_CUDA)
+      if (params.transport == kTransportNcclDevice) return RunRingShiftDeviceCuda(ctx, params);
       return RunRingShiftCuda(ctx, params);
 #endif
     }
@@ -378,9 +383,12 @@ KindInfo DescribeRingShift() {
                                   "element type: the pattern is cut to its width and compared "
                                   "bitwise"));
   info.params.push_back(EnumParam(
-      "transport", kTransportAuto, {kTransportAuto, kTransportMpiP2p, kTransportMpiPut, kTransportNcclP2p},
+      "transport", kTransportAuto, {kTransportAuto, kTransportMpiP2p, kTransportMpiPut, kTransportNcclP2p,
+       kTransportNcclDevice},
       "auto = mpi_p2p on host, nccl_p2p on cuda; mpi_p2p = MPI_Sendrecv, mpi_put = MPI_Put into "
-      "the neighbour's window (host); nccl_p2p = grouped ncclSend/ncclRecv (cuda); a transport "
+      "the neighbour's window (host); nccl_p2p = grouped ncclSend/ncclRecv (cuda); nccl_device = "
+      "each rank's kernel stores into the right neighbour's symmetric window (NCCL device API, "
+      "cuda); a transport "
       "of the other backend is a skip"));
   info.params.push_back(EnumParam(
       "fault", "none", {"none", "corrupt_element", "stale_block", "partial_write", "stall", "crash"},
