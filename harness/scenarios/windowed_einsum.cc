@@ -373,18 +373,25 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
 
   ctx.SetStep("verify");
   std::vector<float> reference = einsum.Reference();
+  out.outcome = Outcome::kPass;
   if (std::optional<Mismatch> bad = CompareBitwise(reference, variant)) {
     out.outcome = Outcome::kFail;
     out.signature = std::string(EinsumVariantName(p.variant)) + " output differs from the reference";
     out.mismatch = *bad;
-    return out;
-  }
-  if (std::optional<Mismatch> bad = CompareBitwise(reference, monolithic)) {
+  } else if (std::optional<Mismatch> bad = CompareBitwise(reference, monolithic)) {
     out.outcome = Outcome::kFail;
     out.signature = "monolithic output differs from the reference";
     out.mismatch = *bad;
-    return out;
   }
+  out.metrics.push_back({"checked_elements", static_cast<double>(variant.size()), "count"});
+  // Every rank learns whether any failed, so that all of them skip the timing collectives
+  // together instead of the good ones waiting for the bad ones.
+  int any_failed = out.outcome == Outcome::kPass ? 0 : 1;
+  if (int rc = MPI_Allreduce(MPI_IN_PLACE, &any_failed, 1, MPI_INT, MPI_MAX, ctx.comm());
+      rc != MPI_SUCCESS) {
+    return error(absl::InternalError(MpiErrorSignature(rc)));
+  }
+  if (any_failed != 0) return out;
 
   // Timing: steady clock around whole runs after warm-up (host numbers say nothing about GPU
   // overlap; they keep the host path honest and comparable between variants).
@@ -403,7 +410,7 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
   std::vector<double> variant_us, monolithic_us;
   if (absl::Status s = time_runs(p.variant, variant_us); !s.ok()) return error(s);
   TimingStats stats = SummarizeTimings(variant_us);
-  out.metrics = TimingMetrics(stats, 0);
+  for (const Metric& m : TimingMetrics(stats, 0)) out.metrics.push_back(m);
   if (stats.median_us > 0) {
     out.metrics.push_back({"gflops", p.Flops(tp) / (stats.median_us * 1e3), "GFLOP/s"});
   }
@@ -417,8 +424,6 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
       out.metrics.push_back({"speedup_vs_monolithic", mono.median_us / stats.median_us, "x"});
     }
   }
-  out.metrics.push_back({"checked_elements", static_cast<double>(variant.size()), "count"});
-  out.outcome = Outcome::kPass;
   return out;
 }
 

@@ -722,29 +722,54 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
   ctx.SetStep("verify");
   const bool bitwise = einsum.SameComputation();
   int64_t bit_mismatches = 0;
-  if (p.variant != EinsumVariant::kMonolithic) {
-    absl::StatusOr<PairCheck> pair =
-        CheckAgainstMonolithic(p, einsum, p.variant, bitwise, cuda->stream());
-    if (!pair.ok()) return error(pair.status());
-    bit_mismatches = pair->bit_mismatches;
-    if (pair->mismatch) {
-      out.outcome = Outcome::kFail;
-      out.signature = std::string(EinsumVariantName(p.variant)) +
-                      (bitwise ? " output differs from monolithic (bitwise)"
-                               : " output differs from monolithic beyond the bound");
-      out.mismatch = pair->mismatch;
-      return out;
+  int64_t reference_checked = 0;
+  double reference_max_rel_error = 0;
+  out.outcome = Outcome::kPass;
+  auto verify = [&]() -> absl::Status {
+    if (p.variant != EinsumVariant::kMonolithic) {
+      absl::StatusOr<PairCheck> pair =
+          CheckAgainstMonolithic(p, einsum, p.variant, bitwise, cuda->stream());
+      if (!pair.ok()) return pair.status();
+      bit_mismatches = pair->bit_mismatches;
+      if (pair->mismatch) {
+        out.outcome = Outcome::kFail;
+        out.signature = std::string(EinsumVariantName(p.variant)) +
+                        (bitwise ? " output differs from monolithic (bitwise)"
+                                 : " output differs from monolithic beyond the bound");
+        out.mismatch = pair->mismatch;
+        return absl::OkStatus();
+      }
     }
+    absl::StatusOr<ReferenceCheck> ref =
+        CheckAgainstReference(p, rank, tp, seed, einsum.Output(EinsumVariant::kMonolithic));
+    if (!ref.ok()) return ref.status();
+    reference_checked = ref->checked;
+    reference_max_rel_error = ref->max_rel_error;
+    if (ref->mismatch) {
+      out.outcome = Outcome::kFail;
+      out.signature = "monolithic output differs from the reference beyond the bound";
+      out.mismatch = ref->mismatch;
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = verify(); !s.ok()) {
+    out.outcome = Outcome::kError;
+    out.signature = std::string(s.message());
   }
-  absl::StatusOr<ReferenceCheck> ref =
-      CheckAgainstReference(p, rank, tp, seed, einsum.Output(EinsumVariant::kMonolithic));
-  if (!ref.ok()) return error(ref.status());
-  if (ref->mismatch) {
-    out.outcome = Outcome::kFail;
-    out.signature = "monolithic output differs from the reference beyond the bound";
-    out.mismatch = ref->mismatch;
-    return out;
+  out.metrics.push_back({"gpu_shared", *shared ? 1.0 : 0.0, "flag"});
+  out.metrics.push_back({"bitwise_required", bitwise ? 1.0 : 0.0, "flag"});
+  out.metrics.push_back({"bit_mismatches_vs_monolithic", static_cast<double>(bit_mismatches), "count"});
+  out.metrics.push_back({"checked_elements", static_cast<double>(einsum.OutputElements()), "count"});
+  out.metrics.push_back({"reference_checked_elements", static_cast<double>(reference_checked), "count"});
+  out.metrics.push_back({"reference_max_rel_error", reference_max_rel_error, "ratio"});
+  // Every rank learns whether any rank failed, so that all skip the timing collectives together
+  // instead of the good ones waiting in NCCL for the bad ones.
+  int any_bad = out.outcome == Outcome::kPass ? 0 : 1;
+  if (int rc = MPI_Allreduce(MPI_IN_PLACE, &any_bad, 1, MPI_INT, MPI_MAX, ctx.comm());
+      rc != MPI_SUCCESS) {
+    return error(absl::InternalError(MpiErrorSignature(rc)));
   }
+  if (any_bad != 0) return out;
 
   // Timing: the variant, monolithic, and the variant's GEMMs alone and communication alone.
   ctx.SetStep("timing");
@@ -765,14 +790,13 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
 
   const double flops = p.Flops(tp);
   auto tflops = [&](double us) { return us > 0 ? flops / (us * 1e6) : 0.0; };
-  out.metrics = TimingMetrics(*t_var, 0);
+  for (const Metric& m : TimingMetrics(*t_var, 0)) out.metrics.push_back(m);
   out.metrics.push_back({"tflops", tflops(t_var->median_us), "TFLOP/s"});
   out.metrics.push_back({"monolithic_time_median_us", t_mono->median_us, "us"});
   out.metrics.push_back({"monolithic_tflops", tflops(t_mono->median_us), "TFLOP/s"});
   out.metrics.push_back({"gemm_only_time_median_us", t_gemm->median_us, "us"});
   out.metrics.push_back({"gemm_step_tflops", tflops(t_gemm->median_us), "TFLOP/s"});
   out.metrics.push_back({"comm_only_time_median_us", t_comm->median_us, "us"});
-  out.metrics.push_back({"gpu_shared", *shared ? 1.0 : 0.0, "flag"});
   if (!*shared) {
     // Overlap results only where each rank has its own GPU: shared GPUs talk over sockets.
     const double exposed = std::max(0.0, t_var->median_us - t_gemm->median_us);
@@ -785,12 +809,6 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
       out.metrics.push_back({"speedup_vs_monolithic", t_mono->median_us / t_var->median_us, "x"});
     }
   }
-  out.metrics.push_back({"bitwise_required", bitwise ? 1.0 : 0.0, "flag"});
-  out.metrics.push_back({"bit_mismatches_vs_monolithic", static_cast<double>(bit_mismatches), "count"});
-  out.metrics.push_back({"checked_elements", static_cast<double>(einsum.OutputElements()), "count"});
-  out.metrics.push_back({"reference_checked_elements", static_cast<double>(ref->checked), "count"});
-  out.metrics.push_back({"reference_max_rel_error", ref->max_rel_error, "ratio"});
-  out.outcome = Outcome::kPass;
   return out;
 }
 

@@ -47,9 +47,9 @@ void ExpectAllPass(int np) {
   }
   EXPECT_EQ(points.size(), kHostPoints);
   const std::string np_suffix = "/np=" + std::to_string(np);
-  EXPECT_EQ(points.count("einsum_host/variant=windowed_multistream/m_shard=3/dtype=bf16/layers=2" +
+  EXPECT_EQ(points.count("einsum_host/variant=windowed_multistream/m_shard=3/n_shard=5/k=7/dtype=bf16/layers=2" +
                          np_suffix), 1u);
-  EXPECT_EQ(points.count("einsum_host/variant=monolithic/m_shard=8/dtype=f32/layers=1" + np_suffix),
+  EXPECT_EQ(points.count("einsum_host/variant=monolithic/m_shard=8/n_shard=5/k=7/dtype=f32/layers=1" + np_suffix),
             1u);
 }
 
