@@ -1,0 +1,138 @@
+// `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--gpus N] [--slots N] [--dry-run]`:
+// runs the matrix's cells as separate jobs, resumable, and writes the reports into DIR.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "harness/cli/commands.h"
+#include "harness/driver/clock.h"
+#include "harness/driver/process_runner.h"
+#include "harness/driver/resource_pool.h"
+#include "harness/driver/sweep_runner.h"
+#include "harness/driver/sweep_progress.h"
+#include "harness/driver/yaml_fields.h"
+
+namespace gh {
+namespace {
+
+constexpr char kSweepUsage[] =
+    "usage: gpuharness sweep MATRIX.yaml --out DIR [options]\n"
+    "  Runs every cell of the matrix (flag axes x versions) as its own job, packed onto the\n"
+    "  GPUs (or CPU slots), and writes DIR/records.jsonl, junit.xml, summary.md, report.html.\n"
+    "  Rerunning the same command resumes: done cells are kept, the others rerun.\n"
+    "options:\n"
+    "  --baseline DIR      compare with an earlier results directory (regressions exit 1)\n"
+    "  --gpus N            GPUs to pack cells onto (default: detected; 0 = CPU slots)\n"
+    "  --slots N           CPU slots when there is no GPU (default: nproc)\n"
+    "  --kill-grace T      SIGTERM to SIGKILL delay for a timed-out job (default 10s)\n"
+    "  --setup-timeout T   limit for a version's set-up command (default 30m)\n"
+    "  --program PATH      the gpuharness binary the jobs run (default: this one)\n"
+    "  --dry-run           print the cells and their command lines; run and write nothing\n"
+    "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
+
+std::atomic<bool> g_stop{false};
+
+void OnStopSignal(int) { g_stop.store(true); }
+
+int BadArgument(const std::string& message) {
+  std::fprintf(stderr, "gpuharness sweep: %s\n%s", message.c_str(), kSweepUsage);
+  return kExitBadInput;
+}
+
+std::string SelfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "gpuharness";
+  buf[n] = '\0';
+  return buf;
+}
+
+}  // namespace
+
+int SweepCommand(int argc, char** argv) {
+  driver::SweepOptions options;
+  std::optional<int> gpus, slots;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](std::string* out) {
+      if (i + 1 >= argc) return false;
+      *out = argv[++i];
+      return true;
+    };
+    std::string v;
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kSweepUsage, stdout);
+      return kExitOk;
+    } else if (arg == "--out") {
+      if (!value(&options.out_dir)) return BadArgument("--out needs a directory");
+    } else if (arg == "--baseline") {
+      if (!value(&options.baseline_dir)) return BadArgument("--baseline needs a directory");
+    } else if (arg == "--program") {
+      if (!value(&options.program)) return BadArgument("--program needs a path");
+    } else if (arg == "--gpus" || arg == "--slots") {
+      int n = 0;
+      if (!value(&v) || !absl::SimpleAtoi(v, &n) || n < (arg == "--gpus" ? 0 : 1)) {
+        return BadArgument(arg + " needs a count (--gpus >= 0, --slots >= 1)");
+      }
+      (arg == "--gpus" ? gpus : slots) = n;
+    } else if (arg == "--kill-grace" || arg == "--setup-timeout") {
+      if (!value(&v)) return BadArgument(arg + " needs a duration");
+      absl::StatusOr<absl::Duration> d = driver::ParseDurationText(v);
+      if (!d.ok()) return BadArgument(arg + ": " + std::string(d.status().message()));
+      (arg == "--kill-grace" ? options.kill_grace : options.setup_timeout) = *d;
+    } else if (arg == "--dry-run") {
+      options.dry_run = true;
+    } else if (!arg.empty() && arg[0] != '-' && options.matrix_path.empty()) {
+      options.matrix_path = arg;
+    } else {
+      return BadArgument("unexpected argument '" + arg + "'");
+    }
+  }
+  if (options.matrix_path.empty()) return BadArgument("missing MATRIX.yaml");
+  if (options.out_dir.empty() && !options.dry_run) return BadArgument("missing --out DIR");
+  if (options.program.empty()) options.program = SelfExe();
+
+  driver::PosixProcessRunner runner;
+  driver::RealClock clock;
+  driver::SweepEnvironment env;
+  env.runner = &runner;
+  env.clock = &clock;
+  env.resources = driver::DetectResources(gpus, slots);
+  env.base_env = driver::CurrentEnvironment();
+  env.progress = stdout;
+  env.interactive = driver::SweepProgress::ShouldBeInteractive(stdout);
+  env.stop = &g_stop;
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof sa);
+  sa.sa_handler = OnStopSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+
+  absl::StatusOr<driver::SweepResult> result = driver::RunSweep(options, env);
+  if (!result.ok()) {
+    std::fprintf(stderr, "gpuharness sweep: %s\n", std::string(result.status().message()).c_str());
+    return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
+  }
+  if (options.dry_run) return kExitOk;
+  std::printf("%s\n", result->headline.c_str());
+  std::printf("cells: %d run, %d resumed, %d set-up failed, %d with failures; results in %s\n",
+              result->cells_run, result->cells_resumed, result->cells_setup_failed,
+              result->cells_failed, options.out_dir.c_str());
+  if (result->interrupted) {
+    std::fprintf(stderr,
+                 "gpuharness sweep: interrupted; the outputs hold the finished cells. Rerun the "
+                 "same command to resume.\n");
+    return kExitInfrastructure;
+  }
+  return result->exit_status;
+}
+
+}  // namespace gh

@@ -1,0 +1,207 @@
+#include "harness/driver/cell_records.h"
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <utility>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "harness/driver/yaml_fields.h"
+
+namespace gh::driver {
+namespace {
+
+nlohmann::json ParamJson(const PointParam& p) {
+  return std::visit([](const auto& v) { return nlohmann::json(v); }, p.value);
+}
+
+struct RankCrash {
+  int rank = 0;
+  std::string line;
+};
+
+// .ranks/rank<r>.crash files the runtime leaves when a rank dies by a signal.
+std::vector<RankCrash> ReadRankCrashes(const std::string& run_dir) {
+  std::vector<RankCrash> out;
+  std::string dir = run_dir + "/.ranks";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return out;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.rfind("rank", 0) != 0 || name.size() < 11 ||
+        name.compare(name.size() - 6, 6, ".crash") != 0) {
+      continue;
+    }
+    int rank = 0;
+    if (!absl::SimpleAtoi(name.substr(4, name.size() - 10), &rank)) continue;
+    out.push_back({rank, FirstLineOf(dir + "/" + name)});
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end(), [](const RankCrash& a, const RankCrash& b) { return a.rank < b.rank; });
+  return out;
+}
+
+// mpirun's own account of a dead rank: "process rank 1 with PID 123 on node x exited on
+// signal 11 (Segmentation fault)."
+std::string MpirunRankSignal(const std::string& log_path) {
+  std::ifstream in(log_path);
+  std::string line;
+  static const std::regex re(R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+))");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, re)) {
+      int sig = std::stoi(m[2].str());
+      return absl::StrCat("rank ", m[1].str(), " killed by ", SignalName(sig));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string FirstLineOf(const std::string& path, size_t max_chars) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string trimmed(absl::StripAsciiWhitespace(line));
+    if (!trimmed.empty()) return trimmed.substr(0, max_chars);
+  }
+  return "";
+}
+
+absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
+    const std::vector<JobScenarioFile>& files, int nranks,
+    const std::vector<std::string>& cell_filters) {
+  std::vector<ExpectedPoint> out;
+  for (const JobScenarioFile& file : files) {
+    for (const ScenarioSpec& spec : file.specs) {
+      absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec, nranks);
+      if (!points.ok()) return points.status();
+      for (Point& p : *points) {
+        bool wanted = true;
+        for (const std::string& f : file.filters) wanted = wanted && PointNameMatches(f, p.name);
+        for (const std::string& f : cell_filters) wanted = wanted && PointNameMatches(f, p.name);
+        if (wanted) out.push_back(ExpectedPoint{&spec, file.path, std::move(p)});
+      }
+    }
+  }
+  return out;
+}
+
+MissingVerdict MissingPointsVerdict(const JobEnd& end) {
+  MissingVerdict v;
+  if (end.timed_out) {
+    v.outcome = Outcome::kTimeout;
+    v.signature = absl::StrCat("cell timeout after ", FormatDurationText(end.timeout));
+    return v;
+  }
+  if (!end.exit.signaled && end.exit.code == 2) {
+    v.outcome = Outcome::kError;
+    v.signature = absl::StrCat("bad input: ", FirstLineOf(end.log_path));
+    return v;
+  }
+  v.outcome = Outcome::kCrash;
+  std::vector<RankCrash> crashes = ReadRankCrashes(end.run_dir);
+  std::string how = end.exit.signaled
+                        ? absl::StrCat("job killed by ", SignalName(end.exit.signal))
+                        : absl::StrCat("job exited with status ", end.exit.code);
+  if (!crashes.empty()) {
+    std::vector<std::string> ranks;
+    for (const RankCrash& c : crashes) ranks.push_back(absl::StrCat(c.rank));
+    v.signature = absl::StrCat("crash on rank", ranks.size() > 1 ? "s " : " ",
+                               absl::StrJoin(ranks, ","), ": ", crashes[0].line, " (", how, ")");
+    return v;
+  }
+  std::string mpirun = MpirunRankSignal(end.log_path);
+  if (!mpirun.empty()) {
+    v.signature = absl::StrCat("crash: ", mpirun, " (", how, ")");
+    return v;
+  }
+  if (end.exit.signaled) {
+    v.signature = absl::StrCat("crash: ", how);
+  } else if (end.exit.code == 0 || end.exit.code == 1) {
+    v.signature = absl::StrCat("not recorded: ", how);
+  } else {
+    std::string first = FirstLineOf(end.log_path);
+    v.signature = absl::StrCat("crash: ", how, first.empty() ? "" : ": ", first);
+  }
+  return v;
+}
+
+Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info, Outcome outcome,
+                         const std::string& signature) {
+  Record r;
+  r.scenario = point.spec->name;
+  r.kind = point.spec->kind;
+  r.file = point.file;
+  r.point = point.point.name;
+  r.params = nlohmann::json::object();
+  for (const PointParam& p : point.point.params) r.params[p.name] = ParamJson(p);
+  r.backend = info.backend;
+  r.nranks = info.nranks;
+  r.trials = point.spec->trials;
+  r.result.outcome = outcome;
+  r.result.signature = signature;
+  EnvironmentFacts facts;
+  facts.values["backend"] = info.backend;
+  facts.values["nranks"] = absl::StrCat(info.nranks);
+  r.expected = ExpectationFor(point.spec->expect, point.point, facts);
+  r.matched = MeetsExpectation(r.expected, outcome, signature);
+  r.gpu_shared = info.share_gpu;
+  r.cell = info.cell;
+  return r;
+}
+
+absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,
+                                                      const JobEnd& end,
+                                                      const JobRecordsInfo& info,
+                                                      bool only_expected) {
+  std::vector<Record> out;
+  std::string records_path = end.run_dir + "/records.jsonl";
+  std::set<std::pair<std::string, int>> seen;
+  std::ifstream probe(records_path);
+  std::string backend = info.backend;
+  std::set<std::string> wanted;
+  for (const ExpectedPoint& p : expected) wanted.insert(p.point.name);
+  if (probe.good()) {
+    absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(records_path);
+    if (!contents.ok()) return contents.status();
+    for (Record& r : contents->records) {
+      if (only_expected && wanted.count(r.point) == 0) continue;
+      r.cell = info.cell;
+      seen.insert({r.point, r.trial});
+      if (backend == "auto" && !r.backend.empty()) backend = r.backend;
+      out.push_back(std::move(r));
+    }
+  }
+  JobRecordsInfo filled = info;
+  filled.backend = backend;
+  std::optional<MissingVerdict> verdict;
+  for (const ExpectedPoint& p : expected) {
+    for (int trial = 0; trial < p.spec->trials; ++trial) {
+      if (seen.count({p.point.name, trial}) != 0) continue;
+      Record r;
+      if (!p.spec->ranks.Admits(info.nranks)) {
+        r = SynthesizedRecord(p, filled, Outcome::kSkip,
+                              absl::StrCat("needs ", p.spec->ranks.ToString(),
+                                           " ranks, the cell runs ", info.nranks));
+      } else {
+        if (!verdict) verdict = MissingPointsVerdict(end);
+        r = SynthesizedRecord(p, filled, verdict->outcome, verdict->signature);
+      }
+      r.trial = trial;
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace gh::driver

@@ -1,0 +1,81 @@
+// Collecting a cell's records after its job ends: the job's own records.jsonl, labelled with
+// the cell's axis values, plus a record for every expected point the job never recorded — a
+// timeout when the driver killed it, a crash (the signal, and the rank from .ranks/rank*.crash)
+// when it died, an error "bad input: ..." when it exited 2.
+#ifndef GPUHARNESS_DRIVER_CELL_RECORDS_H_
+#define GPUHARNESS_DRIVER_CELL_RECORDS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/core/point.h"
+#include "harness/core/record.h"
+#include "harness/core/scenario_spec.h"
+#include "harness/driver/process_runner.h"
+
+namespace gh::driver {
+
+// A scenario file as a job runs it: the path passed to `gpuharness run`, its specs, and the
+// point filters a point must all match (empty: every point).
+struct JobScenarioFile {
+  std::string path;
+  std::vector<ScenarioSpec> specs;
+  std::vector<std::string> filters;
+};
+
+struct ExpectedPoint {
+  const ScenarioSpec* spec = nullptr;
+  std::string file;
+  Point point;
+};
+
+// Every point the job must record at `nranks`, in run order: those matching every filter of
+// their file and every one of `cell_filters`.
+absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
+    const std::vector<JobScenarioFile>& files, int nranks,
+    const std::vector<std::string>& cell_filters = {});
+
+// How a job ended.
+struct JobEnd {
+  bool timed_out = false;        // the driver killed it at its timeout
+  absl::Duration timeout;        // the timeout, for the signature
+  ProcessExit exit;              // as reaped
+  std::string log_path;          // the job's stdout+stderr
+  std::string run_dir;           // the job's --out DIR
+};
+
+struct JobRecordsInfo {
+  std::string backend = "auto";  // the cell's backend, for records the job did not write
+  int nranks = 1;
+  bool share_gpu = false;
+  std::map<std::string, std::string> cell;  // axis -> label
+};
+
+// The job's records plus synthesized ones for missing points, all carrying `info.cell`.
+// With `only_expected`, records of points not in `expected` are dropped (a job given one
+// --filter of several runs a superset).
+absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,
+                                                      const JobEnd& end,
+                                                      const JobRecordsInfo& info,
+                                                      bool only_expected = false);
+
+// The outcome and signature of points a job ended without recording.
+struct MissingVerdict {
+  Outcome outcome = Outcome::kCrash;
+  std::string signature;
+};
+MissingVerdict MissingPointsVerdict(const JobEnd& end);
+
+// A record for `point` that never ran to completion.
+Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info, Outcome outcome,
+                         const std::string& signature);
+
+// The first non-empty line of a file ("" when unreadable), trimmed to `max_chars`.
+std::string FirstLineOf(const std::string& path, size_t max_chars = 200);
+
+}  // namespace gh::driver
+
+#endif  // GPUHARNESS_DRIVER_CELL_RECORDS_H_

@@ -1,0 +1,98 @@
+#include "harness/driver/launcher.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+
+namespace gh::driver {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(LauncherTest, MpirunExpandsEnvFlagsArgsAndPrefix) {
+  absl::StatusOr<LauncherSpec> spec = ResolveLauncher("mpirun", "/nonexistent");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->source, "builtin:mpirun");
+  LaunchInputs in;
+  in.ranks = 4;
+  in.program = "/bin/gpuharness";
+  in.args = {"run", "a.yaml", "--out", "/o"};
+  in.env_names = {"NCCL_PROTO", "CUDA_VISIBLE_DEVICES"};
+  in.prefix = {"enroot", "start", "img"};
+  absl::StatusOr<std::vector<std::string>> argv = ExpandLauncherArgv(*spec, in);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_THAT(*argv, ElementsAre("enroot", "start", "img", "mpirun", "--oversubscribe", "-np", "4",
+                                 "-x", "NCCL_PROTO", "-x", "CUDA_VISIBLE_DEVICES",
+                                 "/bin/gpuharness", "run", "a.yaml", "--out", "/o"));
+}
+
+TEST(LauncherTest, SrunAndDirect) {
+  LaunchInputs in;
+  in.ranks = 2;
+  in.program = "/p";
+  in.args = {"run", "x"};
+  in.env_names = {"A"};
+  absl::StatusOr<LauncherSpec> srun = ResolveLauncher("srun", "/nonexistent");
+  ASSERT_TRUE(srun.ok());
+  EXPECT_THAT(*ExpandLauncherArgv(*srun, in),
+              ElementsAre("srun", "-n", "2", "--mpi=pmix", "-O", "/p", "run", "x"));
+  absl::StatusOr<LauncherSpec> direct = ResolveLauncher("direct", "/nonexistent");
+  ASSERT_TRUE(direct.ok());
+  absl::StatusOr<std::vector<std::string>> too_many = ExpandLauncherArgv(*direct, in);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_EQ(too_many.status().message(),
+            "launcher 'direct' runs at most 1 rank(s), the cell needs 2");
+  in.ranks = 1;
+  EXPECT_THAT(*ExpandLauncherArgv(*direct, in), ElementsAre("/p", "run", "x"));
+}
+
+// The source tree's root, from this file's path (CMake compiles it by absolute path).
+std::string SourceRoot() {
+  std::string file = __FILE__;
+  return file.substr(0, file.rfind("/harness/driver/"));
+}
+
+// The compiled-in launchers are the shipped files, byte for byte.
+TEST(LauncherTest, BuiltinsMatchShippedFiles) {
+  for (const std::string& name : BuiltinLauncherNames()) {
+    absl::StatusOr<std::string> file =
+        ReadFileToString(SourceRoot() + "/launchers/" + name + ".yaml");
+    ASSERT_TRUE(file.ok()) << name << ": " << file.status();
+    EXPECT_EQ(*file, *BuiltinLauncherText(name)) << name;
+  }
+}
+
+TEST(LauncherTest, FileBesideTheMatrixWinsOverBuiltin) {
+  std::string dir = ::testing::TempDir() + "/launcher_test_dir";
+  ASSERT_TRUE(MakeDirectories(dir + "/launchers").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/launchers/mpirun.yaml",
+                                  "name: mine\nargv: [wrap, '{program}', '{args}']\n").ok());
+  absl::StatusOr<LauncherSpec> spec = ResolveLauncher("mpirun", dir);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name, "mine");
+  absl::StatusOr<LauncherSpec> by_path = ResolveLauncher("launchers/mpirun.yaml", dir);
+  ASSERT_TRUE(by_path.ok()) << by_path.status();
+  EXPECT_EQ(by_path->source, dir + "/launchers/mpirun.yaml");
+}
+
+TEST(LauncherTest, Errors) {
+  EXPECT_EQ(LoadLauncherText("name: x\nargv: [a, '{prog}']\n", "l.yaml").status().message(),
+            "l.yaml:2:7: argv: unknown placeholder {prog} in '{prog}'");
+  EXPECT_EQ(LoadLauncherText("name: x\nargv: [a, b]\n", "l.yaml").status().message(),
+            "l.yaml:2:7: argv: must contain {program}");
+  EXPECT_EQ(LoadLauncherText("name: x\n", "l.yaml").status().message(),
+            "l.yaml:1:1: argv: missing required key (a non-empty list)");
+  EXPECT_THAT(std::string(LoadLauncherText("name: x\nargv: ['{program}']\nshell: yes\n", "l.yaml")
+                              .status()
+                              .message()),
+              HasSubstr("l.yaml:3:1: shell: unknown key"));
+  absl::StatusOr<LauncherSpec> unknown = ResolveLauncher("pbs", "/nonexistent");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("launcher 'pbs': no launchers/pbs.yaml"));
+}
+
+}  // namespace
+}  // namespace gh::driver

@@ -1,0 +1,456 @@
+#include "harness/driver/matrix.h"
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "harness/core/file_util.h"
+#include "harness/driver/yaml_fields.h"
+
+namespace gh::driver {
+namespace {
+
+constexpr int kMaxRanks = 4096;
+constexpr size_t kMaxCells = 100000;
+
+absl::Status ReadFlagList(YamlMap& map, const std::string& key, const std::string& var,
+                          const YAML::Node& node, std::vector<std::string>* out) {
+  std::string path = absl::StrCat(map.Path(key), ".", var);
+  std::vector<std::string> tokens;
+  if (node.IsScalar()) {
+    for (absl::string_view t : absl::StrSplit(node.Scalar(), ' ', absl::SkipWhitespace())) {
+      tokens.emplace_back(t);
+    }
+  } else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      absl::StatusOr<std::string> item =
+          ScalarString(map.file(), node[i], absl::StrCat(path, "[", i, "]"));
+      if (!item.ok()) return item.status();
+      tokens.push_back(*item);
+    }
+  } else {
+    return YamlError(LocOf(map.file(), node), path, "expected a list of flags");
+  }
+  for (const std::string& token : tokens) {
+    if (token.size() < 2 || token[0] != '-') {
+      return YamlError(LocOf(map.file(), node), path,
+                       absl::StrCat("'", token, "' is not a flag (flags start with - or --)"));
+    }
+    out->push_back(token);
+  }
+  return absl::OkStatus();
+}
+
+// Reads every setting key a value (or `defaults`) may have. `version` admits setup and
+// launcher_prefix.
+absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
+  absl::StatusOr<std::map<std::string, std::string>> env = map.StringMap("env");
+  if (!env.ok()) return env.status();
+  s->env = *env;
+  YAML::Node flags = map.Child("flags");
+  if (flags.IsDefined() && !flags.IsNull()) {
+    if (!flags.IsMap()) {
+      return YamlError(LocOf(map.file(), flags), map.Path("flags"),
+                       "expected a map VARIABLE: [--flag=value, ...]");
+    }
+    for (auto it = flags.begin(); it != flags.end(); ++it) {
+      std::string var = it->first.Scalar();
+      absl::Status st = ReadFlagList(map, "flags", var, it->second, &s->flags[var]);
+      if (!st.ok()) return st;
+    }
+  }
+  absl::StatusOr<std::map<std::string, std::string>> prepend = map.StringMap("env_prepend");
+  if (!prepend.ok()) return prepend.status();
+  s->env_prepend = *prepend;
+  absl::StatusOr<std::map<std::string, std::string>> append = map.StringMap("env_append");
+  if (!append.ok()) return append.status();
+  s->env_append = *append;
+  if (map.Has("ranks")) {
+    absl::StatusOr<int64_t> ranks = map.Int("ranks", 1, kMaxRanks);
+    if (!ranks.ok()) return ranks.status();
+    s->ranks = static_cast<int>(*ranks);
+  }
+  if (map.Has("launcher")) {
+    absl::StatusOr<std::string> launcher = map.String("launcher", true);
+    if (!launcher.ok()) return launcher.status();
+    s->launcher = *launcher;
+  }
+  if (map.Has("timeout")) {
+    absl::StatusOr<absl::Duration> timeout = map.Duration("timeout");
+    if (!timeout.ok()) return timeout.status();
+    s->timeout = *timeout;
+  }
+  if (map.Has("backend")) {
+    absl::StatusOr<std::string> backend = map.String("backend", true);
+    if (!backend.ok()) return backend.status();
+    if (*backend != "auto" && *backend != "host" && *backend != "cuda") {
+      return YamlError(map.LocOfKey("backend"), map.Path("backend"),
+                       absl::StrCat("expected auto, host or cuda, got '", *backend, "'"));
+    }
+    s->backend = *backend;
+  }
+  if (map.Has("share_gpu")) {
+    absl::StatusOr<bool> share = map.Bool("share_gpu");
+    if (!share.ok()) return share.status();
+    s->share_gpu = *share;
+  }
+  absl::StatusOr<std::vector<std::string>> args = map.StringList("args");
+  if (!args.ok()) return args.status();
+  s->args = *args;
+  absl::StatusOr<std::vector<std::string>> points = map.StringList("points");
+  if (!points.ok()) return points.status();
+  s->points = *points;
+  if (version) {
+    absl::StatusOr<std::string> setup = map.String("setup", false);
+    if (!setup.ok()) return setup.status();
+    s->setup = *setup;
+    absl::StatusOr<std::vector<std::string>> prefix = map.StringList("launcher_prefix");
+    if (!prefix.ok()) return prefix.status();
+    s->launcher_prefix = *prefix;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<AxisValue> ReadValue(const std::string& file, const YAML::Node& node,
+                                    const std::string& path, bool version) {
+  AxisValue value;
+  value.loc = LocOf(file, node);
+  if (node.IsScalar()) {  // `- simple` is a value with a label only
+    value.label = node.Scalar();
+  } else {
+    absl::StatusOr<YamlMap> map = YamlMap::Of(file, node, path);
+    if (!map.ok()) return map.status();
+    absl::StatusOr<std::string> label = map->String("label", true);
+    if (!label.ok()) return label.status();
+    value.label = *label;
+    absl::Status st = ReadSettings(*map, version, &value.settings);
+    if (!st.ok()) return st;
+    st = map->Finish();
+    if (!st.ok()) return st;
+  }
+  if (value.label.empty()) return YamlError(value.loc, path + ".label", "must not be empty");
+  if (value.label.find_first_of(",\n") != std::string::npos) {
+    return YamlError(value.loc, path + ".label", "must not contain ',' or a newline");
+  }
+  return value;
+}
+
+absl::Status CheckUniqueLabels(const MatrixAxis& axis, const std::string& path) {
+  std::set<std::string> seen;
+  for (const AxisValue& v : axis.values) {
+    if (!seen.insert(v.label).second) {
+      return YamlError(v.loc, path, absl::StrCat("duplicate label '", v.label, "'"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<AxisValue>> ReadValues(const std::string& file, YamlMap& map,
+                                                  bool version) {
+  YAML::Node values = map.Child("values");
+  if (!values.IsSequence() || values.size() == 0) {
+    return YamlError(values.IsDefined() ? LocOf(file, values) : map.Loc(), map.Path("values"),
+                     "expected a non-empty list of values");
+  }
+  std::vector<AxisValue> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    absl::StatusOr<AxisValue> v =
+        ReadValue(file, values[i], absl::StrCat(map.Path("values"), "[", i, "]"), version);
+    if (!v.ok()) return v.status();
+    out.push_back(*std::move(v));
+  }
+  return out;
+}
+
+void SubstituteAll(std::string* s, const std::string& version) {
+  *s = absl::StrReplaceAll(*s, {{"{version}", version}});
+}
+
+CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
+  for (auto* m : {&s.env, &s.env_prepend, &s.env_append}) {
+    for (auto& [k, v] : *m) SubstituteAll(&v, version);
+  }
+  for (auto& [k, list] : s.flags) {
+    for (auto& f : list) SubstituteAll(&f, version);
+  }
+  if (s.launcher) SubstituteAll(&*s.launcher, version);
+  for (auto& a : s.args) SubstituteAll(&a, version);
+  for (auto& a : s.launcher_prefix) SubstituteAll(&a, version);
+  for (auto& a : s.points) SubstituteAll(&a, version);
+  SubstituteAll(&s.setup, version);
+  return s;
+}
+
+absl::StatusOr<MatrixAxis> ReadVersions(const std::string& file, const YAML::Node& node,
+                                        const std::string& dir,
+                                        const ListCommandRunner& list_runner) {
+  absl::StatusOr<YamlMap> map = YamlMap::Of(file, node, "versions");
+  if (!map.ok()) return map.status();
+  MatrixAxis axis;
+  axis.is_version = true;
+  axis.loc = map->Loc();
+  absl::StatusOr<std::string> name = map->String("name", false);
+  if (!name.ok()) return name.status();
+  axis.name = name->empty() ? "version" : *name;
+  if (map->Has("values") == map->Has("list")) {
+    return YamlError(map->Loc(), "versions", "needs exactly one of `values` or `list`");
+  }
+  if (map->Has("values")) {
+    absl::StatusOr<std::vector<AxisValue>> values = ReadValues(file, *map, true);
+    if (!values.ok()) return values.status();
+    axis.values = *std::move(values);
+  } else {
+    absl::StatusOr<YamlMap> list = YamlMap::Of(file, map->Child("list"), "versions.list");
+    if (!list.ok()) return list.status();
+    absl::StatusOr<std::string> command = list->String("command", true);
+    if (!command.ok()) return command.status();
+    SourceLoc command_loc = list->LocOfKey("command");
+    CellSettings tmpl;
+    YAML::Node tnode = list->Child("template");
+    if (tnode.IsDefined() && !tnode.IsNull()) {
+      absl::StatusOr<YamlMap> tmap = YamlMap::Of(file, tnode, "versions.list.template");
+      if (!tmap.ok()) return tmap.status();
+      absl::Status st = ReadSettings(*tmap, true, &tmpl);
+      if (!st.ok()) return st;
+      st = tmap->Finish();
+      if (!st.ok()) return st;
+    }
+    absl::Status st = list->Finish();
+    if (!st.ok()) return st;
+    absl::StatusOr<std::string> output = list_runner(*command, dir);
+    if (!output.ok()) {
+      return YamlError(command_loc, "versions.list.command",
+                       absl::StrCat("failed: ", output.status().message()));
+    }
+    for (absl::string_view line : absl::StrSplit(*output, '\n', absl::SkipWhitespace())) {
+      std::string label(absl::StripAsciiWhitespace(line));
+      axis.values.push_back(AxisValue{label, command_loc, SubstituteVersion(tmpl, label)});
+    }
+    if (axis.values.empty()) {
+      return YamlError(command_loc, "versions.list.command", "printed no versions");
+    }
+  }
+  absl::Status st = map->Finish();
+  if (!st.ok()) return st;
+  st = CheckUniqueLabels(axis, "versions.values");
+  if (!st.ok()) return st;
+  return axis;
+}
+
+absl::StatusOr<std::vector<ComboRule>> ReadRules(const std::string& file, YamlMap& top,
+                                                 const std::string& key,
+                                                 const std::vector<MatrixAxis>& axes) {
+  std::vector<ComboRule> rules;
+  YAML::Node node = top.Child(key);
+  if (!node.IsDefined() || node.IsNull()) return rules;
+  if (!node.IsSequence()) {
+    return YamlError(LocOf(file, node), key, "expected a list of {axis: label} maps");
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    std::string path = absl::StrCat(key, "[", i, "]");
+    if (!node[i].IsMap() || node[i].size() == 0) {
+      return YamlError(LocOf(file, node[i]), path, "expected a non-empty {axis: label} map");
+    }
+    ComboRule rule;
+    rule.loc = LocOf(file, node[i]);
+    for (auto it = node[i].begin(); it != node[i].end(); ++it) {
+      std::string axis_name = it->first.Scalar();
+      absl::StatusOr<std::string> label =
+          ScalarString(file, it->second, absl::StrCat(path, ".", axis_name));
+      if (!label.ok()) return label.status();
+      const MatrixAxis* axis = nullptr;
+      for (const MatrixAxis& a : axes) {
+        if (a.name == axis_name) axis = &a;
+      }
+      if (axis == nullptr) {
+        return YamlError(LocOf(file, it->first), absl::StrCat(path, ".", axis_name),
+                         "no axis of that name");
+      }
+      bool known = false;
+      for (const AxisValue& v : axis->values) known = known || v.label == *label;
+      if (!known) {
+        return YamlError(LocOf(file, it->second), absl::StrCat(path, ".", axis_name),
+                         absl::StrCat("axis '", axis_name, "' has no label '", *label, "'"));
+      }
+      rule.labels[axis_name] = *label;
+    }
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+std::string DirName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
+                                                     const std::string& cwd) {
+  std::string full = absl::StrCat("cd '", absl::StrReplaceAll(cwd, {{"'", "'\\''"}}), "' && ",
+                                  command);
+  FILE* pipe = popen(full.c_str(), "r");
+  if (pipe == nullptr) return absl::InternalError("cannot start /bin/sh");
+  std::string out;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  int status = pclose(pipe);
+  if (status != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("`", command, "` exited with status ",
+                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)));
+  }
+  return out;
+}
+
+absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string& display_name,
+                                      const std::string& dir,
+                                      const ListCommandRunner& list_runner) {
+  absl::StatusOr<std::vector<YAML::Node>> docs = ParseYamlDocuments(text, display_name);
+  if (!docs.ok()) return docs.status();
+  if (docs->size() != 1) {
+    return YamlError(SourceLoc{display_name, 1, 1}, "(document)",
+                     "a matrix file holds exactly one YAML document");
+  }
+  const std::string& file = display_name;
+  absl::StatusOr<YamlMap> top = YamlMap::Of(file, (*docs)[0], "");
+  if (!top.ok()) return top.status();
+  Matrix m;
+  m.file = display_name;
+  m.dir = dir;
+  absl::StatusOr<std::string> name = top->String("name", true);
+  if (!name.ok()) return name.status();
+  m.name = *name;
+  absl::StatusOr<std::string> description = top->String("description", false);
+  if (!description.ok()) return description.status();
+  m.description = *description;
+
+  YAML::Node scenarios = top->Child("scenarios");
+  if (!scenarios.IsSequence() || scenarios.size() == 0) {
+    return YamlError(scenarios.IsDefined() ? LocOf(file, scenarios) : top->Loc(), "scenarios",
+                     "expected a non-empty list of {file: ..., points: [...]}");
+  }
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::string path = absl::StrCat("scenarios[", i, "]");
+    MatrixScenario s;
+    s.loc = LocOf(file, scenarios[i]);
+    if (scenarios[i].IsScalar()) {
+      s.as_written = scenarios[i].Scalar();
+    } else {
+      absl::StatusOr<YamlMap> map = YamlMap::Of(file, scenarios[i], path);
+      if (!map.ok()) return map.status();
+      absl::StatusOr<std::string> f = map->String("file", true);
+      if (!f.ok()) return f.status();
+      s.as_written = *f;
+      absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
+      if (!points.ok()) return points.status();
+      s.points = *points;
+      absl::Status st = map->Finish();
+      if (!st.ok()) return st;
+    }
+    s.path = (!s.as_written.empty() && s.as_written[0] == '/') ? s.as_written
+                                                                : absl::StrCat(dir, "/", s.as_written);
+    m.scenarios.push_back(std::move(s));
+  }
+
+  m.defaults.ranks = 1;
+  m.defaults.launcher = "mpirun";
+  m.defaults.timeout = absl::Minutes(10);
+  m.defaults.backend = "auto";
+  m.defaults.share_gpu = false;
+  m.defaults_loc = top->Loc();
+  YAML::Node defaults = top->Child("defaults");
+  if (defaults.IsDefined() && !defaults.IsNull()) {
+    m.defaults_loc = LocOf(file, defaults);
+    absl::StatusOr<YamlMap> map = YamlMap::Of(file, defaults, "defaults");
+    if (!map.ok()) return map.status();
+    CellSettings read;
+    absl::Status st = ReadSettings(*map, false, &read);
+    if (!st.ok()) return st;
+    st = map->Finish();
+    if (!st.ok()) return st;
+    read.ranks = read.ranks.value_or(*m.defaults.ranks);
+    read.launcher = read.launcher.value_or(*m.defaults.launcher);
+    read.timeout = read.timeout.value_or(*m.defaults.timeout);
+    read.backend = read.backend.value_or(*m.defaults.backend);
+    read.share_gpu = read.share_gpu.value_or(*m.defaults.share_gpu);
+    m.defaults = std::move(read);
+  }
+
+  YAML::Node axes = top->Child("axes");
+  if (axes.IsDefined() && !axes.IsNull()) {
+    if (!axes.IsSequence()) {
+      return YamlError(LocOf(file, axes), "axes", "expected a list of {name, values}");
+    }
+    for (size_t i = 0; i < axes.size(); ++i) {
+      std::string path = absl::StrCat("axes[", i, "]");
+      absl::StatusOr<YamlMap> map = YamlMap::Of(file, axes[i], path);
+      if (!map.ok()) return map.status();
+      MatrixAxis axis;
+      axis.loc = map->Loc();
+      absl::StatusOr<std::string> axis_name = map->String("name", true);
+      if (!axis_name.ok()) return axis_name.status();
+      axis.name = *axis_name;
+      absl::StatusOr<std::vector<AxisValue>> values = ReadValues(file, *map, false);
+      if (!values.ok()) return values.status();
+      axis.values = *std::move(values);
+      absl::Status st = map->Finish();
+      if (!st.ok()) return st;
+      st = CheckUniqueLabels(axis, path + ".values");
+      if (!st.ok()) return st;
+      m.axes.push_back(std::move(axis));
+    }
+  }
+  YAML::Node versions = top->Child("versions");
+  if (versions.IsDefined() && !versions.IsNull()) {
+    absl::StatusOr<MatrixAxis> axis = ReadVersions(file, versions, dir, list_runner);
+    if (!axis.ok()) return axis.status();
+    m.axes.push_back(*std::move(axis));
+  }
+  std::set<std::string> axis_names;
+  size_t cells = 1;
+  for (const MatrixAxis& axis : m.axes) {
+    if (axis.name.empty() || axis.name.find_first_of("=,/ ") != std::string::npos) {
+      return YamlError(axis.loc, "name",
+                       absl::StrCat("axis name '", axis.name, "' must be non-empty without '=', ',', '/' or spaces"));
+    }
+    if (!axis_names.insert(axis.name).second) {
+      return YamlError(axis.loc, "name", absl::StrCat("duplicate axis name '", axis.name, "'"));
+    }
+    cells *= axis.values.size();
+    if (cells > kMaxCells) {
+      return YamlError(axis.loc, "axes",
+                       absl::StrCat("the matrix has more than ", kMaxCells, " cells"));
+    }
+  }
+  absl::StatusOr<std::vector<ComboRule>> include = ReadRules(file, *top, "include", m.axes);
+  if (!include.ok()) return include.status();
+  m.include = *std::move(include);
+  absl::StatusOr<std::vector<ComboRule>> exclude = ReadRules(file, *top, "exclude", m.axes);
+  if (!exclude.ok()) return exclude.status();
+  m.exclude = *std::move(exclude);
+  absl::Status st = top->Finish();
+  if (!st.ok()) return st;
+  return m;
+}
+
+absl::StatusOr<Matrix> LoadMatrixFile(const std::string& path,
+                                      const ListCommandRunner& list_runner) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": cannot read the matrix file: ", text.status().message()));
+  }
+  return LoadMatrixText(*text, path, DirName(path), list_runner);
+}
+
+}  // namespace gh::driver

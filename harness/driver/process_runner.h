@@ -1,0 +1,59 @@
+// The process seam: the sweep starts every job through a ProcessRunner, so tests drive the
+// scheduler with fake jobs. Each job runs in a NEW process group (its own session), so a hung
+// or crashed job is killed with all its children by signalling the group.
+#ifndef GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
+#define GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace gh::driver {
+
+struct ProcessSpec {
+  std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
+  std::vector<std::string> env;   // the whole environment, NAME=VALUE
+  std::string cwd;                // working directory
+  std::string log_path;           // stdout and stderr, created or truncated
+};
+
+struct ProcessExit {
+  bool signaled = false;
+  int code = 0;    // exit status when !signaled
+  int signal = 0;  // terminating signal when signaled
+  std::string ToString() const;  // "exit 1", "killed by SIGSEGV"
+};
+
+using ProcessId = int;
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  // Starts the process in a new process group. A missing program is not an error here: the
+  // job exits 127 with the reason in its log, as a shell would.
+  virtual absl::StatusOr<ProcessId> Start(const ProcessSpec& spec) = 0;
+  // Non-blocking: the exit once the process has ended (reaped), nullopt while it runs.
+  virtual std::optional<ProcessExit> Poll(ProcessId id) = 0;
+  // Sends `signal` to the whole process group of `id` (no-op once it is gone).
+  virtual void SignalGroup(ProcessId id, int signal) = 0;
+};
+
+// fork/exec with setsid(); the real thing.
+class PosixProcessRunner : public ProcessRunner {
+ public:
+  absl::StatusOr<ProcessId> Start(const ProcessSpec& spec) override;
+  std::optional<ProcessExit> Poll(ProcessId id) override;
+  void SignalGroup(ProcessId id, int signal) override;
+};
+
+// "SIGSEGV" for 11, "signal 64" when unnamed.
+std::string SignalName(int signal);
+
+// The environment of this process as NAME=VALUE entries.
+std::vector<std::string> CurrentEnvironment();
+
+}  // namespace gh::driver
+
+#endif  // GPUHARNESS_DRIVER_PROCESS_RUNNER_H_

@@ -1,0 +1,92 @@
+#include "harness/driver/sweep_outputs.h"
+
+#include <sys/stat.h>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "harness/report/comparison.h"
+#include "harness/report/junit.h"
+#include "harness/report/report_html.h"
+#include "harness/report/report_input.h"
+#include "harness/report/results_dir.h"
+#include "harness/report/summary_markdown.h"
+
+namespace gh::driver {
+
+std::string RecordsToJsonl(const std::vector<Record>& records) {
+  std::string out;
+  for (const Record& r : records) absl::StrAppend(&out, RecordToJson(r).dump(), "\n");
+  return out;
+}
+
+SweepInfo MakeSweepInfo(const SweepPlan& plan, const std::vector<CellStatus>& cells) {
+  SweepInfo info;
+  info.matrix_name = plan.matrix.name;
+  info.matrix_file = plan.matrix.file;
+  for (const MatrixAxis& axis : plan.matrix.axes) {
+    SweepAxisInfo a;
+    a.name = axis.name;
+    a.is_version = axis.is_version;
+    for (const AxisValue& v : axis.values) a.labels.push_back(v.label);
+    info.axes.push_back(std::move(a));
+  }
+  for (size_t i = 0; i < plan.cells.size(); ++i) {
+    SweepCellInfo c;
+    c.id = plan.cells[i].plan.id;
+    c.axes = plan.cells[i].plan.LabelMap();
+    c.status = cells[i].status;
+    c.detail = cells[i].detail;
+    c.wall_s = cells[i].wall_s;
+    info.cells.push_back(std::move(c));
+  }
+  return info;
+}
+
+absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
+                                                     const std::vector<CellStatus>& cells,
+                                                     const std::string& out_dir,
+                                                     const std::vector<Record>* baseline,
+                                                     const std::string& baseline_dir) {
+  std::vector<Record> records;
+  for (size_t i = 0; i < plan.cells.size(); ++i) {
+    if (cells[i].status == "pending") continue;
+    std::string path = absl::StrCat(out_dir, "/cells/", plan.cells[i].plan.dir_name, "/records.jsonl");
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) continue;
+    absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path);
+    if (!contents.ok()) return contents.status();
+    for (Record& r : contents->records) records.push_back(std::move(r));
+  }
+  SweepInfo info = MakeSweepInfo(plan, cells);
+  absl::Status st = WriteFileAtomically(out_dir + "/records.jsonl", RecordsToJsonl(records));
+  if (!st.ok()) return st;
+  st = WriteFileAtomically(out_dir + "/sweep.json", info.ToJson().dump(2) + "\n");
+  if (!st.ok()) return st;
+  st = WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, plan.matrix.name));
+  if (!st.ok()) return st;
+
+  Comparison comparison = CompareResults(records, baseline);
+  ReportInput input;
+  input.title = absl::StrCat("gpuharness sweep ", plan.matrix.name);
+  input.comparison = &comparison;
+  input.sweep = &info;
+  input.baseline = baseline_dir;
+  // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
+  absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
+  if (dir.ok()) input.environments = std::move(dir->environments);
+  st = WriteFileAtomically(out_dir + "/summary.md", RenderSummaryMarkdown(input));
+  if (!st.ok()) return st;
+  st = WriteFileAtomically(out_dir + "/report.html", RenderReportHtml(input));
+  if (!st.ok()) return st;
+
+  SweepOutputsResult result;
+  result.records = static_cast<int>(records.size());
+  result.unmet = comparison.counts.unmet;
+  result.regressions = comparison.counts.regressions;
+  result.exit_status = ComparisonExitStatus(comparison);
+  result.headline = ComparisonHeadline(comparison);
+  return result;
+}
+
+}  // namespace gh::driver

@@ -1,0 +1,48 @@
+// The sweep's outputs, regenerated from the cells every time (atomically, so a driver killed
+// midway leaves the previous complete set): records.jsonl (every done cell's records, in matrix
+// order, each carrying its cell's labels), junit.xml, sweep.json, summary.md, report.html; and
+// the comparison against expectations and an optional baseline that decides the exit status.
+#ifndef GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_
+#define GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/core/record.h"
+#include "harness/driver/sweep_plan.h"
+#include "harness/report/sweep_info.h"
+
+namespace gh::driver {
+
+// Where each cell stands, in plan order.
+struct CellStatus {
+  std::string status = "pending";  // "done", "setup_failed", "pending"
+  std::string detail;
+  double wall_s = 0;
+};
+
+SweepInfo MakeSweepInfo(const SweepPlan& plan, const std::vector<CellStatus>& cells);
+
+struct SweepOutputsResult {
+  int records = 0;
+  int unmet = 0;
+  int regressions = 0;
+  int exit_status = 0;   // ComparisonExitStatus
+  std::string headline;  // ComparisonHeadline
+};
+
+// `baseline` null: no baseline. Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed
+// cells.
+absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
+                                                     const std::vector<CellStatus>& cells,
+                                                     const std::string& out_dir,
+                                                     const std::vector<Record>* baseline,
+                                                     const std::string& baseline_dir);
+
+// JSON lines of `records`, one per record.
+std::string RecordsToJsonl(const std::vector<Record>& records);
+
+}  // namespace gh::driver
+
+#endif  // GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_

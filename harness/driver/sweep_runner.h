@@ -1,0 +1,67 @@
+// `gpuharness sweep`: loads and validates the matrix (nothing is written when it is bad),
+// runs every cell not already done as its own job(s) through a launcher, packed onto the
+// resources, each with its own timeout and process group, then writes DIR/records.jsonl,
+// junit.xml, sweep.json, summary.md and report.html from the cells and compares.
+//
+// DIR layout (docs/sweeps.md): cells/<cell>/{cell.json, job<k>/ (the job's --out), job<k>.log,
+// records.jsonl, environment.json, done.json}, versions/<label>/{setup.log, setup.json}.
+// A cell is done when its done.json exists with the hash of its current definition.
+#ifndef GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
+#define GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
+
+#include <atomic>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/driver/clock.h"
+#include "harness/driver/process_runner.h"
+#include "harness/driver/resource_pool.h"
+
+namespace gh::driver {
+
+struct SweepOptions {
+  std::string matrix_path;
+  std::string out_dir;
+  std::string baseline_dir;           // "" for none
+  std::string program;                // the gpuharness binary the jobs run
+  bool dry_run = false;               // print the cells and their command lines, write nothing
+  absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL
+  absl::Duration poll_interval = absl::Milliseconds(20);
+  absl::Duration setup_timeout = absl::Minutes(30);
+};
+
+struct SweepEnvironment {
+  ProcessRunner* runner = nullptr;
+  Clock* clock = nullptr;
+  Resources resources;
+  std::vector<std::string> base_env;  // the jobs' environment before the cell's changes
+  std::FILE* progress = stdout;
+  bool interactive = false;           // progress as one updating line
+  const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: kill the jobs, stop
+};
+
+struct SweepResult {
+  int exit_status = 0;       // 0 met, 1 unmet or regression (kExitOk / kExitUnmet)
+  int cells = 0;
+  int cells_run = 0;         // by this invocation
+  int cells_resumed = 0;     // done before, skipped
+  int cells_setup_failed = 0;
+  int cells_failed = 0;      // of those run: an unmet expectation or an abnormal job end
+  int records = 0;
+  int unmet = 0;             // keys with an unmet expectation (reports' comparison)
+  int regressions = 0;
+  bool interrupted = false;  // stopped by `stop`; the outputs hold the done cells only
+  std::string headline;      // ComparisonHeadline
+};
+
+// InvalidArgument: bad matrix, launcher, scenario file or option (exit 2, nothing written).
+// Other errors: infrastructure (exit 3).
+absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironment& env);
+
+}  // namespace gh::driver
+
+#endif  // GPUHARNESS_DRIVER_SWEEP_RUNNER_H_

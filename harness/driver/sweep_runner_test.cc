@@ -1,0 +1,615 @@
+// The sweep driver against fake jobs and a fake clock: packing, timeouts, crashes, bad input,
+// resume, set-up failure and caching. The fake jobs write records.jsonl the way
+// `gpuharness run` does, so collection is exercised for real.
+#include "harness/driver/sweep_runner.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "harness/core/registry.h"
+#include "harness/report/sweep_info.h"
+#include "nlohmann/json.hpp"
+
+namespace gh::driver {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A kind for the scenario files below: one int parameter, no body (the fake jobs never run it).
+KindInfo DescribeFakeKind() {
+  KindInfo k;
+  k.name = "fake_sweep_kind";
+  k.description = "test kind";
+  ParamDef size;
+  size.name = "size";
+  size.type = ParamType::kInt;
+  size.default_value = int64_t{1};
+  k.params = {size};
+  k.backends = {Backend::kHost};
+  return k;
+}
+GH_REGISTER_SCENARIO(fake_sweep_kind, DescribeFakeKind);
+
+class FakeClock : public Clock {
+ public:
+  absl::Time Now() override { return now_; }
+  void SleepFor(absl::Duration d) override {
+    now_ += d;
+    if (on_sleep) on_sleep();
+  }
+  absl::Duration Elapsed() const { return now_ - absl::UnixEpoch(); }
+  std::function<void()> on_sleep;
+
+ private:
+  absl::Time now_ = absl::UnixEpoch();
+};
+
+// What a fake job does.
+struct Behavior {
+  absl::Duration duration = absl::Seconds(10);
+  int points_recorded = -1;   // records written for the first N points; -1: all
+  bool fail_points = false;   // recorded points are `fail` instead of `pass`
+  int exit_code = 0;
+  int signal = 0;             // dies by this signal at the end instead
+  bool ignores_sigterm = false;
+  std::string log;            // the job's stdout+stderr
+  std::map<int, std::string> rank_crashes;  // .ranks/rank<r>.crash contents
+};
+
+struct Started {
+  ProcessId id;
+  ProcessSpec spec;
+  absl::Duration at;
+  std::string Env(const std::string& name) const {
+    for (const std::string& e : spec.env) {
+      if (absl::StartsWith(e, name + "=")) return e.substr(name.size() + 1);
+    }
+    return "(unset)";
+  }
+  std::string Arg(const std::string& flag) const {
+    for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+      if (spec.argv[i] == flag) return spec.argv[i + 1];
+    }
+    return "";
+  }
+};
+
+class FakeRunner : public ProcessRunner {
+ public:
+  explicit FakeRunner(FakeClock& clock) : clock_(clock) {}
+  std::function<Behavior(const Started&)> behave = [](const Started&) { return Behavior{}; };
+
+  absl::StatusOr<ProcessId> Start(const ProcessSpec& spec) override {
+    Started s{next_id_++, spec, clock_.Elapsed()};
+    started.push_back(s);
+    Job job{s, behave(s)};
+    WriteFileAtomically(spec.log_path, job.behavior.log).IgnoreError();
+    jobs_.emplace(s.id, job);
+    return s.id;
+  }
+
+  std::optional<ProcessExit> Poll(ProcessId id) override {
+    Job& job = jobs_.at(id);
+    if (job.reaped) return job.exit;
+    if (job.killed_by != 0) return Reap(job, ProcessExit{true, 0, job.killed_by}, false);
+    if (clock_.Elapsed() - job.started.at < job.behavior.duration) return std::nullopt;
+    ProcessExit exit;
+    if (job.behavior.signal != 0) {
+      exit.signaled = true;
+      exit.signal = job.behavior.signal;
+    } else {
+      exit.code = job.behavior.exit_code;
+    }
+    return Reap(job, exit, true);
+  }
+
+  void SignalGroup(ProcessId id, int sig) override {
+    Job& job = jobs_.at(id);
+    signals.push_back({id, sig, clock_.Elapsed()});
+    if (job.reaped) return;
+    if (sig == SIGKILL || (sig == SIGTERM && !job.behavior.ignores_sigterm)) job.killed_by = sig;
+  }
+
+  struct Signal {
+    ProcessId id;
+    int sig;
+    absl::Duration at;
+  };
+  std::vector<Started> started;
+  std::vector<Signal> signals;
+  std::set<ProcessId> running() const {
+    std::set<ProcessId> out;
+    for (const auto& [id, job] : jobs_) {
+      if (!job.reaped) out.insert(id);
+    }
+    return out;
+  }
+
+ private:
+  struct Job {
+    Started started;
+    Behavior behavior;
+    bool reaped = false;
+    int killed_by = 0;
+    ProcessExit exit;
+  };
+
+  // A job that ran (to its end or until killed) leaves the records of the points it got to.
+  ProcessExit Reap(Job& job, ProcessExit exit, bool ran_to_end) {
+    job.reaped = true;
+    job.exit = exit;
+    const ProcessSpec& spec = job.started.spec;
+    if (spec.argv[0] == "/bin/sh") return exit;  // a version set-up
+    std::string out = job.started.Arg("--out");
+    MakeDirectories(out + "/.ranks").IgnoreError();
+    int to_record = job.behavior.points_recorded;
+    (void)ran_to_end;
+    std::string lines;
+    int n = 0;
+    for (const std::string& size : {"1", "2", "3"}) {
+      if (to_record >= 0 && n >= to_record) break;
+      Record r;
+      r.scenario = "s";
+      r.kind = "fake_sweep_kind";
+      r.file = "s.yaml";
+      r.point = absl::StrCat("s/size=", size, "/np=", job.started.Arg("-np").empty() ? "1" : job.started.Arg("-np"));
+      r.params = {{"size", std::stoi(size)}};
+      r.backend = "host";
+      r.nranks = std::stoi(job.started.Arg("-np").empty() ? "1" : job.started.Arg("-np"));
+      r.result.outcome = job.behavior.fail_points ? Outcome::kFail : Outcome::kPass;
+      r.matched = !job.behavior.fail_points;
+      absl::StrAppend(&lines, RecordToJson(r).dump(), "\n");
+      ++n;
+    }
+    WriteFileAtomically(out + "/records.jsonl", lines).IgnoreError();
+    for (const auto& [rank, text] : job.behavior.rank_crashes) {
+      WriteFileAtomically(absl::StrCat(out, "/.ranks/rank", rank, ".crash"), text).IgnoreError();
+    }
+    return exit;
+  }
+
+  FakeClock& clock_;
+  ProcessId next_id_ = 100;
+  std::map<ProcessId, Job> jobs_;
+};
+
+class SweepTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ::testing::TempDir() + "/sweep_runner_test_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::remove_all(dir_);
+    ASSERT_TRUE(MakeDirectories(dir_).ok());
+    ASSERT_TRUE(WriteFileAtomically(dir_ + "/s.yaml",
+                                    "name: s\nkind: fake_sweep_kind\nparams: {size: [1, 2, 3]}\n")
+                    .ok());
+    env_.runner = &runner_;
+    env_.clock = &clock_;
+    env_.base_env = {"PATH=/usr/bin", "HOME=/root"};
+    env_.progress = progress_file_ = std::tmpfile();
+    env_.resources.slots = 2;
+    env_.resources.source = "test";
+    options_.out_dir = dir_ + "/out";
+    options_.program = "/bin/gpuharness";
+    options_.kill_grace = absl::Seconds(5);
+    options_.poll_interval = absl::Milliseconds(100);
+  }
+  void TearDown() override { std::fclose(progress_file_); }
+
+  void WriteMatrix(const std::string& body) {
+    ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml",
+                                    "name: m\nscenarios: [s.yaml]\n" + body).ok());
+    options_.matrix_path = dir_ + "/m.yaml";
+  }
+
+  std::vector<Record> OutRecords() {
+    absl::StatusOr<RecordsFileContents> c = ReadRecordsFile(options_.out_dir + "/records.jsonl");
+    EXPECT_TRUE(c.ok()) << c.status();
+    return c.ok() ? c->records : std::vector<Record>{};
+  }
+
+  SweepInfo OutSweepInfo() {
+    absl::StatusOr<std::string> text = ReadFileToString(options_.out_dir + "/sweep.json");
+    EXPECT_TRUE(text.ok());
+    absl::StatusOr<SweepInfo> info = SweepInfo::FromJson(nlohmann::json::parse(*text));
+    EXPECT_TRUE(info.ok()) << info.status();
+    return *info;
+  }
+
+  // Which cell each started job belongs to: its --out dir's cell component.
+  static std::string CellOf(const Started& s) {
+    std::string out = s.Arg("--out");
+    size_t end = out.rfind('/');
+    size_t begin = out.rfind('/', end - 1);
+    return out.substr(begin + 1, end - begin - 1);
+  }
+
+  std::string dir_;
+  FakeClock clock_;
+  FakeRunner runner_{clock_};
+  SweepEnvironment env_;
+  SweepOptions options_;
+  std::FILE* progress_file_ = nullptr;
+};
+
+TEST_F(SweepTest, RecordsCarryCellLabelsAndAllPassExitsZero) {
+  WriteMatrix("defaults: {ranks: 1}\naxes:\n  - name: proto\n    values: [{label: simple, env: {NCCL_PROTO: Simple}}, {label: ll, env: {NCCL_PROTO: LL}}]\n");
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 0);
+  EXPECT_EQ(r->cells_run, 2);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(runner_.started[0].Env("NCCL_PROTO"), "Simple");
+  EXPECT_EQ(runner_.started[1].Env("NCCL_PROTO"), "LL");
+  EXPECT_EQ(runner_.started[0].Env("HOME"), "/root");
+  EXPECT_THAT(runner_.started[0].spec.argv,
+              ElementsAre("mpirun", "--oversubscribe", "-np", "1", "-x", "NCCL_PROTO",
+                          "/bin/gpuharness", "run", dir_ + "/s.yaml", "--out",
+                          options_.out_dir + "/cells/proto=simple/job", "--backend", "auto"));
+  EXPECT_EQ(runner_.started[0].spec.cwd, options_.out_dir + "/cells/proto=simple");
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ(records[0].cell, (std::map<std::string, std::string>{{"proto", "simple"}}));
+  EXPECT_EQ(records[3].cell, (std::map<std::string, std::string>{{"proto", "ll"}}));
+  EXPECT_EQ(records[3].point, "s/size=1/np=1");
+  SweepInfo info = OutSweepInfo();
+  EXPECT_EQ(info.matrix_name, "m");
+  ASSERT_EQ(info.axes.size(), 1u);
+  EXPECT_THAT(info.axes[0].labels, ElementsAre("simple", "ll"));
+  ASSERT_EQ(info.cells.size(), 2u);
+  EXPECT_EQ(info.cells[1].id, "proto=ll");
+  EXPECT_EQ(info.cells[1].status, "done");
+  EXPECT_EQ(info.cells[1].wall_s, 10.0);
+  for (const char* f : {"junit.xml", "summary.md", "report.html", "cells/proto=ll/done.json",
+                        "cells/proto=ll/cell.json", "cells/proto=ll/job.log"}) {
+    EXPECT_TRUE(ReadFileToString(options_.out_dir + "/" + f).ok()) << f;
+  }
+}
+
+TEST_F(SweepTest, GpuPackingGivesDisjointDevicesAndWaitsForRoom) {
+  env_.resources.gpu_mode = true;
+  env_.resources.devices = {"0", "1", "2", "3"};
+  WriteMatrix("axes:\n  - name: np\n    values: [{label: a, ranks: 2}, {label: b, ranks: 2}, {label: c, ranks: 2}, {label: d, ranks: 4}, {label: e, ranks: 1}]\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    b.duration = s.Arg("-np") == "1" ? absl::Seconds(3) : absl::Seconds(10);
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> got;
+  for (const Started& s : runner_.started) {
+    got.push_back(absl::StrCat(CellOf(s), "@", absl::ToInt64Seconds(s.at), "s:",
+                               s.Env("CUDA_VISIBLE_DEVICES")));
+  }
+  // a and b fill the 4 GPUs; c waits for a; e (1 GPU) passes d (needs all 4) and runs beside c;
+  // d starts once c and e have finished.
+  EXPECT_THAT(got, ElementsAre("np=a@0s:0,1", "np=b@0s:2,3", "np=c@10s:0,1", "np=e@10s:2",
+                               "np=d@20s:0,1,2,3"));
+  // CUDA_VISIBLE_DEVICES is exported to the ranks.
+  EXPECT_THAT(runner_.started[0].spec.argv, testing::Contains("CUDA_VISIBLE_DEVICES"));
+}
+
+TEST_F(SweepTest, CpuSlotsPackAndAnOversizedCellRunsAlone) {
+  env_.resources.slots = 2;
+  WriteMatrix("axes:\n  - name: np\n    values: [{label: \"1\", ranks: 1}, {label: \"4\", ranks: 4}, {label: one, ranks: 1}, {label: \"2\", ranks: 2}]\n");
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<std::string> got;
+  for (const Started& s : runner_.started) {
+    got.push_back(absl::StrCat(CellOf(s), "@", absl::ToInt64Seconds(s.at), "s"));
+    EXPECT_EQ(s.Env("CUDA_VISIBLE_DEVICES"), "(unset)");
+  }
+  EXPECT_THAT(got, ElementsAre("np=1@0s", "np=one@0s", "np=4@10s", "np=2@20s"));
+}
+
+TEST_F(SweepTest, TimeoutKillsTheGroupAndRecordsMissingPointsAsTimeout) {
+  WriteMatrix("defaults: {timeout: 30s}\n");
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.duration = absl::Hours(1);
+    b.points_recorded = 1;
+    b.ignores_sigterm = true;
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 1);
+  ASSERT_GE(runner_.signals.size(), 2u);
+  EXPECT_EQ(runner_.signals[0].sig, SIGTERM);
+  EXPECT_EQ(runner_.signals[0].at, absl::Seconds(30));
+  EXPECT_EQ(runner_.signals[1].sig, SIGKILL);
+  EXPECT_EQ(runner_.signals[1].at, absl::Seconds(35));
+  EXPECT_EQ(runner_.signals[1].id, runner_.started[0].id);
+  EXPECT_TRUE(runner_.running().empty());
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kPass);
+  EXPECT_EQ(records[1].point, "s/size=2/np=1");
+  EXPECT_EQ(records[1].result.outcome, Outcome::kTimeout);
+  EXPECT_EQ(records[1].result.signature, "cell timeout after 30s");
+  EXPECT_FALSE(records[1].matched);
+  EXPECT_EQ(records[2].result.outcome, Outcome::kTimeout);
+  EXPECT_EQ(r->unmet, 2);
+}
+
+TEST_F(SweepTest, CrashRecordsNameTheSignalAndTheRank) {
+  WriteMatrix("axes: [{name: np, values: [{label: \"2\", ranks: 2}]}]\n");
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.points_recorded = 1;
+    b.signal = SIGSEGV;
+    b.rank_crashes[1] = "SIGSEGV in step exchange\nbacktrace...";
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kPass);
+  EXPECT_EQ(records[1].result.outcome, Outcome::kCrash);
+  EXPECT_EQ(records[1].result.signature,
+            "crash on rank 1: SIGSEGV in step exchange (job killed by SIGSEGV)");
+  EXPECT_EQ(records[1].nranks, 2);
+  EXPECT_EQ(records[1].cell, (std::map<std::string, std::string>{{"np", "2"}}));
+  EXPECT_EQ(r->exit_status, 1);
+}
+
+TEST_F(SweepTest, MpirunReportOfADeadRankIsUsedWithoutCrashFiles) {
+  WriteMatrix("defaults: {ranks: 2}\n");
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.points_recorded = 0;
+    b.exit_code = 139;
+    b.log = "mpirun noticed that process rank 1 with PID 4242 on node n1 exited on signal 11 (Segmentation fault).\n";
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].result.signature,
+            "crash: rank 1 killed by SIGSEGV (job exited with status 139)");
+}
+
+TEST_F(SweepTest, ExitTwoIsBadInputForThatCellAndTheSweepGoesOn) {
+  WriteMatrix("axes: [{name: v, values: [bad, good]}]\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    if (absl::StrContains(s.Arg("--out"), "v=bad")) {
+      b.exit_code = 2;
+      b.points_recorded = 0;
+      b.log = "\ns.yaml:3:9: params.size: expected an integer\nusage...\n";
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kError);
+  EXPECT_EQ(records[0].result.signature, "bad input: s.yaml:3:9: params.size: expected an integer");
+  EXPECT_EQ(records[3].result.outcome, Outcome::kPass);
+  EXPECT_EQ(r->cells_run, 2);
+  EXPECT_EQ(r->cells_failed, 1);
+}
+
+TEST_F(SweepTest, ResumeAfterTheDriverIsStoppedRerunsOnlyUnfinishedCells) {
+  WriteMatrix("axes: [{name: c, values: [a, b, c, d]}]\n");
+  env_.resources.slots = 1;
+  std::atomic<bool> stop{false};
+  env_.stop = &stop;
+  // Stop the driver while the third cell runs.
+  clock_.on_sleep = [&] {
+    if (runner_.started.size() == 3 && clock_.Elapsed() > absl::Seconds(25)) stop = true;
+  };
+  absl::StatusOr<SweepResult> first = RunSweep(options_, env_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->interrupted);
+  EXPECT_EQ(first->cells_run, 2);
+  EXPECT_EQ(runner_.signals.front().sig, SIGTERM);  // the running job was killed
+  EXPECT_EQ(runner_.signals.front().id, runner_.started[2].id);
+  EXPECT_TRUE(runner_.running().empty());
+  EXPECT_EQ(OutRecords().size(), 6u);  // the done cells only
+  EXPECT_EQ(OutSweepInfo().cells[2].status, "pending");
+  // The killed cell left a partial directory; the rerun wipes it.
+  ASSERT_TRUE(WriteFileAtomically(options_.out_dir + "/cells/c=c/stale.txt", "x").ok());
+
+  clock_.on_sleep = nullptr;
+  stop = false;
+  runner_.started.clear();
+  absl::StatusOr<SweepResult> second = RunSweep(options_, env_);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_FALSE(second->interrupted);
+  EXPECT_EQ(second->cells_resumed, 2);
+  EXPECT_EQ(second->cells_run, 2);
+  std::vector<std::string> cells;
+  for (const Started& s : runner_.started) cells.push_back(CellOf(s));
+  EXPECT_THAT(cells, ElementsAre("c=c", "c=d"));
+  EXPECT_FALSE(ReadFileToString(options_.out_dir + "/cells/c=c/stale.txt").ok());
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 12u);  // nothing lost, nothing duplicated
+  std::set<std::pair<std::string, std::string>> keys;
+  for (const Record& rec : records) keys.insert({rec.cell.at("c"), rec.point});
+  EXPECT_EQ(keys.size(), 12u);
+  EXPECT_EQ(second->exit_status, 0);
+
+  // A third run has nothing to do.
+  runner_.started.clear();
+  absl::StatusOr<SweepResult> third = RunSweep(options_, env_);
+  ASSERT_TRUE(third.ok());
+  EXPECT_EQ(third->cells_run, 0);
+  EXPECT_EQ(third->cells_resumed, 4);
+  EXPECT_TRUE(runner_.started.empty());
+  EXPECT_EQ(OutRecords().size(), 12u);
+}
+
+TEST_F(SweepTest, ChangedCellDefinitionReruns) {
+  WriteMatrix("axes: [{name: p, values: [{label: a, env: {X: \"1\"}}, {label: b, env: {Y: \"1\"}}]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  runner_.started.clear();
+  WriteMatrix("axes: [{name: p, values: [{label: a, env: {X: \"2\"}}, {label: b, env: {Y: \"1\"}}]}]\n");
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(CellOf(runner_.started[0]), "p=a");
+  EXPECT_EQ(runner_.started[0].Env("X"), "2");
+  EXPECT_EQ(r->cells_resumed, 1);
+}
+
+TEST_F(SweepTest, SetupFailureMarksTheVersionsCellsAndSuccessIsCached) {
+  WriteMatrix(R"(versions:
+  name: nccl
+  values:
+    - {label: old, setup: "exit 1"}
+    - {label: new, setup: "make lib", env_prepend: {LD_LIBRARY_PATH: "{version_dir}/lib"}, launcher_prefix: [wrap, "{version_dir}"]}
+)");
+  int old_setups = 0, new_setups = 0;
+  runner_.behave = [&](const Started& s) {
+    Behavior b;
+    if (s.spec.argv[0] == "/bin/sh") {
+      b.duration = absl::Seconds(1);
+      if (s.spec.argv[2] == "exit 1") {
+        ++old_setups;
+        b.exit_code = 1;
+        b.log = "cannot fetch the wheel\n";
+      } else {
+        ++new_setups;
+      }
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(old_setups, 1);
+  EXPECT_EQ(new_setups, 1);
+  EXPECT_EQ(r->cells_setup_failed, 1);
+  EXPECT_EQ(r->cells_run, 1);
+  EXPECT_EQ(r->exit_status, 1);
+  std::string vdir = options_.out_dir + "/versions/new";
+  const Started& setup = runner_.started[1];
+  EXPECT_EQ(setup.spec.cwd, vdir);
+  EXPECT_EQ(setup.Env("GH_VERSION"), "new");
+  const Started& job = runner_.started[2];
+  EXPECT_EQ(job.spec.argv[0], "wrap");
+  EXPECT_EQ(job.spec.argv[1], vdir);
+  EXPECT_EQ(job.spec.argv[2], "mpirun");
+  EXPECT_EQ(job.Env("LD_LIBRARY_PATH"), vdir + "/lib");
+  SweepInfo info = OutSweepInfo();
+  EXPECT_EQ(info.cells[0].status, "setup_failed");
+  EXPECT_EQ(info.cells[0].detail, "setup exit 1: cannot fetch the wheel");
+  EXPECT_TRUE(info.axes[0].is_version);
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 6u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kError);
+  EXPECT_EQ(records[0].result.signature, "version setup failed: setup exit 1: cannot fetch the wheel");
+  EXPECT_EQ(records[0].cell.at("nccl"), "old");
+  EXPECT_EQ(records[3].result.outcome, Outcome::kPass);
+
+  // Rerun: the failed set-up is retried, the successful one is cached, the done cell kept.
+  runner_.started.clear();
+  absl::StatusOr<SweepResult> again = RunSweep(options_, env_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(old_setups, 2);
+  EXPECT_EQ(new_setups, 1);
+  EXPECT_EQ(again->cells_resumed, 1);
+  EXPECT_EQ(OutRecords().size(), 6u);
+}
+
+TEST_F(SweepTest, BadMatrixWritesNothing) {
+  WriteMatrix("axes: [{name: np, values: [{label: \"2\", ranks: 2}]}]\ndefaults: {launcher: direct}\n");
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
+  EXPECT_EQ(r.status().message(),
+            dir_ + "/m.yaml:3:20: ranks: cell 'np=2' needs 2 ranks but launcher 'direct' runs at most 1");
+  EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
+  EXPECT_TRUE(runner_.started.empty());
+}
+
+TEST_F(SweepTest, BadScenarioFileAndFilterAreInputErrors) {
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml", "name: m\nscenarios:\n  - file: nope.yaml\n").ok());
+  options_.matrix_path = dir_ + "/m.yaml";
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("m.yaml:3:5: scenarios[0].file: cannot read 'nope.yaml'"));
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml",
+                                  "name: m\nscenarios:\n  - {file: s.yaml, points: [\"*/size=9/*\"]}\n").ok());
+  r = RunSweep(options_, env_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("m.yaml:3:5: scenarios[0].points[0]: '*/size=9/*' matches no point of s.yaml"));
+  EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
+}
+
+TEST_F(SweepTest, PointFiltersBecomeRunFiltersAndBoundExpectedPoints) {
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml",
+                                  "name: m\nscenarios:\n  - {file: s.yaml, points: [\"*/size=1/*\"]}\n"
+                                  "defaults: {timeout: 5s}\n").ok());
+  options_.matrix_path = dir_ + "/m.yaml";
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.duration = absl::Hours(1);
+    b.points_recorded = 0;
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(runner_.started[0].Arg("--filter"), "*/size=1/*");
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 1u);  // only the filtered point is expected
+  EXPECT_EQ(records[0].point, "s/size=1/np=1");
+  EXPECT_EQ(records[0].result.outcome, Outcome::kTimeout);
+}
+
+TEST_F(SweepTest, BaselineRegressionExitsOne) {
+  WriteMatrix("axes: [{name: p, values: [a]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  SweepOptions now = options_;
+  now.out_dir = dir_ + "/now";
+  now.baseline_dir = options_.out_dir;
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.fail_points = true;
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(now, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->regressions, 3);
+  EXPECT_EQ(r->exit_status, 1);
+  now.baseline_dir = dir_ + "/missing";
+  now.out_dir = dir_ + "/never";
+  r = RunSweep(now, env_);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
+  EXPECT_FALSE(std::filesystem::exists(now.out_dir));
+}
+
+TEST_F(SweepTest, DryRunStartsAndWritesNothing) {
+  WriteMatrix("axes: [{name: p, values: [a, b]}]\n");
+  options_.dry_run = true;
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->cells, 2);
+  EXPECT_TRUE(runner_.started.empty());
+  EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
+}
+
+}  // namespace
+}  // namespace gh::driver
