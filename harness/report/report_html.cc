@@ -150,23 +150,66 @@ std::string Number(double value) {
   return text;
 }
 
-// The headline metric against the single swept column parameter, one polyline per row.
+// The headline metric against the first numeric column parameter (byte sizes, numbers); one
+// series per row and combination of the other column parameters, e.g. "mpi_p2p / 2, dtype=f32".
 void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::string& metric_name) {
-  if (matrix.column_params.size() != 1) return;
-  std::vector<double> xs;
-  for (const auto& values : matrix.column_values) {
-    std::optional<double> x = NumericValue(values[0]);
-    if (!x) return;
-    xs.push_back(*x);
+  const size_t columns = matrix.columns.size();
+  std::optional<size_t> x_param;
+  std::vector<double> xs(columns);
+  for (size_t p = 0; p < matrix.column_params.size() && !x_param; ++p) {
+    bool numeric = true;
+    for (size_t c = 0; c < columns && numeric; ++c) {
+      std::optional<double> x = NumericValue(matrix.column_values[c][p]);
+      numeric = x.has_value();
+      if (numeric) xs[c] = *x;
+    }
+    if (numeric) x_param = p;
   }
+  if (!x_param || columns == 0) return;
+  // Series: (row, the other column parameters' values) -> columns, in first-seen order.
+  struct Series {
+    size_t row;
+    std::string label;
+    std::vector<size_t> columns;  // sorted by x
+  };
+  std::vector<Series> series;
+  for (size_t r = 0; r < matrix.rows.size(); ++r) {
+    const MatrixRow& row = matrix.rows[r];
+    std::vector<Series> of_row;
+    std::vector<std::string> keys;
+    for (size_t c = 0; c < columns; ++c) {
+      std::vector<std::string> others;
+      for (size_t p = 0; p < matrix.column_params.size(); ++p) {
+        if (p != *x_param) others.push_back(absl::StrCat(matrix.column_params[p], "=", matrix.column_values[c][p]));
+      }
+      std::string key = absl::StrJoin(others, ", ");
+      auto found = std::find(keys.begin(), keys.end(), key);
+      if (found == keys.end()) {
+        keys.push_back(key);
+        std::string label = absl::StrJoin(row.labels, " / ");
+        if (!key.empty()) label = label.empty() || label == matrix.scenario ? key : absl::StrCat(label, ", ", key);
+        of_row.push_back({r, label, {}});
+        found = keys.end() - 1;
+      }
+      of_row[found - keys.begin()].columns.push_back(c);
+    }
+    for (Series& one : of_row) {
+      std::stable_sort(one.columns.begin(), one.columns.end(), [&](size_t a, size_t b) { return xs[a] < xs[b]; });
+      series.push_back(std::move(one));
+    }
+  }
+  auto metric_at = [&](size_t row_index, size_t column) -> const Metric* {
+    const PointComparison* entry = matrix.rows[row_index].entries[column];
+    return entry == nullptr ? nullptr : entry->now->FindMetric(metric_name);
+  };
   double y_max = 0;
   std::string unit;
-  for (const MatrixRow& row : matrix.rows) {
-    for (const PointComparison* entry : row.entries) {
-      const Metric* metric = entry == nullptr ? nullptr : entry->now->FindMetric(metric_name);
-      if (metric == nullptr) continue;
-      y_max = std::max(y_max, metric->value);
-      if (unit.empty()) unit = metric->unit;
+  for (size_t r = 0; r < matrix.rows.size(); ++r) {
+    for (size_t c = 0; c < columns; ++c) {
+      if (const Metric* metric = metric_at(r, c)) {
+        y_max = std::max(y_max, metric->value);
+        if (unit.empty()) unit = metric->unit;
+      }
     }
   }
   if (y_max <= 0) return;
@@ -185,9 +228,10 @@ void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::strin
   };
   auto y_at = [&](double y) { return kTop + plot_h - y / y_top * plot_h; };
 
+  const std::string& x_name = matrix.column_params[*x_param];
   const std::string y_label = metric_name == "bandwidth_GBps" ? "bandwidth" : "median time";
   absl::StrAppend(&out, "<p class=\"muted\">", EscapeHtml(y_label), " (", EscapeHtml(unit),
-                  ", median over passing trials) by ", EscapeHtml(matrix.column_params[0]), "</p>\n");
+                  ", median over passing trials) by ", EscapeHtml(x_name), "</p>\n");
   absl::StrAppend(&out, "<svg class=\"plot\" width=\"", Number(kWidth), "\" height=\"", Number(kHeight),
                   "\" viewBox=\"0 0 ", Number(kWidth), " ", Number(kHeight), "\" role=\"img\">\n");
   for (double y = 0; y <= y_top + step / 2; y += step) {
@@ -196,39 +240,40 @@ void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::strin
                     "<text x=\"", Number(kLeft - 6), "\" y=\"", Number(y_at(y) + 4), "\" text-anchor=\"end\">",
                     EscapeHtml(Number(y)), "</text>\n");
   }
-  for (size_t c = 0; c < xs.size(); ++c) {
+  std::vector<double> ticked;
+  for (size_t c = 0; c < columns; ++c) {
+    if (std::find(ticked.begin(), ticked.end(), xs[c]) != ticked.end()) continue;
+    ticked.push_back(xs[c]);
     absl::StrAppend(&out, "<text x=\"", Number(x_at(xs[c])), "\" y=\"", Number(kTop + plot_h + 16),
-                    "\" text-anchor=\"middle\">", EscapeHtml(matrix.column_values[c][0]), "</text>\n");
+                    "\" text-anchor=\"middle\">", EscapeHtml(matrix.column_values[c][*x_param]), "</text>\n");
   }
   absl::StrAppend(&out, "<line x1=\"", Number(kLeft), "\" x2=\"", Number(kLeft), "\" y1=\"", Number(kTop),
                   "\" y2=\"", Number(kTop + plot_h), "\" stroke=\"#57606a\"/>", "<line x1=\"", Number(kLeft),
                   "\" x2=\"", Number(kLeft + plot_w), "\" y1=\"", Number(kTop + plot_h), "\" y2=\"",
                   Number(kTop + plot_h), "\" stroke=\"#57606a\"/>\n");
   absl::StrAppend(&out, "<text x=\"", Number(kLeft + plot_w / 2), "\" y=\"", Number(kHeight - 10),
-                  "\" text-anchor=\"middle\">", EscapeHtml(matrix.column_params[0]), log_x ? " (log scale)" : "",
-                  "</text>\n");
+                  "\" text-anchor=\"middle\">", EscapeHtml(x_name), log_x ? " (log scale)" : "", "</text>\n");
   std::string legend;
-  for (size_t r = 0; r < matrix.rows.size(); ++r) {
-    const MatrixRow& row = matrix.rows[r];
-    const char* colour = kPalette[r % (sizeof(kPalette) / sizeof(kPalette[0]))];
-    const std::string series = absl::StrJoin(row.labels, " / ");
+  for (size_t s = 0; s < series.size(); ++s) {
+    const size_t row_index = series[s].row;
+    const char* colour = kPalette[s % (sizeof(kPalette) / sizeof(kPalette[0]))];
     std::vector<std::string> points;
     std::string marks;
-    for (size_t c = 0; c < row.entries.size(); ++c) {
-      const PointComparison* entry = row.entries[c];
-      const Metric* metric = entry == nullptr ? nullptr : entry->now->FindMetric(metric_name);
+    for (size_t c : series[s].columns) {
+      const Metric* metric = metric_at(row_index, c);
       if (metric == nullptr) continue;
       std::string x = Number(x_at(xs[c])), y = Number(y_at(metric->value));
       points.push_back(absl::StrCat(x, ",", y));
       absl::StrAppend(&marks, "<circle cx=\"", x, "\" cy=\"", y, "\" r=\"3.5\" fill=\"", colour, "\"><title>",
-                      EscapeHtml(absl::StrCat(series, ", ", matrix.columns[c], ": ", FormatMetric(*metric))),
+                      EscapeHtml(absl::StrCat(series[s].label, ", ", x_name, "=", matrix.column_values[c][*x_param], ": ",
+                                               FormatMetric(*metric))),
                       "</title></circle>\n");
     }
     if (points.empty()) continue;
     absl::StrAppend(&out, "<polyline class=\"series\" fill=\"none\" stroke-width=\"2\" stroke=\"", colour,
                     "\" points=\"", absl::StrJoin(points, " "), "\"/>\n", marks);
     absl::StrAppend(&legend, "<span><span class=\"series-key\" style=\"background:", colour, "\"></span>",
-                    EscapeHtml(series), "</span> &nbsp; ");
+                    EscapeHtml(series[s].label), "</span> &nbsp; ");
   }
   out += "</svg>\n";
   absl::StrAppend(&out, "<div class=\"muted\">", legend, "</div>\n");

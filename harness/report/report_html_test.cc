@@ -80,6 +80,38 @@ TEST(ReportHtmlTest, PlotsTheMetricPerCell) {
   EXPECT_THAT(html, HasSubstr("bandwidth (GB/s, median over passing trials) by bytes"));
 }
 
+// Several swept parameters in the columns: x is the numeric one, each other combination a series.
+TEST(ReportHtmlTest, PlotsSeriesPerOtherColumnParameter) {
+  std::vector<Record> records;
+  for (const char* bytes : {"4K", "64K", "1M"}) {
+    for (const char* dtype : {"f32", "bf16"}) {
+      double value = std::string(dtype) == "f32" ? 10 : 5;
+      records.push_back(testing::MakeRecord({.point_suffix = std::string("bytes=") + bytes + "/dtype=" + dtype + "/np=2",
+                                             .metrics = {{"bandwidth_GBps", value, "GB/s"}}}));
+    }
+  }
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"run", &comparison, nullptr, {}, ""};
+  std::string html = RenderReportHtml(input);
+  EXPECT_THAT(html, HasSubstr("<th>bytes=4K, dtype=f32</th><th>bytes=4K, dtype=bf16</th>"));
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
+  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 2);
+  EXPECT_THAT(html, HasSubstr("<title>dtype=f32, bytes=64K: 10.0 GB/s</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>dtype=bf16, bytes=1M: 5.00 GB/s</title>"));
+  EXPECT_EQ(Count(html, "text-anchor=\"middle\">64K</text>"), 1);  // one tick per size
+}
+
+TEST(ReportHtmlTest, NoPlotWithoutANumericSweptParameter) {
+  std::vector<Record> records;
+  for (const char* dtype : {"f32", "bf16"}) {
+    records.push_back(testing::MakeRecord({.point_suffix = std::string("dtype=") + dtype + "/np=2",
+                                           .metrics = {{"bandwidth_GBps", 3.0, "GB/s"}}}));
+  }
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"run", &comparison, nullptr, {}, ""};
+  EXPECT_EQ(Count(RenderReportHtml(input), "<svg"), 0);
+}
+
 TEST(ReportHtmlTest, ComparisonListsAndEnvironment) {
   std::string html = RenderSmallSweep(true);
   EXPECT_THAT(html, HasSubstr("<h2>Unmet expectations (2)</h2>"));
