@@ -145,7 +145,7 @@ std::string EscapeMarkdownCell(std::string_view text) {
 std::string RenderSummaryMarkdown(const ReportInput& input) {
   const Comparison& comparison = *input.comparison;
   const SweepInfo* sweep = input.sweep;
-  std::string out = absl::StrCat("# ", input.title, "\n\n**", EscapeMarkdownCell(ComparisonHeadline(comparison)),
+  std::string out = absl::StrCat("# ", EscapeMarkdownCell(input.title), "\n\n**", EscapeMarkdownCell(ComparisonHeadline(comparison)),
                                  "**\n\n");
   if (!input.baseline.empty()) absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline), "\n\n");
 
