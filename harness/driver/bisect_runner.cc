@@ -44,6 +44,24 @@ absl::Status ValidateBisectConfig(const BisectConfig& config) {
 
 namespace {
 
+// Counts for the report while the hunt is not known yet (only passes can have happened: a
+// failure of the bad end resolves the hunt).
+ProbeTally CountWithoutHunt(const std::vector<TrialResult>& trials) {
+  ProbeTally tally;
+  for (const TrialResult& trial : trials) {
+    ++tally.trials;
+    if (trial.outcome == Outcome::kPass) {
+      ++tally.passes;
+    } else if (trial.outcome == Outcome::kSkip) {
+      ++tally.skips;
+    } else {
+      ++tally.others;
+      ++tally.signatures[absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature)];
+    }
+  }
+  return tally;
+}
+
 // The probes in flight and the trials gathered so far; the hunt is resolved once the bad end
 // has failed, and every verdict waits for it.
 class ProbeSet {
@@ -96,6 +114,8 @@ class ProbeSet {
         } else if (setup_failed) {
           record.tally.verdict = ProbeVerdict::kSkip;
           record.tally.setup_failure = record.trials.back().detail;
+        } else {
+          record.tally = CountWithoutHunt(record.trials);
         }
         // Without a hunt (the bad end has not failed yet) nothing is decided until the cap.
         if (record.tally.verdict != ProbeVerdict::kUndecided || capped || setup_failed) {

@@ -110,7 +110,7 @@ absl::StatusOr<std::vector<TrialResult>> CachingTrialRunner::RunTrials(const std
   std::vector<Request> misses;
   std::vector<size_t> miss_slots;
   for (size_t i = 0; i < batch.size(); ++i) {
-    const ProbeCache::Key key{labels_.at(batch[i].version), settings_hash_, batch[i].trial};
+    const ProbeCache::Key key{labels_.at(batch[i].version), settings_hashes_.at(batch[i].version), batch[i].trial};
     if (const TrialResult* hit = cache_.Find(key)) {
       results[i] = *hit;
       ++hits_;
@@ -126,7 +126,10 @@ absl::StatusOr<std::vector<TrialResult>> CachingTrialRunner::RunTrials(const std
   ++batches_run_;
   for (size_t j = 0; j < misses.size(); ++j) {
     results[miss_slots[j]] = (*ran)[j];
-    cache_.Insert({labels_.at(misses[j].version), settings_hash_, misses[j].trial}, (*ran)[j]);
+    if (!(*ran)[j].setup_failed) {
+      cache_.Insert({labels_.at(misses[j].version), settings_hashes_.at(misses[j].version), misses[j].trial},
+                    (*ran)[j]);
+    }
     ++misses_;
   }
   if (!state_path_.empty()) {

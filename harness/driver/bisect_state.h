@@ -43,13 +43,20 @@ class ProbeCache {
 nlohmann::json TrialResultToJson(const TrialResult& trial);
 
 // Serves trials from the cache and passes the rest to `inner`, then saves the cache to
-// `state_path` (when not empty) after every batch, before returning.
+// `state_path` (when not empty) after every batch, before returning. Set-up failures are not
+// cached: a later run retries them, as a sweep does.
 class CachingTrialRunner : public TrialRunner {
  public:
+  // `settings_hashes[i]` keys version i's trials (a version's own settings may be part of it).
   CachingTrialRunner(TrialRunner& inner, ProbeCache& cache, std::vector<std::string> labels,
-                     std::string settings_hash, std::string state_path)
+                     std::vector<std::string> settings_hashes, std::string state_path)
       : inner_(inner), cache_(cache), labels_(std::move(labels)),
-        settings_hash_(std::move(settings_hash)), state_path_(std::move(state_path)) {}
+        settings_hashes_(std::move(settings_hashes)), state_path_(std::move(state_path)) {}
+  // One settings hash for every version.
+  CachingTrialRunner(TrialRunner& inner, ProbeCache& cache, std::vector<std::string> labels,
+                     const std::string& settings_hash, std::string state_path)
+      : CachingTrialRunner(inner, cache, labels, std::vector<std::string>(labels.size(), settings_hash),
+                           std::move(state_path)) {}
 
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
 
@@ -61,7 +68,7 @@ class CachingTrialRunner : public TrialRunner {
   TrialRunner& inner_;
   ProbeCache& cache_;
   std::vector<std::string> labels_;
-  std::string settings_hash_;
+  std::vector<std::string> settings_hashes_;
   std::string state_path_;
   int hits_ = 0;
   int misses_ = 0;

@@ -108,7 +108,7 @@ absl::StatusOr<ProbeVerdict> ParseProbeVerdict(std::string_view name) {
                          ProbeVerdict::kOther, ProbeVerdict::kSkip}) {
     if (ProbeVerdictName(v) == name) return v;
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown probe verdict '", name, "'"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown probe verdict '", std::string(name), "'"));
 }
 
 std::string ProbeTally::Counts() const {
