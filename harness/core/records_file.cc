@@ -1,6 +1,7 @@
 #include "harness/core/records_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,6 +30,64 @@ bool WriteLine(int fd, const char* data, size_t size) {
   return true;
 }
 
+// Where the last line of the file starts: just after its last '\n' (0 when there is none).
+// Scans backwards in chunks so that a large file is not read whole.
+off_t LastLineStart(int fd, off_t size) {
+  char buffer[1 << 16];
+  off_t end = size;
+  while (end > 0) {
+    off_t begin = end > static_cast<off_t>(sizeof(buffer)) ? end - sizeof(buffer) : 0;
+    ssize_t n = ::pread(fd, buffer, static_cast<size_t>(end - begin), begin);
+    if (n <= 0) return -1;
+    for (ssize_t i = n; i-- > 0;) {
+      if (buffer[i] == '\n') return begin + i + 1;
+    }
+    end = begin;
+  }
+  return 0;
+}
+
+// A killed writer can leave a last line without its '\n'. Appending after it would glue the
+// next record onto it and turn a skippable torn last line into a bad line mid-file. A tail
+// that is a whole JSON object only lacks its newline, which is added; anything else is the
+// torn rest of a record and is cut off. `fd` reads, `write_fd` is the writer's.
+absl::Status RepairTornTailOf(int fd, int write_fd, const std::string& path) {
+  auto failed = [&](const char* what) {
+    return absl::InternalError(absl::StrCat(path, ": ", what, ": ", std::strerror(errno)));
+  };
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return absl::OkStatus();
+  char last = 0;
+  if (::pread(fd, &last, 1, st.st_size - 1) != 1) return failed("cannot read");
+  if (last == '\n') return absl::OkStatus();
+  off_t start = LastLineStart(fd, st.st_size);
+  if (start < 0) return failed("cannot read");
+  std::string tail(static_cast<size_t>(st.st_size - start), '\0');
+  if (::pread(fd, tail.data(), tail.size(), start) != static_cast<ssize_t>(tail.size())) {
+    return failed("cannot read");
+  }
+  if (!nlohmann::json::parse(tail, nullptr, /*allow_exceptions=*/false).is_discarded()) {
+    return WriteLine(write_fd, "\n", 1) ? absl::OkStatus() : failed("cannot write");
+  }
+  if (::ftruncate(write_fd, start) != 0) return failed("cannot cut off a torn last line");
+  return absl::OkStatus();
+}
+
+absl::Status RepairTornTail(int write_fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(write_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    return absl::OkStatus();  // nothing to repair (or a pipe, which cannot be read back)
+  }
+  // The writer's descriptor is write-only; read the tail through a second one.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return absl::InternalError(absl::StrCat(path, ": cannot read: ", std::strerror(errno)));
+  }
+  absl::Status status = RepairTornTailOf(fd, write_fd, path);
+  ::close(fd);
+  return status;
+}
+
 }  // namespace
 
 absl::StatusOr<RecordsWriter> RecordsWriter::Open(const std::string& path) {
@@ -41,7 +100,9 @@ absl::StatusOr<RecordsWriter> RecordsWriter::Open(const std::string& path) {
     }
     return absl::InvalidArgumentError(message);
   }
-  return RecordsWriter(fd);
+  RecordsWriter writer(fd);
+  if (absl::Status repaired = RepairTornTail(fd, path); !repaired.ok()) return repaired;
+  return writer;
 }
 
 RecordsWriter::RecordsWriter(RecordsWriter&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}

@@ -13,7 +13,9 @@ namespace gh {
 
 class RecordsWriter {
  public:
-  // Opens (creating or appending to) `path`.
+  // Opens (creating or appending to) `path`. A last line without its '\n' (a killed writer's)
+  // is completed when it is a whole JSON object and cut off otherwise, so appends start on a
+  // line boundary.
   static absl::StatusOr<RecordsWriter> Open(const std::string& path);
   RecordsWriter(RecordsWriter&& other) noexcept;
   RecordsWriter& operator=(RecordsWriter&& other) noexcept;

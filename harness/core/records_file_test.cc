@@ -162,6 +162,45 @@ TEST_F(RecordsFileTest, AppendRawSignalSafeWritesThePreRenderedLine) {
   EXPECT_EQ(contents->records[1].point, "s/crashed");
 }
 
+TEST_F(RecordsFileTest, ReopeningCutsOffATornLastLineSoAppendsStayReadable) {
+  std::string first = RecordToJson(Make("s/a", Outcome::kPass)).dump();
+  std::string torn = RecordToJson(Make("s/b", Outcome::kPass)).dump();
+  AppendText(first + "\n" + torn.substr(0, 40));
+  {
+    absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(path_);  // e.g. --resume
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE(writer->Append(Make("s/c", Outcome::kFail)).ok());
+  }
+  EXPECT_EQ(*ReadFileToString(path_),
+            first + "\n" + RecordToJson(Make("s/c", Outcome::kFail)).dump() + "\n");
+  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  EXPECT_EQ(contents->torn_lines, 0);
+  ASSERT_EQ(contents->records.size(), 2u);
+  EXPECT_EQ(contents->records[1].point, "s/c");
+}
+
+TEST_F(RecordsFileTest, ReopeningCompletesAWholeLastRecordMissingItsNewline) {
+  std::string only = RecordToJson(Make("s/a", Outcome::kPass)).dump();
+  AppendText(only);
+  {
+    absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(path_);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    ASSERT_TRUE(writer->Append(Make("s/b", Outcome::kPass)).ok());
+  }
+  EXPECT_EQ(*ReadFileToString(path_),
+            only + "\n" + RecordToJson(Make("s/b", Outcome::kPass)).dump() + "\n");
+}
+
+TEST_F(RecordsFileTest, ReopeningATornFirstLineEmptiesTheFile) {
+  AppendText("{\"schema_version\": 1, \"sce");
+  {
+    absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(path_);
+    ASSERT_TRUE(writer.ok()) << writer.status();
+  }
+  EXPECT_EQ(*ReadFileToString(path_), "");
+}
+
 TEST_F(RecordsFileTest, OpenErrorsNameThePath) {
   absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(dir_ + "/missing/records.jsonl");
   ASSERT_FALSE(writer.ok());

@@ -126,7 +126,9 @@ absl::StatusOr<std::vector<Entry>> DocumentLoader::Entries(const YAML::Node& map
   std::vector<Entry> entries;
   std::map<std::string, SourceLoc> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& key = it->first;
+    // Copies: it->first lives in a proxy that dies with the expression.
+    YAML::Node key = it->first;
+    YAML::Node value = it->second;
     std::string where = path.empty() ? "key" : std::string(path);
     if (!key.IsScalar()) return Error(key, where, "a key must be a plain name");
     std::string name = key.Scalar();
@@ -135,8 +137,8 @@ absl::StatusOr<std::vector<Entry>> DocumentLoader::Entries(const YAML::Node& map
     if (!inserted) {
       return Error(key, key_path, absl::StrCat("duplicate key (first at ", prev->second.ToString(), ")"));
     }
-    if (it->second.IsNull()) null_value_keys_.emplace_back(it->second, Loc(key, doc_loc_));
-    entries.push_back({name, key, it->second});
+    if (value.IsNull()) null_value_keys_.emplace_back(value, Loc(key, doc_loc_));
+    entries.push_back({name, key, value});
   }
   return entries;
 }
