@@ -56,6 +56,8 @@ for config in $configs; do
     echo "exit $? in $(( $(date +%s) - start ))s" | tee "$dir/exit.txt"
     tail -n 40 "$dir/console.txt"
   )
+  # After every configuration, so that a run cut short still brings back what it measured.
+  tar -C "$work" -czf "$out/sliced_device.tar.gz" .
 done
 
 if [[ $run_tests -eq 1 ]]; then

@@ -72,9 +72,13 @@ void ExpectHostMatrixPasses(int np) {
   }
   EXPECT_EQ(points.size(), kHostMatrixPoints + kArenaPoints);
   const std::string np_suffix = "/np=" + std::to_string(np);
-  EXPECT_EQ(points.count("sliced_host/allocator=arena/registration=mpi_window/collective=all_reduce/"
-                         "slice=dynamic" + np_suffix), 1u);
-  EXPECT_EQ(points.count("sliced_host_arena/alignment=4K/offset=256" + np_suffix), 1u);
+  // Names hold every parameter the YAML sets, in the kind's declared order.
+  EXPECT_EQ(points.count("sliced_host/rows=19/cols=256/inner=64/begin=2/end=15/slice=dynamic/"
+                         "dynamic_stride=1/allocator=arena/registration=mpi_window/"
+                         "collective=all_reduce" + np_suffix), 1u);
+  EXPECT_EQ(points.count("sliced_host_arena/rows=8/cols=100/inner=16/begin=1/end=4/allocator=arena/"
+                         "alignment=4K/offset=256/registration=mpi_window/collective=ring_shift" +
+                         np_suffix), 1u);
 }
 
 TEST(SlicedCollectiveHost, EveryCombinationIsExactAtOneRank) { ExpectHostMatrixPasses(1); }
@@ -178,7 +182,7 @@ TEST_F(SlicedCollectiveFaults, WhatTheHostLacksIsASkipWithTheReason) {
   ASSERT_EQ(records.size(), 8u);
   std::map<std::string, std::string> by_point;
   for (const Record* record : records) by_point[record->point] = record->result.signature;
-  const std::string base = "sliced_host_lacks/allocator=";
+  const std::string base = "sliced_host_lacks/inner=32/allocator=";
   EXPECT_EQ(by_point[base + "malloc/registration=none/collective=ring_shift/np=3"], "");
   EXPECT_EQ(by_point[base + "malloc/registration=none/collective=ring_shift_device/np=3"],
             "ring_shift_device needs the cuda backend");
