@@ -54,7 +54,7 @@ for config in $configs; do
       "$root/scenarios/ring_shift_device.yaml" --out "$dir/results" --backend cuda $share \
       >"$dir/console.txt" 2>&1
     echo "exit $? in $(( $(date +%s) - start ))s" | tee "$dir/exit.txt"
-    tail -n 40 "$dir/console.txt"
+    grep -E "^[0-9]+ points:" "$dir/console.txt" || tail -n 5 "$dir/console.txt"
   )
   # After every configuration, so that a run cut short still brings back what it measured.
   tar -C "$work" -czf "$out/sliced_device.tar.gz" .
