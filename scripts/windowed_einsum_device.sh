@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# windowed_einsum's device run, on the GPU machine, inside scripts/device-run.sh (which sets
+# PATH, LD_LIBRARY_PATH, NCCL_NVLS_ENABLE=0 and the Open MPI root switches):
+#   scripts/device-run.sh --name einsum -- scripts/windowed_einsum_device.sh
+# Writes six files to $OUT (the run tool brings back at most eight):
+#   gemm_vs_cublas.md  the harness's GEMM step against cuBLAS alone, same shapes, one process
+#   sweep.log          console of the 1-rank sweep and of 2 and 4 ranks sharing the GPU
+#   table.md           the shard-sweep table (scripts/windowed_einsum_table.py)
+#   records.jsonl      every record of the three sweeps
+#   environment.json   the 1-rank run's environment fingerprint
+#   gpu_tests.log      ctest -R WindowedEinsumGpu
+set -uo pipefail
+out=${OUT:?OUT must name the output folder}
+name=${GH_BUILD_NAME:-einsum}
+bin=build-$name/bin
+results=$(mktemp -d /tmp/we_results.XXXXXX)
+
+echo "== gemm_step_baseline $(date -u +%T)"
+{
+  "$bin/gemm_step_baseline" --dtype bf16
+  "$bin/gemm_step_baseline" --dtype f32 \
+    --shapes 1024x4096x1024,1024x4096x4096,4096x4096x1024,4096x4096x4096,2048x1024x4096
+  "$bin/gemm_step_baseline" --dtype bf16 --shapes 2048x1024x4096,1024x2048x4096,2048x2048x4096
+} > "$out/gemm_vs_cublas.md" 2>&1
+tail -3 "$out/gemm_vs_cublas.md"
+
+echo "== sweep at 1 rank $(date -u +%T)"
+timeout 240 "$bin/gpuharness" run scenarios/windowed_einsum.yaml --out "$results/np1" \
+  --backend cuda > "$out/sweep.log" 2>&1
+echo "exit $?" >> "$out/sweep.log"
+for np in 2 4; do
+  echo "== $np ranks sharing the GPU $(date -u +%T)"
+  timeout 120 mpirun --oversubscribe -np "$np" -x PATH -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE \
+    "$bin/gpuharness" run scenarios/windowed_einsum_shared.yaml --out "$results/np$np" \
+    --backend cuda --share-gpu >> "$out/sweep.log" 2>&1
+  echo "exit $? (np=$np)" >> "$out/sweep.log"
+done
+grep -E "points:|^exit" "$out/sweep.log"
+
+python3 scripts/windowed_einsum_table.py "$results"/np* > "$out/table.md" 2>&1
+cat "$results"/np*/records.jsonl > "$out/records.jsonl" 2>/dev/null
+cp "$results/np1/environment.json" "$out/environment.json" 2>/dev/null
+
+echo "== GPU tests $(date -u +%T)"
+ctest --test-dir "build-$name" -R WindowedEinsumGpu --output-on-failure --timeout 240 \
+  > "$out/gpu_tests.log" 2>&1
+tail -12 "$out/gpu_tests.log"
+echo "== done $(date -u +%T)"
