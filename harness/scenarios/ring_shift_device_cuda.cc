@@ -122,6 +122,12 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   if (!lsa.ok()) {
     out.step = "device_comm";
     if (absl::IsFailedPrecondition(lsa.status())) {
+      // A refused device communicator leaves NCCL's communicator unfit for the next point
+      // (measured with 2.28.9: the next window registration fails with "GIN not supported.",
+      // a later ncclDevCommCreate with "Cuda failure 1"): every rank builds a fresh one.
+      if (absl::Status recreated = cuda->Recreate(ctx.comm()); !recreated.ok()) {
+        return ErrorOutcome(std::move(out), recreated);
+      }
       out.outcome = Outcome::kSkip;
       out.signature = std::string(lsa.status().message());
       return out;
