@@ -90,11 +90,26 @@ const Fact kFacts[] = {
     {"harness", [](const json& f) { return StringField(f, "harness_version"); }},
 };
 
+// Variables the launcher sets to wire up each job (Open MPI's job ids, URIs, session dirs) and
+// Terraform's TF_CLI_* (caught by the TF_ prefix meant for TensorFlow): they differ on every
+// run and say nothing about the configuration under test, so reports leave them out.
+bool IsLauncherPlumbing(const std::string& name) {
+  for (const char* prefix : {"OMPI_MCA_orte_", "OMPI_MCA_ess", "OMPI_MCA_pmix", "OMPI_MCA_initial_wdir",
+                             "OMPI_MCA_shmem_", "OMPI_COMM_WORLD_", "OMPI_UNIVERSE_", "OMPI_FIRST_RANKS",
+                             "OMPI_APP_CTX_", "OMPI_FILE_LOCATION", "OMPI_ARGV", "OMPI_COMMAND", "TF_CLI_"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 std::map<std::string, std::string> EnvVars(const json& fingerprint) {
   std::map<std::string, std::string> vars;
   auto it = fingerprint.find("env");
   if (it == fingerprint.end() || !it->is_object()) return vars;
-  for (const auto& [name, value] : it->items()) vars[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  for (const auto& [name, value] : it->items()) {
+    if (IsLauncherPlumbing(name)) continue;
+    vars[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
   return vars;
 }
 

@@ -25,7 +25,8 @@ struct EnvironmentTable {
   std::vector<std::string> headers;
   // One row per environment, or a single row labelled "all cells" when every row agrees.
   std::vector<std::vector<std::string>> rows;
-  // Variables set to one value in every environment.
+  // Variables set to one value in every environment. Launcher plumbing (OMPI_MCA_orte_*, job
+  // ids, URIs, session directories) is left out: it differs on every run.
   std::vector<std::pair<std::string, std::string>> common_env;
   // Variables that differ: headers "cell", NAME...; rows per environment ("(unset)" if absent).
   std::vector<std::string> varying_env_headers;

@@ -93,6 +93,23 @@ TEST(SummaryMarkdownTest, CellsNotRunAreListed) {
                         "| ll / 2.28.3 | setup_failed | pip install failed \\| exit 1 |\n"));
 }
 
+TEST(SummaryMarkdownTest, EnvironmentLeavesOutLauncherPlumbing) {
+  Comparison comparison = CompareResults({testing::MakeRecord({})}, nullptr);
+  nlohmann::json env = {{"backend", "host"},
+                        {"env",
+                         {{"NCCL_PROTO", "LL"},
+                          {"OMPI_MCA_orte_hnp_uri", "1922498560.0;tcp://192.0.2.2:43553"},
+                          {"OMPI_MCA_ess_base_jobid", "1922498561"},
+                          {"OMPI_MCA_btl", "self,vader"},
+                          {"TF_CLI_CONFIG_FILE", "/root/.terraformrc"}}}};
+  ReportInput input{"run", &comparison, nullptr, {{"", env}}, ""};
+  std::string md = RenderSummaryMarkdown(input);
+  EXPECT_THAT(md, HasSubstr("| variable | value |\n|---|---|\n| NCCL_PROTO | LL |\n| OMPI_MCA_btl | self,vader |\n\n"));
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("OMPI_MCA_orte")));
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("jobid")));
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("terraform")));
+}
+
 TEST(EscapeMarkdownCellTest, PipesBackslashesAngleBracketsAndNewlines) {
   EXPECT_EQ(EscapeMarkdownCell("a|b\\c<d>e\nf\rg"), "a\\|b\\\\c&lt;d&gt;e f g");
 }
