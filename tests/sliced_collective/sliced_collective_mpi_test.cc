@@ -12,7 +12,7 @@ namespace gh::testing_einsum {
 namespace {
 
 constexpr size_t kHostMatrixPoints = 2 * 2 * 3 * 2;  // allocator x registration x collective x slice
-constexpr size_t kArenaPoints = 2 * 3;                // alignment x offset
+constexpr size_t kArenaPoints = 2 * 3 * 2;            // alignment x offset x registration
 
 const RankOutcome* RankOf(const Record& record, int rank) {
   for (const RankOutcome& r : record.result.ranks) {
@@ -38,9 +38,16 @@ void ExpectHostMatrixPasses(int np) {
     EXPECT_EQ(record.kind, "sliced_collective");
     EXPECT_EQ(record.backend, "host");
     EXPECT_EQ(record.nranks, np);
-    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
     EXPECT_TRUE(record.matched);
     ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
+    if (np == 1 && record.params.value("registration", "") == "mpi_window") {
+      // Open MPI 4.1 has no one-sided component for MPI_Win_create on a lone process.
+      EXPECT_EQ(record.result.outcome, Outcome::kError);
+      EXPECT_EQ(record.result.signature, "MPI_ERR_WIN: invalid window (MPI_Win_create)");
+      EXPECT_EQ(record.result.ranks[0].step, "register");
+      continue;
+    }
+    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
     const int64_t rows = record.params.value("rows", int64_t{0});
     const int64_t cols = record.params.value("cols", int64_t{0});
     const int64_t begin = record.params.value("begin", int64_t{0});
