@@ -9,6 +9,8 @@
 #   records.jsonl      every record of the three sweeps
 #   environment.json   the 1-rank run's environment fingerprint
 #   gpu_tests.log      ctest -R WindowedEinsumGpu
+# WE_SHARED_RANKS (default "2 4") picks the shared-GPU rank counts; WE_ONLY_SHARED=1 skips the
+# 1-rank sweep and the GPU tests (for a follow-up run).
 set -uo pipefail
 out=${OUT:?OUT must name the output folder}
 name=${GH_BUILD_NAME:-einsum}
@@ -24,11 +26,15 @@ echo "== gemm_step_baseline $(date -u +%T)"
 } > "$out/gemm_vs_cublas.md" 2>&1
 tail -3 "$out/gemm_vs_cublas.md"
 
-echo "== sweep at 1 rank $(date -u +%T)"
-timeout 240 "$bin/gpuharness" run scenarios/windowed_einsum.yaml --out "$results/np1" \
-  --backend cuda > "$out/sweep.log" 2>&1
-echo "exit $?" >> "$out/sweep.log"
-for np in 2 4; do
+only_shared=${WE_ONLY_SHARED:-0}
+: > "$out/sweep.log"
+if [[ "$only_shared" != 1 ]]; then
+  echo "== sweep at 1 rank $(date -u +%T)"
+  timeout 240 "$bin/gpuharness" run scenarios/windowed_einsum.yaml --out "$results/np1" \
+    --backend cuda >> "$out/sweep.log" 2>&1
+  echo "exit $?" >> "$out/sweep.log"
+fi
+for np in ${WE_SHARED_RANKS:-2 4}; do
   echo "== $np ranks sharing the GPU $(date -u +%T)"
   timeout 120 mpirun --oversubscribe -np "$np" -x PATH -x LD_LIBRARY_PATH -x NCCL_NVLS_ENABLE \
     "$bin/gpuharness" run scenarios/windowed_einsum_shared.yaml --out "$results/np$np" \
@@ -39,8 +45,12 @@ grep -E "points:|^exit" "$out/sweep.log"
 
 python3 scripts/windowed_einsum_table.py "$results"/np* > "$out/table.md" 2>&1
 cat "$results"/np*/records.jsonl > "$out/records.jsonl" 2>/dev/null
-cp "$results/np1/environment.json" "$out/environment.json" 2>/dev/null
+cp "$(ls "$results"/np*/environment.json | head -1)" "$out/environment.json" 2>/dev/null
 
+if [[ "$only_shared" == 1 ]]; then
+  echo "== done $(date -u +%T)"
+  exit 0
+fi
 echo "== GPU tests $(date -u +%T)"
 ctest --test-dir "build-$name" -R WindowedEinsumGpu --output-on-failure --timeout 240 \
   > "$out/gpu_tests.log" 2>&1

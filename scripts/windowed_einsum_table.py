@@ -33,8 +33,8 @@ def load(paths):
 
 
 def metrics_of(record):
-    result = record.get("result", {})
-    return {m["name"]: m["value"] for m in result.get("metrics", [])}
+    # results/SCHEMA.md: the point's metrics (rank 0's) are top-level, beside "outcome".
+    return {m["name"]: m["value"] for m in record.get("metrics", [])}
 
 
 def fmt(value, pattern):
@@ -67,7 +67,7 @@ def main(argv):
         for v in VARIANTS:
             r = rows[key].get(v)
             mt = metrics_of(r) if r else {}
-            outcome = r["result"]["outcome"] if r else ""
+            outcome = r.get("outcome", "") if r else ""
             cells += [outcome, fmt(mt.get("time_median_us"), "%.1f"), fmt(mt.get("tflops"), "%.1f")]
             if v != "monolithic":
                 cells += [fmt(mt.get("speedup_vs_monolithic"), "%.3f"),

@@ -117,14 +117,13 @@ bool GemmEngine::SameAlgorithm(const GemmPlan& x, const GemmPlan& y) {
 }
 
 std::string GemmEngine::Describe(const GemmPlan& plan) {
-  auto attr = [&](cublasLtMatmulAlgoConfigAttributes_t which) {
-    int value = 0;
+  // Every attribute read here is 32 bits wide; the call fails unless the size matches exactly.
+  auto attr = [&](cublasLtMatmulAlgoConfigAttributes_t which) -> long long {
+    uint32_t value = 0;
     size_t written = 0;
-    uint64_t big = 0;
-    if (cublasLtMatmulAlgoConfigGetAttribute(&plan.algo, which, &big, sizeof(big), &written) ==
+    if (cublasLtMatmulAlgoConfigGetAttribute(&plan.algo, which, &value, sizeof(value), &written) !=
         CUBLAS_STATUS_SUCCESS) {
-      if (written == sizeof(int)) std::memcpy(&value, &big, sizeof(int));
-      else value = static_cast<int>(big);
+      return -1;
     }
     return value;
   };
