@@ -156,7 +156,7 @@ absl::StatusOr<int64_t> DocumentLoader::IntInRange(const YAML::Node& node, absl:
   absl::StatusOr<int64_t> value = ParseInt64(*text);
   if (!value.ok()) return Error(node, path, value.status().message());
   if (*value < min || *value > max) {
-    if (max >= INT_MAX) {
+    if (max >= INT_MAX && *value < min) {
       return Error(node, path, absl::StrCat("must be at least ", min, ", got ", *value));
     }
     return Error(node, path,

@@ -312,6 +312,8 @@ TEST_F(LoaderTest, RankErrors) {
             "scenarios/x.yaml:3:8: ranks: must be at least 1, got 0");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nranks: {min: 0}\n"),
             "scenarios/x.yaml:3:14: ranks.min: must be at least 1, got 0");
+  EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nranks: 99999999999\n"),
+            "scenarios/x.yaml:3:8: ranks: must be between 1 and 2147483647, got 99999999999");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nranks: {least: 2}\n"),
             "scenarios/x.yaml:3:9: ranks.least: unknown key (expected min, max)");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nranks: many\n"),
