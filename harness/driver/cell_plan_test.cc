@@ -66,7 +66,7 @@ TEST(CellPlanTest, EverythingExcludedIsAnError) {
   absl::StatusOr<std::vector<CellPlan>> cells =
       ExpandCells(MustLoad("name: m\nscenarios: [a.yaml]\naxes: [{name: p, values: [a]}]\nexclude: [{p: a}]\n"));
   ASSERT_FALSE(cells.ok());
-  EXPECT_EQ(cells.status().message(), "m.yaml:1:1: exclude: every cell is excluded");
+  EXPECT_EQ(std::string(cells.status().message()), "m.yaml:1:1: exclude: every cell is excluded");
 }
 
 TEST(CellPlanTest, NoAxesIsOneCell) {
@@ -89,7 +89,7 @@ axes:
     values: [{label: x, env: {NCCL_PROTO: Simple}}]
 )"));
   ASSERT_FALSE(cells.ok());
-  EXPECT_EQ(cells.status().message(),
+  EXPECT_EQ(std::string(cells.status().message()),
             "m.yaml:7:14: env.NCCL_PROTO: axis 'other' value 'x' sets 'Simple' but axis 'proto' "
             "value 'll' at m.yaml:5:14 sets 'LL' in the same cell");
 }

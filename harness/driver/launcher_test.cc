@@ -43,7 +43,7 @@ TEST(LauncherTest, SrunAndDirect) {
   ASSERT_TRUE(direct.ok());
   absl::StatusOr<std::vector<std::string>> too_many = ExpandLauncherArgv(*direct, in);
   ASSERT_FALSE(too_many.ok());
-  EXPECT_EQ(too_many.status().message(),
+  EXPECT_EQ(std::string(too_many.status().message()),
             "launcher 'direct' runs at most 1 rank(s), the cell needs 2");
   in.ranks = 1;
   EXPECT_THAT(*ExpandLauncherArgv(*direct, in), ElementsAre("/p", "run", "x"));
@@ -79,11 +79,11 @@ TEST(LauncherTest, FileBesideTheMatrixWinsOverBuiltin) {
 }
 
 TEST(LauncherTest, Errors) {
-  EXPECT_EQ(LoadLauncherText("name: x\nargv: [a, '{prog}']\n", "l.yaml").status().message(),
+  EXPECT_EQ(std::string(LoadLauncherText("name: x\nargv: [a, '{prog}']\n", "l.yaml").status().message()),
             "l.yaml:2:7: argv: unknown placeholder {prog} in '{prog}'");
-  EXPECT_EQ(LoadLauncherText("name: x\nargv: [a, b]\n", "l.yaml").status().message(),
+  EXPECT_EQ(std::string(LoadLauncherText("name: x\nargv: [a, b]\n", "l.yaml").status().message()),
             "l.yaml:2:7: argv: must contain {program}");
-  EXPECT_EQ(LoadLauncherText("name: x\n", "l.yaml").status().message(),
+  EXPECT_EQ(std::string(LoadLauncherText("name: x\n", "l.yaml").status().message()),
             "l.yaml:1:1: argv: missing required key (a non-empty list)");
   EXPECT_THAT(std::string(LoadLauncherText("name: x\nargv: ['{program}']\nshell: yes\n", "l.yaml")
                               .status()

@@ -121,8 +121,8 @@ TEST(MatrixTest, VersionListCommandFailureNamesTheCommand) {
                                     return absl::FailedPreconditionError("`false` exited with status 1");
                                   });
   ASSERT_FALSE(m.ok());
-  EXPECT_EQ(m.status().message(),
-            "m.yaml:4:18: versions.list.command: failed: `false` exited with status 1");
+  EXPECT_EQ(std::string(m.status().message()),
+            "m.yaml:4:19: versions.list.command: failed: `false` exited with status 1");
 }
 
 // Every class of bad input, with file:line:column and the key.
@@ -179,11 +179,11 @@ TEST(MatrixErrorTest, EmptyValues) {
 }
 TEST(MatrixErrorTest, SetupOnlyOnVersions) {
   EXPECT_THAT(Err("name: x\nscenarios: [a.yaml]\naxes:\n  - name: p\n    values: [{label: a, setup: make}]\n"),
-              HasSubstr("m.yaml:5:31: axes[0].values[0].setup: unknown key"));
+              HasSubstr("m.yaml:5:25: axes[0].values[0].setup: unknown key"));
 }
 TEST(MatrixErrorTest, VersionsNeedValuesOrList) {
   EXPECT_EQ(Err("name: x\nscenarios: [a.yaml]\nversions: {name: v}\n"),
-            "m.yaml:3:12: versions: needs exactly one of `values` or `list`");
+            "m.yaml:3:11: versions: needs exactly one of `values` or `list`");
 }
 TEST(MatrixErrorTest, IncludeUnknownAxis) {
   EXPECT_EQ(Err("name: x\nscenarios: [a.yaml]\naxes: [{name: p, values: [a]}]\ninclude: [{q: a}]\n"),
