@@ -1,0 +1,193 @@
+// `gpuharness sweep` end to end on the host backend under mpirun: real jobs, real records.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Sweep {
+  int exit_code = -1;
+  std::string console;
+  double seconds = 0;
+};
+
+std::string TempDir() {
+  char dir_template[] = "/tmp/gh_sweep_test_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  EXPECT_NE(dir, nullptr);
+  return dir == nullptr ? "/tmp" : dir;
+}
+
+std::string Source(const std::string& path) { return std::string(GH_SOURCE_DIR) + "/" + path; }
+
+bool Exists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+Sweep RunSweep(const std::string& args, const std::string& log) {
+  Sweep s;
+  std::string command = std::string(GH_GPUHARNESS_BIN) + " sweep " + args + " > " + log +
+                        " 2>&1 < /dev/null";
+  auto start = std::chrono::steady_clock::now();
+  int status = std::system(command.c_str());
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  s.console = ReadFileToString(log).value_or("");
+  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), s.console.c_str(), s.exit_code,
+              s.seconds);
+  return s;
+}
+
+std::vector<Record> Records(const std::string& dir) {
+  absl::StatusOr<RecordsFileContents> c = ReadRecordsFile(dir + "/records.jsonl");
+  EXPECT_TRUE(c.ok()) << c.status();
+  if (!c.ok()) return {};
+  EXPECT_EQ(c->torn_lines, 0);
+  return c->records;
+}
+
+// The demo matrix: 2 transports x 2 rank counts, 8 points each (4 dtypes x 4K, 4M), all pass;
+// then the same command again runs nothing and changes nothing.
+TEST(SweepE2E, DemoMatrixRecordsCarryCellLabelsAndResumeRunsNothing) {
+  std::string tmp = TempDir();
+  std::string out = tmp + "/demo";
+  Sweep first = RunSweep(Source("matrices/demo.yaml") + " --out " + out, tmp + "/first.log");
+  ASSERT_EQ(first.exit_code, 0);
+  EXPECT_THAT(first.console, HasSubstr("[4/4] "));  // CI=true: one line per finished cell
+  EXPECT_THAT(first.console, HasSubstr("cells: 4 run, 0 resumed"));
+  std::vector<Record> records = Records(out);
+  ASSERT_EQ(records.size(), 32u);
+  std::map<std::string, int> per_cell;
+  for (const Record& r : records) {
+    ASSERT_EQ(r.cell.size(), 2u) << r.point;
+    const std::string& transport = r.cell.at("transport");
+    const std::string& np = r.cell.at("np");
+    ++per_cell[transport + "," + np];
+    EXPECT_THAT(r.point, HasSubstr("/transport=" + transport + "/")) << r.point;
+    EXPECT_THAT(r.point, HasSubstr("/np=" + np)) << r.point;
+    EXPECT_EQ(r.nranks, std::stoi(np));
+    EXPECT_EQ(r.backend, "host");
+    EXPECT_EQ(r.result.outcome, Outcome::kPass) << r.point << ": " << r.result.signature;
+    EXPECT_TRUE(r.matched);
+  }
+  EXPECT_EQ(per_cell, (std::map<std::string, int>{
+                          {"mpi_p2p,2", 8}, {"mpi_p2p,4", 8}, {"mpi_put,2", 8}, {"mpi_put,4", 8}}));
+  nlohmann::json sweep = nlohmann::json::parse(ReadFileToString(out + "/sweep.json").value_or("{}"));
+  ASSERT_EQ(sweep["cells"].size(), 4u);
+  for (const auto& cell : sweep["cells"]) EXPECT_EQ(cell["status"], "done");
+  for (const char* f : {"junit.xml", "summary.md", "report.html",
+                        "cells/transport=mpi_put,np=4/environment.json",
+                        "cells/transport=mpi_put,np=4/job.log"}) {
+    EXPECT_TRUE(Exists(out + "/" + f)) << f;
+  }
+  std::string before = ReadFileToString(out + "/records.jsonl").value_or("");
+
+  Sweep second = RunSweep(Source("matrices/demo.yaml") + " --out " + out, tmp + "/second.log");
+  EXPECT_EQ(second.exit_code, 0);
+  EXPECT_THAT(second.console, HasSubstr("cells: 0 run, 4 resumed"));
+  EXPECT_EQ(ReadFileToString(out + "/records.jsonl").value_or(""), before);
+}
+
+// One cell whose job cannot start MPI (a bogus PML) against a baseline where it passed.
+TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
+  std::string tmp = TempDir();
+  auto matrix = [&](const std::string& path, const std::string& extra_env) {
+    ASSERT_TRUE(WriteFileAtomically(
+                    path, "name: reg\nscenarios:\n  - file: " + Source("scenarios/ring_shift.yaml") +
+                              "\n    points: [\"*/transport=mpi_p2p/dtype=f32/bytes=4K/*\"]\n"
+                              "defaults: {backend: host, timeout: 2m" + extra_env + "}\n"
+                              "axes: [{name: np, values: [{label: \"2\", ranks: 2}]}]\n")
+                    .ok());
+  };
+  matrix(tmp + "/good.yaml", "");
+  matrix(tmp + "/bad.yaml", ", env: {OMPI_MCA_pml: no_such_pml}");
+  Sweep base = RunSweep(tmp + "/good.yaml --out " + tmp + "/base", tmp + "/base.log");
+  ASSERT_EQ(base.exit_code, 0);
+  Sweep now = RunSweep(tmp + "/bad.yaml --out " + tmp + "/now --baseline " + tmp + "/base",
+                       tmp + "/now.log");
+  EXPECT_EQ(now.exit_code, 1);
+  EXPECT_THAT(now.console, HasSubstr("1 regression"));
+  std::vector<Record> records = Records(tmp + "/now");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].point, "ring_shift/transport=mpi_p2p/dtype=f32/bytes=4K/np=2");
+  EXPECT_EQ(records[0].result.outcome, Outcome::kCrash);
+  EXPECT_THAT(records[0].result.signature, HasSubstr("job exited with status"));
+  EXPECT_EQ(records[0].cell.at("np"), "2");
+}
+
+// A rank that dies by SIGSEGV: the runtime records the crashed point, the driver the rest.
+// A job that hangs past the cell's timeout: its process group is killed, the points it never
+// recorded become timeout records, and the sweep goes on.
+TEST(SweepE2E, CrashAndHungJobsAreRecordedAndTheSweepGoesOn) {
+  std::string tmp = TempDir();
+  ASSERT_TRUE(WriteFileAtomically(
+                  tmp + "/stall.yaml",
+                  "name: hang\nkind: ring_shift\nparams: {fault: [stall, none], bytes: 4K, "
+                  "fault_rank: 1, transport: mpi_p2p}\ntimeout: 600s\nwarmup: 0\niterations: 1\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomically(
+                  tmp + "/m.yaml",
+                  "name: faults\nscenarios: [" + Source("scenarios/selftest/ring_shift_crash.yaml") +
+                      ", stall.yaml]\n"
+                      "defaults: {backend: host, ranks: 2, timeout: 20s}\n"
+                      "axes:\n  - name: which\n    values:\n"
+                      "      - {label: crash, points: [\"selftest_ring_crash/*\"]}\n"
+                      "      - {label: hang, points: [\"hang/*\"], timeout: 8s}\n")
+                  .ok());
+  Sweep s = RunSweep(tmp + "/m.yaml --out " + tmp + "/out --kill-grace 2s", tmp + "/sweep.log");
+  EXPECT_EQ(s.exit_code, 1);  // the hang's points were expected to pass
+  EXPECT_LT(s.seconds, 120);
+  std::vector<Record> records = Records(tmp + "/out");
+  std::map<std::string, Record> by_point;
+  for (const Record& r : records) by_point[r.point] = r;
+  ASSERT_EQ(records.size(), 4u);
+  const Record& crashed = by_point.at("selftest_ring_crash/fault=crash/np=2");
+  EXPECT_EQ(crashed.result.outcome, Outcome::kCrash);
+  EXPECT_TRUE(crashed.matched);
+  EXPECT_EQ(by_point.at("selftest_ring_crash/fault=none/np=2").result.outcome, Outcome::kPass);
+  for (const char* p : {"hang/fault=stall/np=2", "hang/fault=none/np=2"}) {
+    const Record& r = by_point.at(p);
+    EXPECT_EQ(r.result.outcome, Outcome::kTimeout) << p;
+    EXPECT_EQ(r.result.signature, "cell timeout after 8s") << p;
+    EXPECT_EQ(r.cell.at("which"), "hang");
+  }
+  // Nothing of the killed job survives: no gpuharness process still holds the cell's dir.
+  std::string leftovers = tmp + "/ps.txt";
+  std::system(("ps -eo args | grep -F '" + tmp + "/out/cells/which=hang' | grep -v grep > " +
+               leftovers).c_str());
+  EXPECT_EQ(ReadFileToString(leftovers).value_or("?"), "");
+}
+
+TEST(SweepE2E, BadMatrixExitsTwoNamingTheLineAndWritesNothing) {
+  std::string tmp = TempDir();
+  ASSERT_TRUE(WriteFileAtomically(tmp + "/m.yaml",
+                                  "name: bad\nscenarios: [" + Source("scenarios/ring_shift.yaml") +
+                                      "]\naxes:\n  - name: np\n    values: [{label: \"2\", rank: 2}]\n")
+                  .ok());
+  Sweep s = RunSweep(tmp + "/m.yaml --out " + tmp + "/out", tmp + "/sweep.log");
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_THAT(s.console, HasSubstr(tmp + "/m.yaml:5:33: axes[0].values[0].rank: unknown key"));
+  EXPECT_FALSE(Exists(tmp + "/out"));
+}
+
+}  // namespace
+}  // namespace gh
