@@ -44,6 +44,15 @@ class LsaRingShift {
 
   int ctas() const;
 
+  // Whether NCCL's communicator must be re-created after Create() refused with `refusal`.
+  // Measured on the H200: a refusal after NCCL began building the device communicator
+  // ("GIN not supported." with 2.28.9 and ranks sharing a GPU) leaves the communicator unfit
+  // (the next window registration fails, later Create()s fail with "Cuda failure 1"); the
+  // precondition refusal "Communicator does not support symmetric memory!" (2.28.3 without
+  // load/store peers, NCCL_CUMEM_ENABLE=0) leaves it working, and re-creating it there was
+  // followed by an illegal address with 2.28.3 and two ranks sharing the GPU.
+  static bool RefusalNeedsNewCommunicator(const absl::Status& refusal);
+
   struct Impl;
 
  private:

@@ -61,6 +61,13 @@ LsaRingShift::~LsaRingShift() {
 
 int LsaRingShift::ctas() const { return impl_->ctas; }
 
+bool LsaRingShift::RefusalNeedsNewCommunicator(const absl::Status& refusal) {
+  std::string_view text(refusal.message().data(), refusal.message().size());
+  if (text.find("does not support symmetric memory") != std::string_view::npos) return false;
+  if (text.find("outside the LSA team") != std::string_view::npos) return false;  // ours
+  return true;
+}
+
 absl::StatusOr<std::unique_ptr<LsaRingShift>> LsaRingShift::Create(ncclComm_t comm) {
   auto impl = std::make_unique<Impl>();
   impl->comm = comm;
@@ -122,11 +129,12 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   if (!lsa.ok()) {
     out.step = "device_comm";
     if (absl::IsFailedPrecondition(lsa.status())) {
-      // A refused device communicator leaves NCCL's communicator unfit for the next point
-      // (measured with 2.28.9: the next window registration fails with "GIN not supported.",
-      // a later ncclDevCommCreate with "Cuda failure 1"): every rank builds a fresh one.
-      if (absl::Status recreated = cuda->Recreate(ctx.comm()); !recreated.ok()) {
-        return ErrorOutcome(std::move(out), recreated);
+      // Some refusals leave NCCL's communicator unfit for the next point: then every rank
+      // builds a fresh one (see RefusalNeedsNewCommunicator).
+      if (LsaRingShift::RefusalNeedsNewCommunicator(lsa.status())) {
+        if (absl::Status recreated = cuda->Recreate(ctx.comm()); !recreated.ok()) {
+          return ErrorOutcome(std::move(out), recreated);
+        }
       }
       out.outcome = Outcome::kSkip;
       out.signature = std::string(lsa.status().message());

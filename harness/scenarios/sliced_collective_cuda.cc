@@ -190,12 +190,14 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
     if (!created.ok()) {
       out.step = "device_comm";
       if (absl::IsFailedPrecondition(created.status())) {
-        // A refused device communicator leaves NCCL's communicator unfit for the next point:
-        // release the windows while it still exists, then every rank builds a fresh one.
+        // Some refusals leave NCCL's communicator unfit for the next point: release the
+        // windows while it still exists, then every rank builds a fresh one.
         absl::Status released = producer.Release();
         released.Update(output.Release());
         released.Update(scratch.Release());
-        released.Update(cuda->Recreate(ctx.comm()));
+        if (LsaRingShift::RefusalNeedsNewCommunicator(created.status())) {
+          released.Update(cuda->Recreate(ctx.comm()));
+        }
         if (!released.ok()) return ErrorAt(std::move(out), "device_comm", released);
         out.outcome = Outcome::kSkip;
         out.signature = std::string(created.status().message());
