@@ -54,6 +54,17 @@ TEST_F(FileUtilTest, WriteIntoAMissingDirectoryFailsAndLeavesNothing) {
                                   ": cannot create: No such file or directory");
 }
 
+TEST_F(FileUtilTest, FailedReplaceLeavesNeitherATemporaryNorAChange) {
+  std::string target = dir_ + "/out";
+  ASSERT_TRUE(MakeDirectories(target + "/keep").ok());  // a directory cannot be replaced by a file
+  absl::Status status = WriteFileAtomically(target, "x");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), target + ": cannot replace: Is a directory");
+  EXPECT_EQ(Entries(dir_), std::vector<std::string>{"out"});
+  EXPECT_EQ(Entries(target), std::vector<std::string>{"keep"});
+}
+
 TEST_F(FileUtilTest, ReadErrors) {
   absl::StatusOr<std::string> missing = ReadFileToString(dir_ + "/none");
   ASSERT_FALSE(missing.ok());
