@@ -40,6 +40,19 @@ if [[ "$root" != /work/main ]]; then
   echo "device-bundle.sh: warning: repo is at $root, not /work/main; CTest paths will point here" >&2
 fi
 
+# Test binaries link libcuda.so.1 (the driver), which a machine without a GPU lacks, and
+# GoogleTest lists their tests by running them after the build. The toolkit's stub library
+# lets them start here (every CUDA call then fails, so GPU tests list but would skip).
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+  stub=$(ls /usr/local/cuda/lib64/stubs/libcuda.so /usr/local/cuda/lib/stubs/libcuda.so \
+           /usr/local/cuda/targets/*/lib/stubs/libcuda.so 2>/dev/null | head -1 || true)
+  if [[ -n "$stub" ]]; then
+    mkdir -p "$build/driver-stub"
+    ln -sfn "$stub" "$build/driver-stub/libcuda.so.1"
+    export LD_LIBRARY_PATH="$build/driver-stub${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+fi
+
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DGH_BUILD_TESTS=ON >/dev/null
 # shellcheck disable=SC2086  # targets is a word list on purpose

@@ -116,7 +116,7 @@ void ExpectAllPass(int np, const HarnessRun& run) {
     }
   }
   EXPECT_EQ(points.size(), 8u);
-  EXPECT_EQ(points.count("gpu_ring_shift/bytes=1M/dtype=bf16/np=" + std::to_string(np)), 1u);
+  EXPECT_EQ(points.count("gpu_ring_shift/bytes=1M/dtype=bf16/transport=nccl_p2p/np=" + std::to_string(np)), 1u);
 
   // The environment names the GPU and the NCCL that ran.
   nlohmann::json env = nlohmann::json::parse(ReadWholeFile(run.out_dir + "/environment.json"),
