@@ -29,12 +29,14 @@ summary=$out/cuda_summary.txt
 : >"$summary"
 note() { echo "$*" | tee -a "$summary"; }
 
-# Runs a command with its output in $logs/NAME.log; notes the exit status and the wall time.
+# Runs a command (killed after $limit s) with its output in $logs/NAME.log; notes the exit
+# status and the wall time.
+limit=120
 logged() {
   local log=$1; shift
   local start=$SECONDS
   echo "\$ $*" >"$logs/$log.log"
-  "$@" >>"$logs/$log.log" 2>&1
+  timeout -k 5 "$limit" "$@" >>"$logs/$log.log" 2>&1
   local rc=$?
   note "[$log: exit $rc, $((SECONDS - start)) s]"
   return $rc
@@ -55,7 +57,7 @@ grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/runtime_cuda_unit.log" | tee -a "
 
 note ""
 note "## GPU tests: ctest -R gpuharness.gpu.RingShiftGpu"
-logged ctest_gpu ctest --test-dir "$build" -R 'gpuharness\.gpu\.RingShiftGpu' -V --timeout 300
+limit=360 logged ctest_gpu ctest --test-dir "$build" -R 'gpuharness\.gpu\.RingShiftGpu' -V --timeout 120
 grep -E 'Test +#|tests passed|tests failed|Skipped|SKIP:' "$logs/ctest_gpu.log" | tee -a "$summary"
 
 for np in 1 2 4; do
@@ -90,7 +92,7 @@ grep -v -E '^\$ |NCCL (INFO|WARN)' "$logs/bandwidth1.log" | tail -25 >>"$summary
 if [[ $unit == 1 ]]; then
   note ""
   note "## all unit tests built into this bundle (ctest -L unit)"
-  logged ctest_unit ctest --test-dir "$build" -L unit -j 8 --timeout 120
+  limit=180 logged ctest_unit ctest --test-dir "$build" -L unit -j 8 --timeout 120
   grep -E 'tests passed|tests failed|\*\*\*|Failed|Not Run' "$logs/ctest_unit.log" | head -40 | tee -a "$summary"
 fi
 
