@@ -19,6 +19,7 @@ constexpr Subcommand kSubcommands[] = {
 #if defined(GH_HAVE_DRIVER)
     {"sweep", gh::SweepCommand, "run scenarios over flag and version matrices, compare, report"},
     {"report", gh::ReportCommand, "write summary.md, junit.xml and report.html for a results dir"},
+    {"bisect", gh::BisectCommand, "find the first version where a scenario's failure appears"},
 #endif
 };
 

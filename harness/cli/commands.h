@@ -15,6 +15,9 @@ int RunCommand(int argc, char** argv);     // cli/run_command.cc: one job, under
 int ListCommand(int argc, char** argv);    // cli/list_command.cc: kinds, params, backends
 int SweepCommand(int argc, char** argv);   // cli/sweep_command.cc: flag/version matrices
 int ReportCommand(int argc, char** argv);  // cli/report_command.cc: reports from a results DIR
+int BisectCommand(int argc, char** argv);    // cli/bisect_command.cc: first bad version
+int MinimizeCommand(int argc, char** argv);  // cli/minimize_command.cc: smallest flipping change
+int ReproCommand(int argc, char** argv);     // cli/repro_command.cc: standalone repro script
 
 }  // namespace gh
 

@@ -35,10 +35,12 @@ std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config,
 
 TrialResult ReduceJobRecords(const std::vector<Record>& records) {
   TrialResult trial;
+  if (!records.empty()) trial.point = records.front().point;
   for (const Record& record : records) {
     if (static_cast<int>(record.result.outcome) > static_cast<int>(trial.outcome)) {
       trial.outcome = record.result.outcome;
       trial.signature = record.result.signature;
+      trial.point = record.point;
     }
   }
   return trial;

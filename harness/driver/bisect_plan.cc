@@ -1,6 +1,7 @@
 #include "harness/driver/bisect_plan.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -48,7 +49,10 @@ absl::StatusOr<ProbePlan> PlanProbes(const ProbePlanOptions& options) {
     absl::StatusOr<std::vector<ScenarioSpec>> specs = LoadScenarioFile(options.scenario_path);
     if (!specs.ok()) return specs.status();
     driver::JobScenarioFile file;
-    file.path = options.scenario_path;
+    // Absolute: jobs run in their own directories.
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(options.scenario_path, ec);
+    file.path = ec ? options.scenario_path : absolute.lexically_normal().string();
     file.specs = *std::move(specs);
     plan.job.files.push_back(std::move(file));
   } else {

@@ -32,9 +32,9 @@ class FakeVersions : public TrialRunner {
   Oracle oracle_;
 };
 
-TrialResult Pass() { return {Outcome::kPass, "", false, "", 0}; }
-TrialResult WrongData() { return {Outcome::kFail, "wrong data [ranks 1]", false, "", 0}; }
-TrialResult Segv() { return {Outcome::kCrash, "SIGSEGV on rank 0 in step 'exchange'", false, "", 0}; }
+TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
+TrialResult WrongData() { return {Outcome::kFail, "wrong data [ranks 1]", false, "", 0, ""}; }
+TrialResult Segv() { return {Outcome::kCrash, "SIGSEGV on rank 0 in step 'exchange'", false, "", 0, ""}; }
 
 std::vector<std::string> Labels(int n) {
   std::vector<std::string> labels;
@@ -134,7 +134,7 @@ TEST(RunBisectTest, OtherFailuresBetweenAreTreatedLikeSkips) {
 TEST(RunBisectTest, SetupFailureIsSkippedAndANeighbourProbed) {
   // Version 20 cannot be set up; bad from 20 on: the answer names 19..21 with 20 unclassified.
   FakeVersions versions([](int v, int) {
-    if (v == 20) return TrialResult{Outcome::kError, "", true, "setup: exit status 1", 0};
+    if (v == 20) return TrialResult{Outcome::kError, "", true, "setup: exit status 1", 0, ""};
     return v >= 20 ? WrongData() : Pass();
   });
   absl::StatusOr<BisectResult> result = RunBisect(Deterministic(41, 1), versions);

@@ -32,7 +32,8 @@ nlohmann::json TrialResultToJson(const TrialResult& trial) {
           {"signature", trial.signature},
           {"setup_failed", trial.setup_failed},
           {"detail", trial.detail},
-          {"wall_s", trial.wall_s}};
+          {"wall_s", trial.wall_s},
+          {"point", trial.point}};
 }
 
 nlohmann::json ProbeCache::ToJson() const {
@@ -80,6 +81,7 @@ absl::StatusOr<ProbeCache> ProbeCache::FromJson(const nlohmann::json& json, cons
     result.setup_failed = entry["setup_failed"].get<bool>();
     result.detail = entry["detail"].get<std::string>();
     result.wall_s = entry["wall_s"].get<double>();
+    if (entry.contains("point") && entry["point"].is_string()) result.point = entry["point"].get<std::string>();
     cache.Insert({entry["version"].get<std::string>(), entry["settings"].get<std::string>(),
                   entry["trial"].get<int>()},
                  result);

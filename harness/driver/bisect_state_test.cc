@@ -19,7 +19,7 @@ class CountingRunner : public TrialRunner {
     for (const Request& r : batch) {
       ++ran;
       out.push_back({r.version >= 2 ? Outcome::kFail : Outcome::kPass,
-                     r.version >= 2 ? "wrong data" : "", false, "", 0.25});
+                     r.version >= 2 ? "wrong data" : "", false, "", 0.25, ""});
     }
     return out;
   }
@@ -43,8 +43,8 @@ TEST(SettingsHashTest, StableAndSensitive) {
 
 TEST(ProbeCacheTest, JsonRoundTrip) {
   ProbeCache cache;
-  cache.Insert({"v1", "abc", 0}, {Outcome::kCrash, "SIGSEGV on rank 1", false, "log: x", 1.5});
-  cache.Insert({"v2", "abc", 3}, {Outcome::kError, "", true, "setup exited 1", 0});
+  cache.Insert({"v1", "abc", 0}, {Outcome::kCrash, "SIGSEGV on rank 1", false, "log: x", 1.5, ""});
+  cache.Insert({"v2", "abc", 3}, {Outcome::kError, "", true, "setup exited 1", 0, ""});
   absl::StatusOr<ProbeCache> back = ProbeCache::FromJson(cache.ToJson(), "state.json");
   ASSERT_TRUE(back.ok()) << back.status();
   ASSERT_EQ(back->size(), 2u);

@@ -20,8 +20,9 @@ struct TrialResult {
   Outcome outcome = Outcome::kPass;
   std::string signature;
   bool setup_failed = false;  // the version could not be set up: no trial ran
-  std::string detail;         // set-up failure text, log path...
+  std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
+  std::string point;          // the point whose record gave the outcome ("" when none ran)
 };
 
 // The failure being hunted: an outcome and a regex searched in the signature.

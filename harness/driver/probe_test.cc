@@ -8,10 +8,10 @@
 namespace gh {
 namespace {
 
-TrialResult Pass() { return {Outcome::kPass, "", false, "", 0}; }
-TrialResult Fail(const std::string& signature) { return {Outcome::kFail, signature, false, "", 0}; }
-TrialResult Crash(const std::string& signature) { return {Outcome::kCrash, signature, false, "", 0}; }
-TrialResult SetupFailed() { return {Outcome::kError, "", true, "setup exited 1", 0}; }
+TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
+TrialResult Fail(const std::string& signature) { return {Outcome::kFail, signature, false, "", 0, ""}; }
+TrialResult Crash(const std::string& signature) { return {Outcome::kCrash, signature, false, "", 0, ""}; }
+TrialResult SetupFailed() { return {Outcome::kError, "", true, "setup exited 1", 0, ""}; }
 
 Hunt WrongDataHunt(bool other_as_bad = false) {
   absl::StatusOr<Hunt> hunt = Hunt::Create(Outcome::kFail, "wrong data", other_as_bad);
@@ -32,7 +32,7 @@ TEST(HuntTest, ClassifiesByOutcomeAndSignature) {
   EXPECT_EQ(hunt.Classify(Fail("timeout in exchange")), Hunt::TrialClass::kOther);
   EXPECT_EQ(hunt.Classify(Crash("wrong data")), Hunt::TrialClass::kOther);  // outcome differs
   EXPECT_EQ(hunt.Classify(SetupFailed()), Hunt::TrialClass::kSkip);
-  EXPECT_EQ(hunt.Classify({Outcome::kSkip, "needs 4 ranks", false, "", 0}), Hunt::TrialClass::kSkip);
+  EXPECT_EQ(hunt.Classify({Outcome::kSkip, "needs 4 ranks", false, "", 0, ""}), Hunt::TrialClass::kSkip);
   Hunt lenient = WrongDataHunt(/*other_as_bad=*/true);
   EXPECT_EQ(lenient.Classify(Crash("SIGSEGV on rank 1")), Hunt::TrialClass::kHunted);
 }
@@ -120,7 +120,7 @@ TEST(TallyTrialsTest, SetupFailureAndSkipAreSkips) {
   EXPECT_EQ(setup.setup_failure, "setup exited 1");
   EXPECT_EQ(setup.trials, 0);
   ProbeTally skipped = TallyTrials(WrongDataHunt(), SprtConfig(),
-                                   {{Outcome::kSkip, "needs 4 ranks, job has 2", false, "", 0}});
+                                   {{Outcome::kSkip, "needs 4 ranks, job has 2", false, "", 0, ""}});
   EXPECT_EQ(skipped.verdict, ProbeVerdict::kSkip);
   EXPECT_EQ(skipped.skips, 1);
 }
