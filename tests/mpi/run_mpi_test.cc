@@ -82,7 +82,7 @@ Job RunGpuharness(const std::string& launcher, const std::string& args) {
   return job;
 }
 
-Job Run(int np, const std::string& args) { return RunGpuharness(Launcher(np), args); }
+Job RunJob(int np, const std::string& args) { return RunGpuharness(Launcher(np), args); }
 
 std::vector<Record> ReadRecords(const Job& job) {
   absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(job.out_dir + "/records.jsonl");
@@ -110,7 +110,7 @@ INSTANTIATE_TEST_SUITE_P(Ranks, RunHost, ::testing::Values(1, 2, 4),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
 
 TEST_P(RunHost, EveryTransportDtypeAndSizePassesWithMetrics) {
-  const Job job = Run(np(), "run " + Selftest("ring_shift_host.yaml") + " --out {out}");
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_host.yaml") + " --out {out}");
   EXPECT_EQ(job.exit_code, 0) << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 24u) << job.console;  // 2 transports x 4 dtypes x 3 sizes
@@ -153,8 +153,8 @@ TEST_P(RunHost, EveryTransportDtypeAndSizePassesWithMetrics) {
     EXPECT_NE(FindMetric(record.result.metrics, "bandwidth_GBps"), nullptr);
   }
   EXPECT_EQ(points.size(), 24u);
-  EXPECT_EQ(points.count("selftest_ring_host/transport=mpi_put/dtype=bf16/bytes=100008" + Np()), 1u);
-  EXPECT_EQ(points.count("selftest_ring_host/transport=mpi_p2p/dtype=f64/bytes=4K" + Np()), 1u);
+  EXPECT_EQ(points.count("selftest_ring_host/bytes=100008/dtype=bf16/transport=mpi_put" + Np()), 1u);
+  EXPECT_EQ(points.count("selftest_ring_host/bytes=4K/dtype=f64/transport=mpi_p2p" + Np()), 1u);
 
   const nlohmann::json env =
       nlohmann::json::parse(ReadWholeFile(job.out_dir + "/environment.json"), nullptr, false);
@@ -171,7 +171,7 @@ TEST_P(RunHost, EveryTransportDtypeAndSizePassesWithMetrics) {
 }
 
 TEST_P(RunHost, PlantedWrongDataFailsOnTheFaultRankWithFirstIndex) {
-  const Job job = Run(np(), "run " + Selftest("ring_shift_data_faults.yaml") + " --out {out}");
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_data_faults.yaml") + " --out {out}");
   EXPECT_EQ(job.exit_code, 0) << "every `expect: fail` was met\n" << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 10u) << job.console;  // corrupt 2x3, stale 2, partial 2
@@ -215,17 +215,17 @@ TEST_P(RunHost, PlantedWrongDataFailsOnTheFaultRankWithFirstIndex) {
 }
 
 TEST_P(RunHost, FilterRunsOnlyMatchingPoints) {
-  const Job job = Run(np(), "run " + Selftest("ring_shift_host.yaml") +
-                                " --out {out} --filter '*/dtype=bf16/bytes=4K/*'");
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_host.yaml") +
+                                " --out {out} --filter '*/bytes=4K/dtype=bf16/*'");
   EXPECT_EQ(job.exit_code, 0) << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 2u) << job.console;
-  EXPECT_EQ(records[0].point, "selftest_ring_host/transport=mpi_p2p/dtype=bf16/bytes=4K" + Np());
-  EXPECT_EQ(records[1].point, "selftest_ring_host/transport=mpi_put/dtype=bf16/bytes=4K" + Np());
+  EXPECT_EQ(records[0].point, "selftest_ring_host/bytes=4K/dtype=bf16/transport=mpi_p2p" + Np());
+  EXPECT_EQ(records[1].point, "selftest_ring_host/bytes=4K/dtype=bf16/transport=mpi_put" + Np());
 }
 
 TEST(RunHostSkips, RankRequirementSkipsWithTheReason) {
-  const Job job = Run(2, "run " + Selftest("ring_shift_needs_4.yaml") + " --out {out}");
+  const Job job = RunJob(2, "run " + Selftest("ring_shift_needs_4.yaml") + " --out {out}");
   EXPECT_EQ(job.exit_code, 1) << "a skip does not meet `pass`\n" << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 2u);
@@ -246,7 +246,7 @@ INSTANTIATE_TEST_SUITE_P(Ranks, RunHostFaults, ::testing::Values(2, 4),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
 
 TEST_P(RunHostFaults, StalledRankEndsAsTimeoutNamingItsStepAndTheJobEnds) {
-  const Job job = Run(np(), "run " + Selftest("ring_shift_stall.yaml") + " --out {out}");
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_stall.yaml") + " --out {out}");
   // The 3 s timeout, at most 2 s of grace, MPI_Abort: a bound with a wide margin for a
   // loaded machine. Without the watchdog the job would sleep 33 s and then hang.
   EXPECT_LT(job.seconds, 3 + 20) << job.console;
@@ -255,7 +255,7 @@ TEST_P(RunHostFaults, StalledRankEndsAsTimeoutNamingItsStepAndTheJobEnds) {
   ASSERT_EQ(records.size(), 4u) << job.console;
   const std::string np_suffix = "/np=" + std::to_string(np());
   const Record& timeout = records[0];
-  EXPECT_EQ(timeout.point, "selftest_ring_stall/fault=stall/bytes=4K" + np_suffix);
+  EXPECT_EQ(timeout.point, "selftest_ring_stall/bytes=4K/fault=stall/fault_rank=1" + np_suffix);
   EXPECT_EQ(timeout.result.outcome, Outcome::kTimeout);
   EXPECT_TRUE(timeout.matched) << timeout.result.signature;
   EXPECT_THAT(timeout.result.signature, StartsWith("timeout after 3s in step 'exchange' [ranks "));
@@ -273,19 +273,19 @@ TEST_P(RunHostFaults, StalledRankEndsAsTimeoutNamingItsStepAndTheJobEnds) {
               "not run: job aborted after a timeout in " + timeout.point);
     EXPECT_FALSE(records[i].matched);
   }
-  EXPECT_EQ(records[3].point, "selftest_ring_stall/fault=none/bytes=8K" + np_suffix);
+  EXPECT_EQ(records[3].point, "selftest_ring_stall/bytes=8K/fault=none/fault_rank=1" + np_suffix);
   EXPECT_THAT(ReadWholeFile(job.out_dir + "/junit.xml"), HasSubstr("tests=\"4\""));
 }
 
 TEST_P(RunHostFaults, CrashingRankLeavesACrashRecordAndWholeLines) {
-  const Job job = Run(np(), "run " + Selftest("ring_shift_crash.yaml") + " --out {out}");
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_crash.yaml") + " --out {out}");
   EXPECT_NE(job.exit_code, 0) << job.console;
   EXPECT_LT(job.seconds, 60) << job.console;
   const std::vector<Record> records = ReadRecords(job);  // asserts no torn line
   ASSERT_EQ(records.size(), 2u) << job.console;
   EXPECT_EQ(records[0].result.outcome, Outcome::kPass);
   const Record& crash = records[1];
-  EXPECT_EQ(crash.point, "selftest_ring_crash/fault=crash/np=" + std::to_string(np()));
+  EXPECT_EQ(crash.point, "selftest_ring_crash/bytes=4K/fault=crash/fault_rank=1/np=" + std::to_string(np()));
   EXPECT_EQ(crash.result.outcome, Outcome::kCrash);
   EXPECT_EQ(crash.result.signature, "SIGSEGV on rank 1 in step 'exchange'");
   EXPECT_TRUE(crash.matched);
@@ -296,7 +296,7 @@ TEST_P(RunHostFaults, CrashingRankLeavesACrashRecordAndWholeLines) {
 }
 
 TEST(RunSingleton, CrashOfTheOnlyRankIsRecorded) {
-  const Job job = Run(1, "run " + Selftest("ring_shift_crash.yaml") + " --out {out}");
+  const Job job = RunJob(1, "run " + Selftest("ring_shift_crash.yaml") + " --out {out}");
   EXPECT_EQ(job.exit_code, 128 + SIGSEGV) << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 2u) << job.console;
@@ -306,7 +306,7 @@ TEST(RunSingleton, CrashOfTheOnlyRankIsRecorded) {
 }
 
 TEST(RunSingleton, StallOfTheOnlyRankTimesOut) {
-  const Job job = Run(1, "run " + Selftest("ring_shift_stall.yaml") + " --out {out}");
+  const Job job = RunJob(1, "run " + Selftest("ring_shift_stall.yaml") + " --out {out}");
   EXPECT_LT(job.seconds, 3 + 20) << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 4u) << job.console;
@@ -316,7 +316,7 @@ TEST(RunSingleton, StallOfTheOnlyRankTimesOut) {
 
 TEST(RunBadInput, BadYamlExitsTwoNamingFileLineColumnAndKeyWritingNothing) {
   for (int np : {1, 2}) {
-    const Job job = Run(np, "run " + Selftest("ring_shift_bad_bytes.yaml") + " --out {out}");
+    const Job job = RunJob(np, "run " + Selftest("ring_shift_bad_bytes.yaml") + " --out {out}");
     EXPECT_EQ(job.exit_code, 2) << job.console;
     EXPECT_THAT(job.console, HasSubstr("ring_shift_bad_bytes.yaml:7:15: params.bytes[1]: "));
     EXPECT_THAT(job.console, HasSubstr("lots"));
@@ -325,20 +325,20 @@ TEST(RunBadInput, BadYamlExitsTwoNamingFileLineColumnAndKeyWritingNothing) {
 }
 
 TEST(RunBadInput, MissingFileAndBadFlagsExitTwo) {
-  Job job = Run(1, "run /nonexistent/scenario.yaml --out {out}");
+  Job job = RunJob(1, "run /nonexistent/scenario.yaml --out {out}");
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("/nonexistent/scenario.yaml"));
   EXPECT_FALSE(Exists(job.out_dir));
-  job = Run(1, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --backend gpu");
+  job = RunJob(1, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --backend gpu");
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("--backend: expected auto, host or cuda, got 'gpu'"));
-  job = Run(1, "run " + Selftest("ring_shift_host.yaml"));
+  job = RunJob(1, "run " + Selftest("ring_shift_host.yaml"));
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("--out DIR is required"));
-  job = Run(1, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --frobnicate");
+  job = RunJob(1, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --frobnicate");
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("unknown flag '--frobnicate'"));
-  job = Run(2, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --filter 'nothing*'");
+  job = RunJob(2, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --filter 'nothing*'");
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("--filter 'nothing*' matches no point"));
   EXPECT_FALSE(Exists(job.out_dir));
@@ -346,7 +346,7 @@ TEST(RunBadInput, MissingFileAndBadFlagsExitTwo) {
 
 TEST(RunBadInput, BackendCudaWithoutAGpuExitsTwoWithTheReason) {
   if (Exists("/dev/nvidia0")) GTEST_SKIP() << "a GPU is visible here";
-  const Job job = Run(2, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --backend cuda");
+  const Job job = RunJob(2, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --backend cuda");
   EXPECT_EQ(job.exit_code, 2) << job.console;
   EXPECT_THAT(job.console, HasSubstr("--backend cuda: "));
   EXPECT_TRUE(job.console.find("built without the cuda backend") != std::string::npos ||
@@ -356,7 +356,7 @@ TEST(RunBadInput, BackendCudaWithoutAGpuExitsTwoWithTheReason) {
 }
 
 TEST(RunInfrastructure, UnwritableResultsDirExitsThree) {
-  const Job job = Run(2, "run " + Selftest("ring_shift_host.yaml") + " --out /proc/gh_results");
+  const Job job = RunJob(2, "run " + Selftest("ring_shift_host.yaml") + " --out /proc/gh_results");
   EXPECT_EQ(job.exit_code, 3) << job.console;
   EXPECT_THAT(job.console, HasSubstr("cannot write results to /proc/gh_results"));
 }
@@ -381,7 +381,7 @@ TEST(RunMultiNode, LocalRanksFollowHostNames) {
 }
 
 TEST(List, PrintsEveryKindWithParamsAndBackendsDeterministically) {
-  const Job first = Run(1, "list");
+  const Job first = RunJob(1, "list");
   EXPECT_EQ(first.exit_code, 0);
   EXPECT_THAT(first.console, HasSubstr("ring_shift\n"));
   EXPECT_THAT(first.console, HasSubstr("  backends: host"));
@@ -389,9 +389,9 @@ TEST(List, PrintsEveryKindWithParamsAndBackendsDeterministically) {
   EXPECT_THAT(first.console,
               HasSubstr("    dtype        enum   default f32; one of f32, bf16, i32, f64\n"));
   EXPECT_THAT(first.console, HasSubstr("    fault_rank   int    default 1; >= 0\n"));
-  const Job second = Run(1, "list");
+  const Job second = RunJob(1, "list");
   EXPECT_EQ(first.console, second.console);
-  const Job unknown = Run(1, "list no_such_kind");
+  const Job unknown = RunJob(1, "list no_such_kind");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.console, HasSubstr("unknown kind 'no_such_kind'"));
 }
