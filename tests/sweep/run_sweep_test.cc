@@ -113,7 +113,7 @@ TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
   auto matrix = [&](const std::string& path, const std::string& extra_env) {
     ASSERT_TRUE(WriteFileAtomically(
                     path, "name: reg\nscenarios:\n  - file: " + Source("scenarios/ring_shift.yaml") +
-                              "\n    points: [\"*/transport=mpi_p2p/dtype=f32/bytes=4K/*\"]\n"
+                              "\n    points: [\"*/bytes=4K/dtype=f32/transport=mpi_p2p/*\"]\n"
                               "defaults: {backend: host, timeout: 2m" + extra_env + "}\n"
                               "axes: [{name: np, values: [{label: \"2\", ranks: 2}]}]\n")
                     .ok());
@@ -128,7 +128,7 @@ TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
   EXPECT_THAT(now.console, HasSubstr("1 regression"));
   std::vector<Record> records = Records(tmp + "/now");
   ASSERT_EQ(records.size(), 1u);
-  EXPECT_EQ(records[0].point, "ring_shift/transport=mpi_p2p/dtype=f32/bytes=4K/np=2");
+  EXPECT_EQ(records[0].point, "ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2");
   EXPECT_EQ(records[0].result.outcome, Outcome::kCrash);
   EXPECT_THAT(records[0].result.signature, HasSubstr("job exited with status"));
   EXPECT_EQ(records[0].cell.at("np"), "2");
@@ -157,17 +157,20 @@ TEST(SweepE2E, CrashAndHungJobsAreRecordedAndTheSweepGoesOn) {
   EXPECT_EQ(s.exit_code, 1);  // the hang's points were expected to pass
   EXPECT_LT(s.seconds, 120);
   std::vector<Record> records = Records(tmp + "/out");
-  std::map<std::string, Record> by_point;
-  for (const Record& r : records) by_point[r.point] = r;
   ASSERT_EQ(records.size(), 4u);
-  const Record& crashed = by_point.at("selftest_ring_crash/fault=crash/np=2");
+  // By scenario and planted fault.
+  std::map<std::string, Record> by;
+  for (const Record& r : records) by[r.scenario + "/" + r.params.value("fault", "?")] = r;
+  const Record& crashed = by.at("selftest_ring_crash/crash");
   EXPECT_EQ(crashed.result.outcome, Outcome::kCrash);
+  EXPECT_THAT(crashed.result.signature, HasSubstr("SIGSEGV"));
   EXPECT_TRUE(crashed.matched);
-  EXPECT_EQ(by_point.at("selftest_ring_crash/fault=none/np=2").result.outcome, Outcome::kPass);
-  for (const char* p : {"hang/fault=stall/np=2", "hang/fault=none/np=2"}) {
-    const Record& r = by_point.at(p);
-    EXPECT_EQ(r.result.outcome, Outcome::kTimeout) << p;
-    EXPECT_EQ(r.result.signature, "cell timeout after 8s") << p;
+  EXPECT_EQ(crashed.cell.at("which"), "crash");
+  EXPECT_EQ(by.at("selftest_ring_crash/none").result.outcome, Outcome::kPass);
+  for (const char* key : {"hang/stall", "hang/none"}) {
+    const Record& r = by.at(key);
+    EXPECT_EQ(r.result.outcome, Outcome::kTimeout) << key;
+    EXPECT_EQ(r.result.signature, "cell timeout after 8s") << key;
     EXPECT_EQ(r.cell.at("which"), "hang");
   }
   // Nothing of the killed job survives: no gpuharness process still holds the cell's dir.
