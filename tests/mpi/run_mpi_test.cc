@@ -58,6 +58,9 @@ std::string Launcher(int np) {
 
 // Runs `launcher gpuharness <args>` with DIR for {out}; the console goes to a log beside DIR.
 Job RunGpuharness(const std::string& launcher, const std::string& args) {
+  // CI containers run as root, which Open MPI refuses unless told; an explicit setting wins.
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", /*overwrite=*/0);
   Job job;
   char dir_template[] = "/tmp/gh_mpi_test_XXXXXX";
   const char* dir = mkdtemp(dir_template);
@@ -181,7 +184,9 @@ TEST_P(RunHost, PlantedWrongDataFailsOnTheFaultRankWithFirstIndex) {
     EXPECT_TRUE(record.matched);
     ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np()));
     for (int r = 0; r < np(); ++r) {
-      if (r != fault_rank()) EXPECT_EQ(record.result.ranks[r].outcome, Outcome::kPass) << r;
+      if (r != fault_rank()) {
+        EXPECT_EQ(record.result.ranks[r].outcome, Outcome::kPass) << r;
+      }
     }
     const RankOutcome& bad = record.result.ranks[fault_rank()];
     EXPECT_EQ(bad.outcome, Outcome::kFail);
