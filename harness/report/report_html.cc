@@ -270,9 +270,15 @@ void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::strin
                       "</title></circle>\n");
     }
     if (points.empty()) continue;
+    // Past the palette's ten colours, series repeat them dashed.
+    const bool dashed = (s / (sizeof(kPalette) / sizeof(kPalette[0]))) % 2 == 1;
     absl::StrAppend(&out, "<polyline class=\"series\" fill=\"none\" stroke-width=\"2\" stroke=\"", colour,
-                    "\" points=\"", absl::StrJoin(points, " "), "\"/>\n", marks);
-    absl::StrAppend(&legend, "<span><span class=\"series-key\" style=\"background:", colour, "\"></span>",
+                    dashed ? "\" stroke-dasharray=\"6 3" : "", "\" points=\"", absl::StrJoin(points, " "), "\"/>\n",
+                    marks);
+    absl::StrAppend(&legend, "<span><span class=\"series-key\" style=\"",
+                    dashed ? absl::StrCat("background:repeating-linear-gradient(90deg,", colour, " 0 5px,#fff 5px 7px)")
+                           : absl::StrCat("background:", colour),
+                    "\"></span>",
                     EscapeHtml(series[s].label), "</span> &nbsp; ");
   }
   out += "</svg>\n";

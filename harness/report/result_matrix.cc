@@ -222,6 +222,9 @@ std::string TrialsText(const PointTrials& trials) {
   if (trials.trials == 1) {
     return trials.failed == 0 ? "pass" : trials.failure_counts.front().first;
   }
+  // A point run with `trials:` reads like the seed reports: "10 trials, 10 failed (9 swallowed,
+  // 1 crash)".
+  if (trials.judged_by_verdict) return RenderTrialSummary(trials.trial_summary);
   std::string text = absl::StrCat(trials.failed, "/", trials.trials, " failed");
   std::vector<std::string> parts;
   for (const auto& [label, count] : trials.failure_counts) parts.push_back(absl::StrCat(count, " ", label));
@@ -260,7 +263,8 @@ std::string HeadlineMetricName(const ScenarioMatrix& matrix) {
 std::string FormatMetric(const Metric& metric) {
   char number[64];
   double magnitude = metric.value < 0 ? -metric.value : metric.value;
-  const char* format = magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : "%.2f";
+  // Three significant digits, whole numbers from 100 up; tiny values keep their digits.
+  const char* format = magnitude >= 100 ? "%.0f" : magnitude >= 10 ? "%.1f" : magnitude >= 1 ? "%.2f" : "%.3g";
   std::snprintf(number, sizeof(number), format, metric.value);
   return metric.unit.empty() ? std::string(number) : absl::StrCat(number, " ", metric.unit);
 }

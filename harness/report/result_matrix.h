@@ -59,7 +59,7 @@ std::string EntryClass(const PointTrials& trials);
 // The headline metric a scenario's tables show: "bandwidth_GBps" when any point has it, else
 // "time_median_us", else "".
 std::string HeadlineMetricName(const ScenarioMatrix& matrix);
-std::string FormatMetric(const Metric& metric);  // "361 GB/s", "15.9 us"
+std::string FormatMetric(const Metric& metric);  // "361 GB/s", "15.9 us", "1.25 GB/s", "0.00312 GB/s"
 
 }  // namespace gh
 
