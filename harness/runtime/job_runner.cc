@@ -137,7 +137,8 @@ class JobRunner {
   std::vector<PlannedRun> plan_;
   std::vector<int> gpus_;     // per rank
   std::vector<int> devices_;  // per rank, -1 on host
-  bool gpu_shared_ = false;
+  bool gpu_shared_ = false;       // some host of the job shares GPUs (records say so)
+  bool shares_its_gpu_ = false;   // this rank's host does
   EnvironmentFacts facts_;
   std::unique_ptr<CudaResources> cuda_;
   std::unique_ptr<Watchdog> watchdog_;
@@ -167,6 +168,7 @@ absl::Status JobRunner::BindDevices() {
     if (!binding.ok()) return binding.status();
     devices_[r] = binding->device;
     gpu_shared_ = gpu_shared_ || binding->shared;
+    if (r == world_.rank()) shares_its_gpu_ = binding->shared;
   }
   return absl::OkStatus();
 }
@@ -239,7 +241,9 @@ int JobRunner::Run() {
   }
 #if defined(GH_HAVE_CUDA)
   if (backend_ == Backend::kCuda) {
-    if (gpu_shared_) ConfigureNcclForSharedGpu(world_.host(), world_.rank());
+    // Only ranks on a host that shares GPUs need distinct NCCL host ids; the others keep
+    // NCCL's fast paths among themselves.
+    if (shares_its_gpu_) ConfigureNcclForSharedGpu(world_.host(), world_.rank());
     absl::StatusOr<std::unique_ptr<CudaResources>> cuda =
         CudaResources::Create(devices_[world_.rank()], world_.scenario_comm());
     if (!cuda.ok()) {
