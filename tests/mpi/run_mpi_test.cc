@@ -282,6 +282,16 @@ TEST_P(RunHostFaults, StalledRankEndsAsTimeoutNamingItsStepAndTheJobEnds) {
   EXPECT_THAT(ReadWholeFile(job.out_dir + "/junit.xml"), HasSubstr("tests=\"4\""));
 }
 
+TEST_P(RunHostFaults, AnExpectedTimeoutWithNothingAfterItExitsZero) {
+  const Job job = RunJob(np(), "run " + Selftest("ring_shift_stall.yaml") +
+                                   " --out {out} --filter '*/bytes=4K/fault=stall/*'");
+  EXPECT_EQ(job.exit_code, 0) << "the only record met `expect: timeout`\n" << job.console;
+  const std::vector<Record> records = ReadRecords(job);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kTimeout);
+  EXPECT_TRUE(records[0].matched);
+}
+
 TEST_P(RunHostFaults, CrashingRankLeavesACrashRecordAndWholeLines) {
   const Job job = RunJob(np(), "run " + Selftest("ring_shift_crash.yaml") + " --out {out}");
   EXPECT_NE(job.exit_code, 0) << job.console;
