@@ -15,7 +15,8 @@ case "${1:-}" in
 esac
 
 packages=(cmake g++ make pkg-config python3 openmpi-bin libopenmpi-dev libyaml-cpp-dev libabsl-dev
-          nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev)
+          nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+          slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm test (tests/slurm.cmake)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,15 @@
+# Slurm tests (label "slurm"): tests/slurm/ scripts start a throw-away one-node Slurm cluster
+# on localhost (munged, slurmctld, slurmd; needs root and the slurm-wlm and munge packages that
+# scripts/setup.sh installs) and sweep through the real srun launcher. Exit 77 (not root) is a
+# skip; missing packages or a cluster that does not come up fail the test.
+if(NOT TARGET gpuharness)
+  return()
+endif()
+
+find_program(GH_SLURM_BASH NAMES bash REQUIRED)
+
+add_test(NAME gpuharness.slurm.srun_sweep
+         COMMAND ${GH_SLURM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/srun_sweep_test.sh
+                 $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR})
+set_tests_properties(gpuharness.slurm.srun_sweep PROPERTIES
+  LABELS "slurm" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
