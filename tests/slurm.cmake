@@ -13,3 +13,10 @@ add_test(NAME gpuharness.slurm.srun_sweep
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR})
 set_tests_properties(gpuharness.slurm.srun_sweep PROPERTIES
   LABELS "slurm" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+
+# Multi-node rank binding on one machine (label "mpi", no Slurm needed): ranks given host names
+# of two "nodes" per rank through GH_HOSTNAME; asserts local ranks and the records' hosts.
+add_test(NAME gpuharness.multinode.binding
+         COMMAND ${GH_SLURM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/multinode_binding_test.sh
+                 $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR})
+set_tests_properties(gpuharness.multinode.binding PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)
