@@ -336,6 +336,7 @@ std::string RenderReportHtml(const ReportInput& input) {
                                  EscapeHtml(input.title), "</title>\n<style>", kStyle, "</style></head>\n<body>\n");
   absl::StrAppend(&out, "<h1>", EscapeHtml(input.title), "</h1>\n<p class=\"headline\">",
                   EscapeHtml(ComparisonHeadline(comparison)), "</p>\n");
+  if (sweep != nullptr) absl::StrAppend(&out, "<p>", EscapeHtml(SweepShape(*sweep)), "</p>\n");
   if (!input.baseline.empty()) absl::StrAppend(&out, "<p>Baseline: ", EscapeHtml(input.baseline), "</p>\n");
   out += "<p class=\"legend\">";
   for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "flaky"}) {

@@ -58,7 +58,7 @@ TEST(ReportHtmlTest, HeatmapEntriesCarryOutcomeClasses) {
                               "failure 1 &#39;invalid argument&#39; | see log [ranks 1]\nexpected: pass\n"
                               "baseline: pass\nregression\""));
   EXPECT_THAT(html, HasSubstr(">ncclUnhandledCudaError (regression)</td>"));
-  EXPECT_THAT(html, HasSubstr(">3/3 failed (2 swallowed, 1 crash (SIGSEGV)) (unexpected)</td>"));
+  EXPECT_THAT(html, HasSubstr(">3 trials, 3 failed (2 swallowed, 1 crash (SIGSEGV)) (unexpected)</td>"));
   EXPECT_THAT(html, HasSubstr(">skip: no symmetric memory</td>"));
 }
 
@@ -114,6 +114,7 @@ TEST(ReportHtmlTest, NoPlotWithoutANumericSweptParameter) {
 
 TEST(ReportHtmlTest, ComparisonListsAndEnvironment) {
   std::string html = RenderSmallSweep(true);
+  EXPECT_THAT(html, HasSubstr("<p>Matrix matrices/nccl_small.yaml: 4 cells, proto (2) × nccl (2)</p>"));
   EXPECT_THAT(html, HasSubstr("<h2>Unmet expectations (2)</h2>"));
   EXPECT_THAT(html, HasSubstr("<h2>Regressions (1)</h2>"));
   EXPECT_THAT(html, HasSubstr("<h2>Vanished points (1)</h2>"));

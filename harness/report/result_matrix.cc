@@ -215,6 +215,15 @@ std::string CellDisplayLabel(const std::map<std::string, std::string>& cell, con
   return absl::StrJoin(labels, " / ");
 }
 
+std::string SweepShape(const SweepInfo& sweep) {
+  std::vector<std::string> axes;
+  for (const SweepAxisInfo& axis : sweep.axes) axes.push_back(absl::StrCat(axis.name, " (", axis.labels.size(), ")"));
+  std::string text = absl::StrCat("Matrix ", sweep.matrix_file.empty() ? sweep.matrix_name : sweep.matrix_file, ": ",
+                                  sweep.cells.size(), sweep.cells.size() == 1 ? " cell" : " cells");
+  if (!axes.empty()) absl::StrAppend(&text, ", ", absl::StrJoin(axes, " × "));
+  return text;
+}
+
 std::string TrialsText(const PointTrials& trials) {
   if (trials.trials > 0 && trials.skipped == trials.trials) {
     return trials.skip_reason.empty() ? "skip" : absl::StrCat("skip: ", trials.skip_reason);
@@ -223,9 +232,10 @@ std::string TrialsText(const PointTrials& trials) {
     return trials.failed == 0 ? "pass" : trials.failure_counts.front().first;
   }
   // A point run with `trials:` reads like the seed reports: "10 trials, 10 failed (9 swallowed,
-  // 1 crash)".
-  if (trials.judged_by_verdict) return RenderTrialSummary(trials.trial_summary);
-  std::string text = absl::StrCat(trials.failed, "/", trials.trials, " failed");
+  // 1 crash (SIGSEGV))".
+  std::string text = trials.judged_by_verdict
+                         ? absl::StrCat(trials.trials, " trials, ", trials.failed, " failed")
+                         : absl::StrCat(trials.failed, "/", trials.trials, " failed");
   std::vector<std::string> parts;
   for (const auto& [label, count] : trials.failure_counts) parts.push_back(absl::StrCat(count, " ", label));
   if (trials.skipped > 0) parts.push_back(absl::StrCat(trials.skipped, " skipped"));

@@ -44,6 +44,9 @@ std::vector<ScenarioMatrix> BuildScenarioMatrices(const Comparison& comparison,
 // one); "" for a plain run.
 std::string CellDisplayLabel(const std::map<std::string, std::string>& cell, const SweepInfo* sweep);
 
+// "Matrix matrices/x.yaml: 4 cells, proto (2) × nccl (2)": what the sweep ran, for the reader.
+std::string SweepShape(const SweepInfo& sweep);
+
 // The aggregated trials as a table entry, e.g. "pass", "FAILED_PRECONDITION", "0/10 failed",
 // "9/10 failed (9 swallowed, 1 crash (SIGSEGV))", "skip: no GPU".
 std::string TrialsText(const PointTrials& trials);

@@ -147,6 +147,7 @@ std::string RenderSummaryMarkdown(const ReportInput& input) {
   const SweepInfo* sweep = input.sweep;
   std::string out = absl::StrCat("# ", EscapeMarkdownCell(input.title), "\n\n**", EscapeMarkdownCell(ComparisonHeadline(comparison)),
                                  "**\n\n");
+  if (sweep != nullptr) absl::StrAppend(&out, EscapeMarkdownCell(SweepShape(*sweep)), "\n\n");
   if (!input.baseline.empty()) absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline), "\n\n");
 
   if (sweep != nullptr) {
