@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "harness/cli/commands.h"
+#include "harness/runtime/trial_isolation.h"
 
 namespace {
 
@@ -20,6 +21,8 @@ constexpr Subcommand kSubcommands[] = {
     {"sweep", gh::SweepCommand, "run scenarios over flag and version matrices, compare, report"},
     {"report", gh::ReportCommand, "write summary.md, junit.xml and report.html for a results dir"},
     {"bisect", gh::BisectCommand, "find the first version where a scenario's failure appears"},
+    {"minimize", gh::MinimizeCommand, "find the smallest environment/flag change that flips a result"},
+    {"repro", gh::ReproCommand, "write a standalone script that reproduces a recorded point"},
 #endif
 };
 
@@ -45,6 +48,8 @@ int main(int argc, char** argv) {
     std::printf("gpuharness %s\n", GH_VERSION);
     return gh::kExitOk;
   }
+  // Hidden: the child side of an isolated trial (harness/runtime/trial_isolation.h).
+  if (name == "trial-worker") return gh::TrialWorkerCommand(argc - 1, argv + 1);
   for (const auto& sub : kSubcommands) {
     if (name == sub.name) return sub.fn(argc - 1, argv + 1);
   }

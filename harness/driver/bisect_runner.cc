@@ -93,7 +93,7 @@ class ProbeSet {
       }
       for (size_t i = 0; i < batch.size(); ++i) {
         open.at(batch[i].version).trials.push_back((*results)[i]);
-        ++result_.total_trials;
+        if (!(*results)[i].setup_failed) ++result_.total_trials;  // a set-up failure ran nothing
       }
       if (!hunt_.has_value()) {
         if (auto it = open.find(config_.bad); it != open.end()) {
@@ -174,7 +174,8 @@ absl::StatusOr<BisectResult> RunBisect(const BisectConfig& config, TrialRunner& 
     if (absl::Status s = probes.Run({config.good, config.bad}, 0, on_probe); !s.ok()) return s;
   } else {
     if (absl::Status s = probes.Run({config.bad}, 0, on_probe); !s.ok()) return s;
-    if (hunt.has_value()) {
+    const ProbeRecord* bad_end = FindProbe(result, config.bad);
+    if (hunt.has_value() && bad_end != nullptr && bad_end->tally.verdict == ProbeVerdict::kBad) {
       if (absl::Status s = probes.Run({config.good}, 0, on_probe); !s.ok()) return s;
     }
   }
@@ -213,6 +214,23 @@ absl::StatusOr<BisectResult> RunBisect(const BisectConfig& config, TrialRunner& 
   }
   result.answer = search.Answer();
   return result;
+}
+
+absl::StatusOr<ProbeRecord> RunProbe(TrialRunner& runner, int version, const std::string& label,
+                                     const Hunt& hunt, const SprtConfig& sprt) {
+  ProbeRecord record;
+  record.version = version;
+  record.label = label;
+  while (static_cast<int>(record.trials.size()) < sprt.max_trials) {
+    absl::StatusOr<std::vector<TrialResult>> results =
+        runner.RunTrials({{version, static_cast<int>(record.trials.size())}});
+    if (!results.ok()) return results.status();
+    if (results->size() != 1) return absl::InternalError("trial runner returned a wrong number of results");
+    record.trials.push_back(results->front());
+    record.tally = TallyTrials(hunt, sprt, record.trials);
+    if (record.tally.verdict != ProbeVerdict::kUndecided) break;
+  }
+  return record;
 }
 
 }  // namespace gh

@@ -74,6 +74,11 @@ using ProbeCallback = std::function<void(const ProbeRecord&)>;
 absl::StatusOr<BisectResult> RunBisect(const BisectConfig& config, TrialRunner& runner,
                                        const ProbeCallback& on_probe = nullptr);
 
+// One probe on its own (minimize's tests): trials of `version` one at a time until the verdict
+// under `hunt`, at most sprt.max_trials.
+absl::StatusOr<ProbeRecord> RunProbe(TrialRunner& runner, int version, const std::string& label,
+                                     const Hunt& hunt, const SprtConfig& sprt);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_DRIVER_BISECT_RUNNER_H_

@@ -1,0 +1,70 @@
+// `gpuharness repro DIR POINT [--out script.sh]`: a standalone shell script that reproduces one
+// recorded point without the driver, from a sweep's, bisect's or minimize's results directory.
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <string>
+
+#include "harness/cli/commands.h"
+#include "harness/core/file_util.h"
+#include "harness/driver/repro_finder.h"
+
+namespace gh {
+namespace {
+
+constexpr char kReproUsage[] =
+    "usage: gpuharness repro DIR POINT [--out SCRIPT]\n"
+    "  Writes a shell script that reruns POINT as recorded in DIR (a sweep, bisect or minimize\n"
+    "  results directory): the exact launcher command, environment and version set-up, as a\n"
+    "  failing arm and, where a passing configuration is known, a workaround arm.\n"
+    "  Without --out the script goes to stdout.\n"
+    "exit: 0 written, 2 bad input (no such DIR or POINT), 3 the script could not be written\n";
+
+int BadArgument(const std::string& message) {
+  std::fprintf(stderr, "gpuharness repro: %s\n%s", message.c_str(), kReproUsage);
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int ReproCommand(int argc, char** argv) {
+  std::string dir, point, out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kReproUsage, stdout);
+      return kExitOk;
+    } else if (arg == "--out") {
+      if (i + 1 >= argc || std::string(argv[i + 1]).empty()) return BadArgument("--out: needs a file name");
+      out = argv[++i];
+    } else if (!arg.empty() && arg[0] != '-' && dir.empty()) {
+      dir = arg;
+    } else if (!arg.empty() && arg[0] != '-' && point.empty()) {
+      point = arg;
+    } else {
+      return BadArgument("unexpected argument '" + arg + "'");
+    }
+  }
+  if (dir.empty()) return BadArgument("missing DIR");
+  if (point.empty()) return BadArgument("missing POINT");
+  absl::StatusOr<ReproArms> arms = FindReproArms(dir, point);
+  if (!arms.ok()) {
+    std::fprintf(stderr, "gpuharness repro: %s\n", std::string(arms.status().message()).c_str());
+    return absl::IsInvalidArgument(arms.status()) ? kExitBadInput : kExitInfrastructure;
+  }
+  const std::string script = RenderReproScript(point, arms->source, arms->failing, arms->workaround);
+  if (out.empty()) {
+    std::fputs(script.c_str(), stdout);
+    return kExitOk;
+  }
+  if (absl::Status st = WriteFileAtomically(out, script); !st.ok()) {
+    std::fprintf(stderr, "gpuharness repro: %s\n", std::string(st.message()).c_str());
+    return kExitInfrastructure;
+  }
+  ::chmod(out.c_str(), 0755);
+  std::fprintf(stderr, "wrote %s: failing arm %s%s\n", out.c_str(), arms->failing.title.c_str(),
+               arms->workaround ? (", workaround arm " + arms->workaround->title).c_str() : "");
+  return kExitOk;
+}
+
+}  // namespace gh

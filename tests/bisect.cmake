@@ -1,0 +1,30 @@
+# Whole-binary bisect tests (label "mpi"): `gpuharness bisect` over a synthetic version range
+# (tests/bisect_versions: each version a directory holding a small library preloaded into the
+# ranks) run through mpirun on the host backend, asserting the answer, the probes, resume, the
+# repro script, and bad input.
+if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+  return()
+endif()
+
+find_program(GH_BISECT_MPIRUN NAMES mpirun mpiexec REQUIRED)
+
+# One fake version's library: wraps MPI_Sendrecv (symbols looked up at call time, so it links
+# nothing but libdl).
+add_library(gh_bisect_fake_version SHARED ${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions/fake_version.cc)
+target_include_directories(gh_bisect_fake_version PRIVATE
+  $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(gh_bisect_fake_version PRIVATE ${CMAKE_DL_LIBS})
+
+add_executable(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc)
+target_link_libraries(gh_bisect_e2e_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest
+                      GTest::gtest_main GTest::gmock gh_warnings)
+target_compile_definitions(gh_bisect_e2e_test PRIVATE
+  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>"
+  GH_BISECT_TESTDATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions"
+  GH_BISECT_FAKE_LIB_PATH="$<TARGET_FILE:gh_bisect_fake_version>")
+add_dependencies(gh_bisect_e2e_test gpuharness gh_bisect_fake_version)
+
+include(GoogleTest)
+gtest_discover_tests(gh_bisect_e2e_test TEST_PREFIX "gpuharness.bisect." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")

@@ -1,0 +1,240 @@
+// Whole-binary tests of `gpuharness bisect` over the synthetic version range in
+// tests/bisect_versions (v00..v02 crash with SIGSEGV, v03..v07 pass, v07 cannot be set up,
+// v08..v11 fail with wrong data), every probe a real mpirun job on the host backend. They
+// assert the answer, every probe's verdict and counts, resume, the repro script and bad input.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Run {
+  int exit_code = -1;
+  std::string console;
+};
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command line with the synthetic range's environment; stdout+stderr captured.
+Run Shell(const std::string& command) {
+  std::string line = "GH_BISECT_TESTDATA=" + Quote(GH_BISECT_TESTDATA_DIR) +
+                     " GH_BISECT_FAKE_LIB=" + Quote(GH_BISECT_FAKE_LIB_PATH) + " " + command + " 2>&1";
+  Run run;
+  FILE* pipe = popen(line.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
+  int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run;
+}
+
+Run Bisect(const std::vector<std::string>& args) {
+  std::string command = Quote(GH_GPUHARNESS_BIN) + " bisect " +
+                        Quote(std::string(GH_BISECT_TESTDATA_DIR) + "/versions.yaml");
+  for (const std::string& a : args) command += " " + Quote(a);
+  return Shell(command);
+}
+
+std::string FreshDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/gh_bisect_e2e_" + name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+nlohmann::json Summary(const std::string& dir) {
+  nlohmann::json j = nlohmann::json::parse(ReadWholeFile(dir + "/summary.json"), nullptr, false);
+  EXPECT_FALSE(j.is_discarded()) << dir << "/summary.json";
+  return j;
+}
+
+// version -> "verdict trials/passes/hunted/others/skips"
+std::map<std::string, std::string> Probes(const nlohmann::json& summary) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : summary["probes"]) {
+    out[p["version"].get<std::string>()] =
+        p["verdict"].get<std::string>() + " " + std::to_string(p["trials"].get<int>()) + "/" +
+        std::to_string(p["passes"].get<int>()) + "/" + std::to_string(p["hunted"].get<int>()) + "/" +
+        std::to_string(p["others"].get<int>()) + "/" + std::to_string(p["skips"].get<int>());
+  }
+  return out;
+}
+
+const std::vector<std::string> kHuntWrongData = {"--hunt-outcome", "fail", "--hunt-signature",
+                                                 "elements wrong", "--max-trials", "2"};
+
+std::vector<std::string> With(std::vector<std::string> args, const std::vector<std::string>& more) {
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
+  const std::string out = FreshDir("found");
+  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
+  ASSERT_EQ(run.exit_code, 0) << run.console;
+  EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07;"));
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["status"], "found");
+  EXPECT_EQ(summary["answer"]["first_bad"], "v08");
+  EXPECT_EQ(summary["answer"]["last_good"], "v06");
+  EXPECT_EQ(summary["answer"]["unclassified"], nlohmann::json::array({"v07"}));
+  EXPECT_EQ(summary["hunt"]["outcome"], "fail");
+  EXPECT_EQ(summary["hunt"]["signature"], "elements wrong");
+  // Ends, then v07 (the middle of v04..v10) cannot be set up, so its neighbour v06 is probed,
+  // then v09 and v08. Good versions pass both trials (truncated SPRT at the cap of 2); bad
+  // ones fail both.
+  std::map<std::string, std::string> probes = Probes(summary);
+  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 2/2/0/0/0"},
+                                                        {"v06", "good 2/2/0/0/0"},
+                                                        {"v07", "skip 0/0/0/0/0"},
+                                                        {"v08", "bad 2/0/2/0/0"},
+                                                        {"v09", "bad 2/0/2/0/0"},
+                                                        {"v11", "bad 2/0/2/0/0"}}));
+  for (const auto& p : summary["probes"]) {
+    if (p["version"] == "v07") {
+      EXPECT_THAT(p["setup_failure"].get<std::string>(), HasSubstr("v07 does not build"));
+    }
+    if (p["verdict"] == "bad") {
+      EXPECT_EQ(p["signatures"], nlohmann::json({{"fail: 1 of 1024 elements wrong, first at 0 [ranks 1]", 2}}));
+    }
+  }
+  EXPECT_EQ(summary["total_trials"], 10);
+  const std::string md = ReadWholeFile(out + "/summary.md");
+  EXPECT_THAT(md, HasSubstr("**First bad: `v08`** · last good: `v06` · could not be classified between them: `v07`"));
+  EXPECT_THAT(md, HasSubstr("| v08 | 2/2 failed (fail: 1 of 1024 elements wrong, first at 0 [ranks 1]) | bad · **first bad** |"));
+
+  // Resume: the same command runs no job; every trial comes from the state file.
+  std::filesystem::remove_all(out + "/probes");
+  Run again = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
+  ASSERT_EQ(again.exit_code, 0) << again.console;
+  EXPECT_THAT(again.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07; 6 probes, "
+                                       "10 trials (10 from the state file)"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/probes/v08"));
+  // v07's set-up failure is not cached: it was retried.
+  EXPECT_THAT(again.console, HasSubstr("version v07: set-up FAILED"));
+}
+
+TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
+  const std::string out = FreshDir("repro");
+  Run run = Bisect(With(kHuntWrongData, {"--good", "v05", "--bad", "v09", "--out", out}));
+  ASSERT_EQ(run.exit_code, 0) << run.console;
+  EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06"));
+  const std::string script = ReadWholeFile(out + "/repro_first_bad.sh");
+  EXPECT_THAT(script, HasSubstr("#   failing arm:    version=v08 (first bad) -> fail: 1 of 1024 elements wrong"));
+  EXPECT_THAT(script, HasSubstr("#   workaround arm: version=v06 (last good) -> pass"));
+  EXPECT_THAT(script, HasSubstr("export LD_PRELOAD=" + out + "/versions/v08/libfake_version.so"));
+  EXPECT_THAT(script, HasSubstr("--filter bisect_probe/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"));
+  const std::string repro_out = FreshDir("repro_arms");
+  Run replay = Shell("GH_REPRO_OUT=" + Quote(repro_out) + " bash " + Quote(out + "/repro_first_bad.sh"));
+  EXPECT_EQ(replay.exit_code, 0) << replay.console;
+  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+  EXPECT_THAT(ReadWholeFile(repro_out + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
+  EXPECT_THAT(ReadWholeFile(repro_out + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+  Run last_good = Shell("GH_REPRO_OUT=" + Quote(repro_out + "_good") + " bash " + Quote(out + "/repro_last_good.sh"));
+  EXPECT_EQ(last_good.exit_code, 0) << last_good.console;
+  EXPECT_THAT(last_good.console, HasSubstr("as recorded: the arm passes"));
+}
+
+TEST(BisectE2eTest, ThreeJobsProbeThreeVersionsPerRound) {
+  const std::string out = FreshDir("kary");
+  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--jobs", "3", "--out", out}));
+  ASSERT_EQ(run.exit_code, 0) << run.console;
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["answer"]["first_bad"], "v08");
+  EXPECT_EQ(summary["answer"]["last_good"], "v06");
+  EXPECT_EQ(summary["answer"]["unclassified"], nlohmann::json::array({"v07"}));
+  // Candidates v04..v10: round 1 probes v05, v07, v09 (splitting 7 in four); v07 cannot be set
+  // up, so round 2 probes both of what is left between v05 and v09: v06 and v08.
+  std::map<int, std::vector<std::string>> rounds;
+  for (const auto& p : summary["probes"]) rounds[p["round"].get<int>()].push_back(p["version"]);
+  for (auto& [round, versions] : rounds) std::sort(versions.begin(), versions.end());
+  EXPECT_THAT(rounds[0], ElementsAre("v03", "v11"));
+  EXPECT_THAT(rounds[1], ElementsAre("v05", "v07", "v09"));
+  EXPECT_THAT(rounds[2], ElementsAre("v06", "v08"));
+  EXPECT_EQ(summary["rounds"], 2);
+}
+
+TEST(BisectE2eTest, CrashingGoodEndStopsWithTheOtherFailure) {
+  const std::string out = FreshDir("crash_end");
+  Run run = Bisect(With(kHuntWrongData, {"--good", "v01", "--bad", "v11", "--out", out}));
+  EXPECT_EQ(run.exit_code, 1) << run.console;
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["status"], "good_end_not_good");
+  const std::string message = summary["message"];
+  EXPECT_THAT(message, HasSubstr("the good end 'v01' is other (2 trials: 2 other; most recent: "));
+  EXPECT_THAT(message, HasSubstr("SIGSEGV"));
+  EXPECT_THAT(message, HasSubstr("when hunting fail ~ /elements wrong/"));
+  EXPECT_THAT(run.console, HasSubstr("no answer: the good end 'v01' is other"));
+}
+
+TEST(BisectE2eTest, PassingBadEndStops) {
+  const std::string out = FreshDir("pass_end");
+  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v05", "--out", out}));
+  EXPECT_EQ(run.exit_code, 1) << run.console;
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["status"], "bad_end_not_bad");
+  EXPECT_THAT(summary["message"].get<std::string>(),
+              HasSubstr("the bad end 'v05' is good (2 trials: 2 pass) when hunting fail ~ /elements wrong/"));
+}
+
+TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
+  const std::string out = FreshDir("bad_input");
+  Run unknown = Bisect({"--good", "v99", "--bad", "v11", "--out", out});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.console, HasSubstr("--good: 'v99' is not a version of axis 'version' (versions: v00, v01, "));
+  Run order = Bisect({"--good", "v09", "--bad", "v03", "--out", out});
+  EXPECT_EQ(order.exit_code, 2);
+  EXPECT_THAT(order.console, HasSubstr("--good: 'v09' must come before --bad 'v03' in the version order"));
+  Run regex = Bisect({"--good", "v03", "--bad", "v11", "--hunt-signature", "([", "--out", out});
+  EXPECT_EQ(regex.exit_code, 2);
+  EXPECT_THAT(regex.console, HasSubstr("--hunt-signature: bad regex '(['"));
+  Run jobs = Bisect({"--good", "v03", "--bad", "v11", "--jobs", "zero", "--out", out});
+  EXPECT_EQ(jobs.exit_code, 2);
+  EXPECT_THAT(jobs.console, HasSubstr("--jobs: expected an integer >= 1, got 'zero'"));
+  Run points = Bisect({"--good", "v03", "--bad", "v11", "--points", "nothing/*", "--out", out});
+  EXPECT_EQ(points.exit_code, 2);
+  EXPECT_THAT(points.console, HasSubstr("--points: 'nothing/*' matches no point of "));
+  EXPECT_FALSE(std::filesystem::exists(out));
+
+  // A bad matrix: file:line:col and the key.
+  const std::string bad_matrix = FreshDir("bad_matrix_file") + ".yaml";
+  std::ofstream(bad_matrix) << "name: m\nscenarios:\n  - file: " << GH_BISECT_TESTDATA_DIR
+                            << "/probe.yaml\nversions:\n  values:\n    - {label: a, colour: red}\n";
+  Run matrix = Shell(Quote(GH_GPUHARNESS_BIN) + " bisect " + Quote(bad_matrix) +
+                     " --good a --bad a --out " + Quote(out));
+  EXPECT_EQ(matrix.exit_code, 2);
+  EXPECT_THAT(matrix.console, HasSubstr(bad_matrix + ":6:"));
+  EXPECT_THAT(matrix.console, HasSubstr("colour"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+}  // namespace
