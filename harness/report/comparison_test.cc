@@ -217,7 +217,17 @@ TEST(CompareResultsTest, AnyFailedTrialAfterAllPassIsARegression) {
   Comparison comparison = CompareResults(now, &baseline);
   ASSERT_EQ(comparison.points.size(), 1u);
   EXPECT_EQ(comparison.points[0].change, BaselineChange::kRegression);
-  // Expectations were all met (matched defaults to true): the regression alone makes it exit 1.
+  EXPECT_EQ(comparison.counts.regressions, 1);
+  EXPECT_EQ(ComparisonExitStatus(comparison), 1);
+}
+
+TEST(CompareResultsTest, RegressionAloneExitsOneEvenWhenExpected) {
+  Expectation expected{Outcome::kError, "Cuda failure", ""};
+  std::vector<Record> baseline = {MakeRecord({})};
+  std::vector<Record> now = {
+      MakeRecord({.outcome = Outcome::kError, .signature = "ncclUnhandledCudaError: Cuda failure 1", .expected = expected})};
+  Comparison comparison = CompareResults(now, &baseline);
+  EXPECT_EQ(comparison.points[0].change, BaselineChange::kRegression);
   EXPECT_EQ(comparison.counts.unmet, 0);
   EXPECT_EQ(ComparisonExitStatus(comparison), 1);
 }
