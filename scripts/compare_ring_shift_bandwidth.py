@@ -26,7 +26,8 @@ def main():
     with open(sys.argv[1]) as f:
         for line in f:
             fields = line.split()
-            if not fields or line.startswith("#") or fields[0] == "bytes":
+            # Only the table's rows: a size, then numbers (skip comments, the header, echoed commands).
+            if len(fields) < 5 or not fields[0][0].isdigit():
                 continue
             raw[parse_size(fields[0])] = {"median": float(fields[1]), "loop": float(fields[4])}
     harness = {}

@@ -1,13 +1,16 @@
 // CudaResources: version formatting everywhere; the communicator's life cycle (create, exchange,
 // abort from another thread, re-create) where a GPU is visible, at one rank (an MPI singleton).
 #include "harness/runtime/cuda_resources.h"
+#include "harness/runtime/cuda_errors_cuda.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <nccl.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <regex>
 #include <thread>
@@ -160,26 +163,52 @@ TEST_F(CudaResourcesGpuTest, RecreateAfterAnAbortGivesAWorkingCommunicator) {
   EXPECT_EQ(SelfExchange(**res, Ramp(4096, 9)), Ramp(4096, 9));
 }
 
-TEST_F(CudaResourcesGpuTest, AbortFromAnotherThreadEndsAWaitOnAReceiveThatNeverCompletes) {
+// Holds the stream until released: work that cannot finish until someone intervenes. (At one
+// rank NCCL refuses a receive without a matching send with ncclInvalidUsage, so the blocker is
+// a host function; the NCCL kernel's own abort is covered end to end by the GPU test
+// StalledRankTimesOutNamingItsStep.)
+void CUDART_CB HoldUntilReleased(void* released) {
+  while (!static_cast<std::atomic<bool>*>(released)->load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+TEST_F(CudaResourcesGpuTest, AbortFromAnotherThreadEndsAWaitThatWouldNeverEnd) {
   auto res = CudaResources::Create(0, MPI_COMM_WORLD);
   ASSERT_TRUE(res.ok()) << res.status();
-  int* recv = nullptr;
-  ASSERT_EQ(cudaMalloc(&recv, 4096), cudaSuccess);
-  // A receive from ourselves with no matching send: the kernel waits until aborted.
-  ASSERT_EQ(ncclRecv(recv, 1024, ncclInt32, 0, (*res)->nccl(), (*res)->stream()), ncclSuccess);
+  std::atomic<bool> released{false};
+  ASSERT_EQ(cudaLaunchHostFunc((*res)->stream(), HoldUntilReleased, &released), cudaSuccess);
   const auto start = std::chrono::steady_clock::now();
   std::thread watchdog([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     (*res)->AbortFromWatchdog();
   });
   absl::Status waited = (*res)->Synchronize();
-  watchdog.join();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_FALSE(waited.ok());
+  released.store(true);  // before joining: the abort may itself wait for the device
+  watchdog.join();
+  ASSERT_EQ(cudaStreamSynchronize((*res)->stream()), cudaSuccess);
   EXPECT_EQ(waited.code(), absl::StatusCode::kAborted) << waited;
-  EXPECT_LT(seconds, 30.0);
+  EXPECT_EQ(waited.message(), "ncclCommAbort: communicator aborted by the watchdog");
+  EXPECT_LT(seconds, 10.0);
   EXPECT_GE(seconds, 0.25);
+  // Once drained, waiting still reports the abort: the communicator is gone until Recreate.
+  EXPECT_EQ((*res)->Synchronize().code(), absl::StatusCode::kAborted);
+}
+
+TEST_F(CudaResourcesGpuTest, UnmatchedSelfReceiveIsAnErrorWithTheNcclSignature) {
+  auto res = CudaResources::Create(0, MPI_COMM_WORLD);
+  ASSERT_TRUE(res.ok()) << res.status();
+  int* recv = nullptr;
+  ASSERT_EQ(cudaMalloc(&recv, 4096), cudaSuccess);
+  ncclResult_t result = ncclRecv(recv, 1024, ncclInt32, 0, (*res)->nccl(), (*res)->stream());
+  EXPECT_EQ(result, ncclInvalidUsage);
+  if (result != ncclSuccess) {
+    std::string signature = NcclErrorSignature(result, (*res)->nccl());
+    EXPECT_EQ(signature.rfind("ncclInvalidUsage: ", 0), 0u) << signature;
+    std::printf("signature: %s\n", signature.c_str());
+  }
   cudaFree(recv);
 }
 
