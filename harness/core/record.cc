@@ -177,7 +177,7 @@ json RecordToJson(const Record& record) {
   json cell = json::object();
   for (const auto& [axis, label] : record.cell) cell[axis] = label;
 
-  return json{
+  json out{
       {"schema_version", record.schema_version},
       {"scenario", record.scenario},
       {"kind", record.kind},
@@ -199,6 +199,13 @@ json RecordToJson(const Record& record) {
       {"ranks", ranks},
       {"cell", cell},
   };
+  if (!record.description.empty()) out["description"] = record.description;
+  if (record.trials > 1) {
+    out["verdict"] = record.verdict.kind == TrialVerdictRule::Kind::kAnyFailure
+                         ? json("any_failure")
+                         : json{{"failure_rate_above", record.verdict.threshold}};
+  }
+  return out;
 }
 
 absl::StatusOr<Record> RecordFromJson(const json& object) {
@@ -216,6 +223,7 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   }
   GH_RETURN_IF_ERROR(f.String("scenario", &record.scenario, /*required=*/true));
   GH_RETURN_IF_ERROR(f.String("kind", &record.kind));
+  GH_RETURN_IF_ERROR(f.String("description", &record.description));
   GH_RETURN_IF_ERROR(f.String("file", &record.file));
   GH_RETURN_IF_ERROR(f.String("point", &record.point, /*required=*/true));
   if (const json* params = f.Find("params")) {
@@ -228,6 +236,18 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   GH_RETURN_IF_ERROR(f.Integer("nranks", &record.nranks));
   GH_RETURN_IF_ERROR(f.Integer("trial", &record.trial));
   GH_RETURN_IF_ERROR(f.Integer("trials", &record.trials));
+  if (const json* verdict = f.Find("verdict")) {
+    if (verdict->is_string() && verdict->get<std::string>() == "any_failure") {
+      record.verdict = TrialVerdictRule{};
+    } else if (verdict->is_object() && verdict->size() == 1 &&
+               verdict->contains("failure_rate_above") &&
+               (*verdict)["failure_rate_above"].is_number()) {
+      record.verdict = TrialVerdictRule{TrialVerdictRule::Kind::kFailureRateAbove,
+                                        (*verdict)["failure_rate_above"].get<double>()};
+    } else {
+      return f.Error("verdict", "expected \"any_failure\" or {\"failure_rate_above\": RATE}");
+    }
+  }
   GH_RETURN_IF_ERROR(f.OutcomeField("outcome", &record.result.outcome, /*required=*/true));
   GH_RETURN_IF_ERROR(f.String("signature", &record.result.signature));
   if (const json* e = f.Find("expected")) {

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
 #include "harness/core/outcome.h"
+#include "harness/core/trial_verdict.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -20,6 +21,7 @@ struct Record {
   int schema_version = kRecordSchemaVersion;
   std::string scenario;        // ScenarioSpec::name
   std::string kind;
+  std::string description;     // the scenario's description; written only when not empty
   std::string file;            // scenario file as given on the command line
   std::string point;           // Point::name
   nlohmann::json params = nlohmann::json::object();  // {"bytes": 1048576, "dtype": "f32", ...} every param, typed
@@ -27,6 +29,9 @@ struct Record {
   int nranks = 1;
   int trial = 0;               // 0-based
   int trials = 1;
+  // How the point's trials add up to its result (written only when trials > 1; YAML's form:
+  // "any_failure" or {"failure_rate_above": 0.2}).
+  TrialVerdictRule verdict;
   PointOutcome result;         // outcome, signature, per-rank details, metrics
   Expectation expected;
   bool matched = true;         // result meets `expected`
