@@ -131,7 +131,8 @@ TEST(RecordJsonTest, FieldNamesAreTheDocumentedOnes) {
   EXPECT_EQ(keys, (std::vector<std::string>{
                       "backend", "cell", "duration_s", "expected", "file", "gpu_shared", "kind",
                       "matched", "metrics", "nranks", "outcome", "params", "point", "ranks",
-                      "scenario", "schema_version", "signature", "started_at", "trial", "trials"}));
+                      "scenario", "schema_version", "signature", "started_at", "trial", "trials",
+                      "verdict"}));
   EXPECT_EQ(j["schema_version"], 1);
   EXPECT_EQ(j["outcome"], "fail");
   EXPECT_EQ(j["expected"], (nlohmann::json{{"outcome", "error"},

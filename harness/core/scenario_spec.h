@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "absl/time/time.h"
+#include "harness/core/exec_block.h"
 #include "harness/core/expectation.h"
 #include "harness/core/param.h"
+#include "harness/core/trial_verdict.h"
 
 namespace gh {
 
@@ -49,6 +51,11 @@ struct ScenarioSpec {
   int warmup = 5;       // untimed iterations before timing
   int iterations = 20;  // timed iterations
   ExpectationSet expect;  // default: pass
+  // How the trials of a point add up to its result (`verdict:`; default any_failure). Only
+  // consulted when trials > 1.
+  TrialVerdictRule verdict;
+  // `exec:` (kind exec only; KindInfo::takes_exec_block): the command and its rules.
+  ExecBlock exec;
 };
 
 }  // namespace gh

@@ -130,6 +130,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
   // Per key: metric name -> (unit, values), names in first-seen order.
   std::vector<std::vector<std::pair<Metric, std::vector<double>>>> metric_values;
   std::vector<std::set<std::string>> classes;
+  std::vector<std::vector<PointOutcome>> outcomes;  // per key, for the trial verdict
   for (const Record& record : records) {
     PointKey key{CellKey(record.cell), record.point};
     auto [it, inserted] = index.try_emplace(key, points.size());
@@ -142,11 +143,18 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       fresh.params = record.params;
       fresh.nranks = record.nranks;
       fresh.expected = record.expected;
+      fresh.description = record.description;
       points.push_back(std::move(fresh));
       metric_values.emplace_back();
       classes.emplace_back();
+      outcomes.emplace_back();
     }
     PointTrials& point = points[it->second];
+    if (record.trials > 1) {
+      point.judged_by_verdict = true;
+      point.verdict = record.verdict;
+    }
+    outcomes[it->second].push_back(record.result);
     const Outcome outcome = record.result.outcome;
     ++point.trials;
     ++point.outcome_counts[outcome];
@@ -192,6 +200,14 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     std::stable_sort(point.failure_counts.begin(), point.failure_counts.end(),
                      [](const auto& a, const auto& b) { return a.second > b.second; });
     point.failure_classes.assign(classes[i].begin(), classes[i].end());
+    if (point.judged_by_verdict) {
+      point.trial_summary = SummarizeTrials(outcomes[i]);
+      const bool met = TrialsMeetExpectation(point.expected, point.trial_summary, point.verdict);
+      point.unmet = met ? 0 : std::max(point.unmet, 1);
+      if (!met && point.first_unmet_signature.empty()) {
+        point.first_unmet_signature = RenderTrialSummary(point.trial_summary);
+      }
+    }
     for (auto& [metric, values] : metric_values[i]) {
       Metric median = metric;
       median.value = Median(values);

@@ -16,6 +16,7 @@
 #include "harness/core/metric.h"
 #include "harness/core/outcome.h"
 #include "harness/core/record.h"
+#include "harness/core/trial_verdict.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -62,6 +63,13 @@ struct PointTrials {
   std::string skip_reason;                   // of the first skipped trial
   Expectation expected;                      // the first trial's
   std::vector<Metric> metrics;  // per metric name, the median over passing trials
+  // Points run with `trials:` above 1 are judged as a whole by their verdict rule
+  // (core/trial_verdict.h): `unmet` is then 0 when the trials together meet the expectation,
+  // else at least 1, and `trial_summary` reads "10 trials, 10 failed (9 swallowed, 1 crash)".
+  bool judged_by_verdict = false;
+  std::string description;  // the scenario's, from the first record (may be empty)
+  TrialVerdictRule verdict;
+  TrialSummary trial_summary;
 
   bool expectation_met() const { return unmet == 0; }
   bool all_pass() const { return trials > 0 && failed == 0 && passed > 0; }

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/report/comparison.h"
 
 namespace gh {
 namespace {
@@ -99,13 +100,31 @@ std::string RenderConsoleTable(const std::vector<Record>& records) {
     absl::StrAppend(&out, line, "\n");
   }
 
+  // Points run several times are judged on all their trials together (core/trial_verdict.h):
+  // one line each, in the seed reports' words, and they count once in the unmet tally.
+  int unmet = 0;
+  std::vector<std::string> trial_lines;
+  for (const PointTrials& point : AggregateTrials(records)) {
+    if (!point.judged_by_verdict) {
+      unmet += point.unmet;
+      continue;
+    }
+    const bool met = point.unmet == 0;
+    if (!met) ++unmet;
+    std::string label = point.key.point;
+    if (!point.description.empty()) label = absl::StrCat(point.description, " (", label, ")");
+    trial_lines.push_back(absl::StrCat(met ? "  " : std::string(kUnmetMark) + " ", label, " — ",
+                                       RenderTrialSummary(point.trial_summary), "; expected ",
+                                       point.expected.ToString(), " by ",
+                                       point.verdict.ToString()));
+  }
+  if (!trial_lines.empty()) {
+    absl::StrAppend(&out, "trials, judged per point:\n", absl::StrJoin(trial_lines, "\n"), "\n");
+  }
+
   // Tally: outcomes by severity with skip last, then unmet expectations.
   int counts[6] = {};
-  int unmet = 0;
-  for (const Record& r : records) {
-    ++counts[static_cast<int>(r.result.outcome)];
-    if (!r.matched) ++unmet;
-  }
+  for (const Record& r : records) ++counts[static_cast<int>(r.result.outcome)];
   std::vector<std::string> parts;
   for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kError, Outcome::kTimeout,
                     Outcome::kCrash, Outcome::kSkip}) {

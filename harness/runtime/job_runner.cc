@@ -18,6 +18,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
+#include "harness/report/comparison.h"
 #include "harness/report/console_table.h"
 #include "harness/report/junit.h"
 #include "harness/runtime/crash_guard.h"
@@ -27,6 +28,7 @@
 #include "harness/runtime/outcome_gather.h"
 #include "harness/runtime/point_context.h"
 #include "harness/runtime/timeout_outcome.h"
+#include "harness/runtime/trial_isolation.h"
 #include "harness/runtime/watchdog.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/runtime/cuda_resources.h"
@@ -43,6 +45,10 @@ namespace {
 
 // Stands in for a point's outcome when the job could not carry on after it.
 constexpr char kAbortedAfterTimeout[] = "not run: job aborted after a timeout in ";
+// An isolated trial's child is killed at the point's timeout; the watchdog fires only if the
+// parent itself is stuck past that.
+constexpr absl::Duration kIsolationWatchdogMargin = absl::Seconds(10);
+constexpr char kStepIsolatedTrial[] = "isolated trial";
 
 int VisibleGpus() {
 #if defined(GH_HAVE_CUDA)
@@ -313,13 +319,32 @@ void JobRunner::RunPlanned(size_t index) {
     SetPendingCrashRecord(RenderCrashRecordTemplate(std::move(crash)));
   }
 
-  watchdog_->Arm(run.scenario->spec.timeout);
-  PointContext ctx(run.point, run.trial, backend_, rank, world_.size(),
-                   world_.local().local_rank, world_.scenario_comm(), cuda_.get(),
-                   watchdog_.get());
   RankOutcome mine;
-  std::unique_ptr<Scenario> scenario = run.kind->make();
-  mine = scenario->Run(ctx);
+  if (run.kind->isolate_trials) {
+    // A fresh child per trial (trial_isolation.h): it enforces the timeout itself, so the
+    // watchdog only stands behind it with a margin.
+    watchdog_->Arm(run.scenario->spec.timeout + kIsolationWatchdogMargin);
+    watchdog_->SetStep(kStepIsolatedTrial);
+    IsolatedTrial trial;
+    trial.scenario_file = run.scenario->file;
+    trial.scenario = run.scenario->spec.name;
+    trial.point = run.point.name;
+    trial.nranks = world_.size();
+    trial.rank = rank;
+    trial.trial = run.trial;
+    trial.backend = backend_;
+    trial.device = devices_[rank];
+    trial.timeout = run.scenario->spec.timeout;
+    mine = RunTrialIsolated(trial);
+  } else {
+    watchdog_->Arm(run.scenario->spec.timeout);
+    PointContext ctx(run.point, run.trial, backend_, rank, world_.size(),
+                     world_.local().local_rank, world_.scenario_comm(), cuda_.get(),
+                     watchdog_.get());
+    ctx.set_out_dir(options_.out_dir);
+    std::unique_ptr<Scenario> scenario = run.kind->make();
+    mine = scenario->Run(ctx);
+  }
   mine.rank = rank;
   mine.host = world_.host();
   mine.device = devices_[rank];
@@ -385,15 +410,27 @@ void JobRunner::AppendRecord(Record record, size_t index) {
   }
   absl::StrAppend(&line, absl::StrFormat("  %.1f ms", record.duration_s * 1e3));
   std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
+  const bool last_trial = record.trials > 1 && record.trial + 1 == record.trials;
   records_.push_back(std::move(record));
+  if (last_trial) {
+    // The point as a whole, judged on every trial: "10 trials, 10 failed (9 swallowed, 1 crash)".
+    std::vector<Record> trials;
+    for (const Record& r : records_) {
+      if (r.point == records_.back().point && r.file == records_.back().file) trials.push_back(r);
+    }
+    for (const PointTrials& point : AggregateTrials(trials)) {
+      std::printf("  => %s: %s; expected %s by %s%s\n", point.key.point.c_str(),
+                  RenderTrialSummary(point.trial_summary).c_str(),
+                  point.expected.ToString().c_str(), point.verdict.ToString().c_str(),
+                  point.unmet == 0 ? "" : " (unmet)");
+    }
+  }
+  std::fflush(stdout);
 }
 
+// Points run several times are judged on all their trials by the scenario's verdict rule.
 int JobRunner::ExitStatus() const {
-  for (const Record& record : records_) {
-    if (!record.matched) return kExitUnmet;
-  }
-  return kExitOk;
+  return ComparisonExitStatus(CompareResults(records_, nullptr)) == 0 ? kExitOk : kExitUnmet;
 }
 
 // Rank 0, from the watchdog thread: the main thread is stuck in the point.

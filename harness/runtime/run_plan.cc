@@ -51,6 +51,7 @@ Record RecordFor(const PlannedRun& run, Backend backend, int nranks, bool gpu_sh
   const ScenarioSpec& spec = run.scenario->spec;
   record.scenario = spec.name;
   record.kind = spec.kind;
+  record.description = spec.description;
   record.file = run.scenario->file;
   record.point = run.point.name;
   record.params = PointParamsJson(run.point);
@@ -58,6 +59,7 @@ Record RecordFor(const PlannedRun& run, Backend backend, int nranks, bool gpu_sh
   record.nranks = nranks;
   record.trial = run.trial;
   record.trials = spec.trials;
+  record.verdict = spec.verdict;
   record.expected = ExpectationFor(spec.expect, run.point, facts);
   record.gpu_shared = gpu_shared;
   return record;

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "harness/scenarios/allocators.h"
+#include "harness/runtime/cuda_driver_api_cuda.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 
 namespace gh {
@@ -16,8 +17,10 @@ namespace {
 std::string CuSignature(CUresult result) {
   const char* name = nullptr;
   const char* text = nullptr;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = "CUDA_ERROR_UNKNOWN";
-  if (cuGetErrorString(result, &text) != CUDA_SUCCESS) text = "unknown driver error";
+  // Only reached after a driver call, so the entry points resolved.
+  const CudaDriverApi* api = *GetCudaDriverApi();
+  if (api->cuGetErrorName(result, &name) != CUDA_SUCCESS) name = "CUDA_ERROR_UNKNOWN";
+  if (api->cuGetErrorString(result, &text) != CUDA_SUCCESS) text = "unknown driver error";
   return absl::StrCat(name, ": ", text);
 }
 
@@ -73,10 +76,12 @@ class DeviceAllocation : public Allocation {
         }
         return absl::OkStatus();
       case AllocatorKind::kVmm: {
+        // A vmm allocation exists only if the entry points resolved.
+        const CudaDriverApi* api = *GetCudaDriverApi();
         auto ptr = reinterpret_cast<CUdeviceptr>(base_);
-        CUresult r = cuMemUnmap(ptr, vmm_size);
-        CUresult r2 = cuMemAddressFree(ptr, vmm_size);
-        CUresult r3 = cuMemRelease(vmm_handle);
+        CUresult r = api->cuMemUnmap(ptr, vmm_size);
+        CUresult r2 = api->cuMemAddressFree(ptr, vmm_size);
+        CUresult r3 = api->cuMemRelease(vmm_handle);
         for (CUresult each : {r, r2, r3}) {
           if (each != CUDA_SUCCESS) {
             return absl::InternalError(absl::StrCat(CuSignature(each), " (vmm free)"));
@@ -95,6 +100,9 @@ class DeviceAllocation : public Allocation {
 };
 
 absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64_t bytes) {
+  absl::StatusOr<const CudaDriverApi*> driver = GetCudaDriverApi();
+  if (!driver.ok()) return AllocError("cuMemCreate", bytes, std::string(driver.status().message()));
+  const CudaDriverApi* api = *driver;
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
     return AllocError("cudaGetDevice", bytes, CudaErrorSignature(e));
@@ -105,7 +113,7 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64
   prop.location.id = device;
   prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
   size_t granularity = 0;
-  if (CUresult r = cuMemGetAllocationGranularity(&granularity, &prop,
+  if (CUresult r = api->cuMemGetAllocationGranularity(&granularity, &prop,
                                                  CU_MEM_ALLOC_GRANULARITY_RECOMMENDED);
       r != CUDA_SUCCESS) {
     return AllocError("cuMemGetAllocationGranularity", bytes, CuSignature(r));
@@ -113,26 +121,26 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64
   size_t needed = static_cast<size_t>(std::max<int64_t>(placement + bytes, 1));
   size_t size = (needed + granularity - 1) / granularity * granularity;
   CUmemGenericAllocationHandle handle = 0;
-  if (CUresult r = cuMemCreate(&handle, size, &prop, 0); r != CUDA_SUCCESS) {
+  if (CUresult r = api->cuMemCreate(&handle, size, &prop, 0); r != CUDA_SUCCESS) {
     return AllocError("cuMemCreate", static_cast<int64_t>(size), CuSignature(r));
   }
   CUdeviceptr ptr = 0;
-  if (CUresult r = cuMemAddressReserve(&ptr, size, granularity, 0, 0); r != CUDA_SUCCESS) {
-    cuMemRelease(handle);
+  if (CUresult r = api->cuMemAddressReserve(&ptr, size, granularity, 0, 0); r != CUDA_SUCCESS) {
+    api->cuMemRelease(handle);
     return AllocError("cuMemAddressReserve", static_cast<int64_t>(size), CuSignature(r));
   }
-  if (CUresult r = cuMemMap(ptr, size, 0, handle, 0); r != CUDA_SUCCESS) {
-    cuMemAddressFree(ptr, size);
-    cuMemRelease(handle);
+  if (CUresult r = api->cuMemMap(ptr, size, 0, handle, 0); r != CUDA_SUCCESS) {
+    api->cuMemAddressFree(ptr, size);
+    api->cuMemRelease(handle);
     return AllocError("cuMemMap", static_cast<int64_t>(size), CuSignature(r));
   }
   CUmemAccessDesc access = {};
   access.location = prop.location;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  if (CUresult r = cuMemSetAccess(ptr, size, &access, 1); r != CUDA_SUCCESS) {
-    cuMemUnmap(ptr, size);
-    cuMemAddressFree(ptr, size);
-    cuMemRelease(handle);
+  if (CUresult r = api->cuMemSetAccess(ptr, size, &access, 1); r != CUDA_SUCCESS) {
+    api->cuMemUnmap(ptr, size);
+    api->cuMemAddressFree(ptr, size);
+    api->cuMemRelease(handle);
     return AllocError("cuMemSetAccess", static_cast<int64_t>(size), CuSignature(r));
   }
   auto allocation = std::make_unique<DeviceAllocation>(
