@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -20,7 +21,7 @@ namespace {
 
 constexpr absl::string_view kTopLevelKeys[] = {"name",   "kind",   "description", "params",
                                               "ranks",  "trials", "timeout",     "warmup",
-                                              "iterations", "expect"};
+                                              "iterations", "expect", "verdict"};
 constexpr int kMaxTrials = 10000;
 constexpr int kMaxIterations = 1000000;  // warmup and iterations alike
 constexpr absl::string_view kFactNames[] = {"backend", "nranks", "nccl", "env", "gpu_shared"};
@@ -108,6 +109,7 @@ class DocumentLoader {
   absl::Status CheckPointCount(const YAML::Node& params_node, const ScenarioSpec& spec) const;
   absl::Status LoadRanks(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::Status LoadTimeout(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::Status LoadVerdict(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::Status LoadExpect(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::StatusOr<ExpectationRule> LoadRule(const YAML::Node& node, const std::string& path,
                                            const ScenarioSpec& spec) const;
@@ -562,6 +564,35 @@ absl::Status DocumentLoader::LoadExpect(const YAML::Node& node, ScenarioSpec& sp
   return absl::OkStatus();
 }
 
+// `verdict: any_failure` or `verdict: {failure_rate_above: 0.2}` (a rate in [0, 1)).
+absl::Status DocumentLoader::LoadVerdict(const YAML::Node& node, ScenarioSpec& spec) const {
+  constexpr absl::string_view kExpected =
+      "expected any_failure or {failure_rate_above: RATE} with RATE in [0, 1)";
+  if (node.IsScalar()) {
+    if (node.Scalar() != "any_failure") {
+      return Error(node, "verdict", absl::StrCat(kExpected, ", got '", node.Scalar(), "'"));
+    }
+    spec.verdict = TrialVerdictRule{};
+    return absl::OkStatus();
+  }
+  if (!node.IsMap() || node.size() != 1) return Error(node, "verdict", kExpected);
+  const auto entry = *node.begin();
+  const YAML::Node key = entry.first;
+  const YAML::Node value = entry.second;
+  if (!key.IsScalar() || key.Scalar() != "failure_rate_above") {
+    return Error(key, "verdict", absl::StrCat("unknown key (", kExpected, ")"));
+  }
+  double rate = -1;
+  if (!value.IsScalar() || !absl::SimpleAtod(value.Scalar(), &rate) || !(rate >= 0 && rate < 1)) {
+    return Error(value, "verdict.failure_rate_above",
+                 absl::StrCat("expected a rate in [0, 1), got '",
+                              value.IsScalar() ? value.Scalar() : std::string("a collection"),
+                              "'"));
+  }
+  spec.verdict = TrialVerdictRule{TrialVerdictRule::Kind::kFailureRateAbove, rate};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<ScenarioSpec> DocumentLoader::Load(const YAML::Node& doc) {
   doc_loc_ = Loc(doc, SourceLoc{file_, 1, 1});
   if (!doc.IsMap()) {
@@ -642,6 +673,7 @@ absl::StatusOr<ScenarioSpec> DocumentLoader::Load(const YAML::Node& doc) {
     spec.iterations = static_cast<int>(*value);
   }
   if (const Entry* expect = find("expect")) GH_RETURN_IF_ERROR(LoadExpect(expect->value, spec));
+  if (const Entry* verdict = find("verdict")) GH_RETURN_IF_ERROR(LoadVerdict(verdict->value, spec));
   return spec;
 }
 
