@@ -179,7 +179,9 @@ TEST(MatrixErrorTest, EmptyValues) {
 }
 TEST(MatrixErrorTest, SetupOnlyOnVersions) {
   EXPECT_THAT(Err("name: x\nscenarios: [a.yaml]\naxes:\n  - name: p\n    values: [{label: a, setup: make}]\n"),
-              HasSubstr("m.yaml:5:25: axes[0].values[0].setup: unknown key"));
+              HasSubstr("m.yaml:5:25: axes[0].values[0].setup: unknown key (allowed here: args, "
+                        "backend, env, env_append, env_prepend, flags, label, launcher, points, "
+                        "ranks, share_gpu, timeout)"));
 }
 TEST(MatrixErrorTest, VersionsNeedValuesOrList) {
   EXPECT_EQ(Err("name: x\nscenarios: [a.yaml]\nversions: {name: v}\n"),

@@ -36,7 +36,14 @@ absl::StatusOr<YamlMap> YamlMap::Of(const std::string& file, const YAML::Node& n
   return YamlMap(file, node, std::move(key_path));
 }
 
-bool YamlMap::Has(const std::string& key) const { return node_[key].IsDefined(); }
+bool YamlMap::Has(const std::string& key) const {
+  known_.push_back(key);
+  // Looked up by iteration: operator[] on a const node may not be used on a missing key.
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    if (it->first.IsScalar() && it->first.Scalar() == key) return true;
+  }
+  return false;
+}
 
 YAML::Node YamlMap::Child(const std::string& key) {
   used_.push_back(key);
@@ -148,6 +155,7 @@ absl::Status YamlMap::Finish() const {
     std::string key = it->first.IsScalar() ? it->first.Scalar() : "?";
     if (std::find(used_.begin(), used_.end(), key) == used_.end()) {
       std::vector<std::string> allowed = used_;
+      allowed.insert(allowed.end(), known_.begin(), known_.end());
       std::sort(allowed.begin(), allowed.end());
       allowed.erase(std::unique(allowed.begin(), allowed.end()), allowed.end());
       return YamlError(LocOf(file_, it->first), Path(key),

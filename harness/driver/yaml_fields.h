@@ -55,6 +55,7 @@ class YamlMap {
   YAML::Node node_;
   std::string key_path_;
   std::vector<std::string> used_;
+  mutable std::vector<std::string> known_;  // keys asked about: the allowed list in errors
 };
 
 // A scalar as a string; error when the node is not a scalar.

@@ -188,7 +188,7 @@ TEST(SweepE2E, BadMatrixExitsTwoNamingTheLineAndWritesNothing) {
                   .ok());
   Sweep s = RunSweep(tmp + "/m.yaml --out " + tmp + "/out", tmp + "/sweep.log");
   EXPECT_EQ(s.exit_code, 2);
-  EXPECT_THAT(s.console, HasSubstr(tmp + "/m.yaml:5:33: axes[0].values[0].rank: unknown key"));
+  EXPECT_THAT(s.console, HasSubstr(tmp + "/m.yaml:5:27: axes[0].values[0].rank: unknown key"));
   EXPECT_FALSE(Exists(tmp + "/out"));
 }
 
