@@ -25,7 +25,7 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-struct Run {
+struct CommandRun {
   int exit_code = -1;
   std::string console;
 };
@@ -44,10 +44,10 @@ std::string Quote(const std::string& s) {
 }
 
 // Runs a shell command line with the synthetic range's environment; stdout+stderr captured.
-Run Shell(const std::string& command) {
+CommandRun Shell(const std::string& command) {
   std::string line = "GH_BISECT_TESTDATA=" + Quote(GH_BISECT_TESTDATA_DIR) +
                      " GH_BISECT_FAKE_LIB=" + Quote(GH_BISECT_FAKE_LIB_PATH) + " " + command + " 2>&1";
-  Run run;
+  CommandRun run;
   FILE* pipe = popen(line.c_str(), "r");
   if (pipe == nullptr) return run;
   char buf[4096];
@@ -58,7 +58,7 @@ Run Shell(const std::string& command) {
   return run;
 }
 
-Run Bisect(const std::vector<std::string>& args) {
+CommandRun Bisect(const std::vector<std::string>& args) {
   std::string command = Quote(GH_GPUHARNESS_BIN) + " bisect " +
                         Quote(std::string(GH_BISECT_TESTDATA_DIR) + "/versions.yaml");
   for (const std::string& a : args) command += " " + Quote(a);
@@ -99,7 +99,7 @@ std::vector<std::string> With(std::vector<std::string> args, const std::vector<s
 
 TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
   const std::string out = FreshDir("found");
-  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
+  CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
   ASSERT_EQ(run.exit_code, 0) << run.console;
   EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07;"));
   nlohmann::json summary = Summary(out);
@@ -134,7 +134,7 @@ TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
 
   // Resume: the same command runs no job; every trial comes from the state file.
   std::filesystem::remove_all(out + "/probes");
-  Run again = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
+  CommandRun again = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
   ASSERT_EQ(again.exit_code, 0) << again.console;
   EXPECT_THAT(again.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07; 6 probes, "
                                        "10 trials (10 from the state file)"));
@@ -145,7 +145,7 @@ TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
 
 TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
   const std::string out = FreshDir("repro");
-  Run run = Bisect(With(kHuntWrongData, {"--good", "v05", "--bad", "v09", "--out", out}));
+  CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v05", "--bad", "v09", "--out", out}));
   ASSERT_EQ(run.exit_code, 0) << run.console;
   EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06"));
   const std::string script = ReadWholeFile(out + "/repro_first_bad.sh");
@@ -154,19 +154,19 @@ TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
   EXPECT_THAT(script, HasSubstr("export LD_PRELOAD=" + out + "/versions/v08/libfake_version.so"));
   EXPECT_THAT(script, HasSubstr("--filter bisect_probe/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"));
   const std::string repro_out = FreshDir("repro_arms");
-  Run replay = Shell("GH_REPRO_OUT=" + Quote(repro_out) + " bash " + Quote(out + "/repro_first_bad.sh"));
+  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(repro_out) + " bash " + Quote(out + "/repro_first_bad.sh"));
   EXPECT_EQ(replay.exit_code, 0) << replay.console;
   EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
   EXPECT_THAT(ReadWholeFile(repro_out + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
   EXPECT_THAT(ReadWholeFile(repro_out + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
-  Run last_good = Shell("GH_REPRO_OUT=" + Quote(repro_out + "_good") + " bash " + Quote(out + "/repro_last_good.sh"));
+  CommandRun last_good = Shell("GH_REPRO_OUT=" + Quote(repro_out + "_good") + " bash " + Quote(out + "/repro_last_good.sh"));
   EXPECT_EQ(last_good.exit_code, 0) << last_good.console;
   EXPECT_THAT(last_good.console, HasSubstr("as recorded: the arm passes"));
 }
 
 TEST(BisectE2eTest, ThreeJobsProbeThreeVersionsPerRound) {
   const std::string out = FreshDir("kary");
-  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--jobs", "3", "--out", out}));
+  CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--jobs", "3", "--out", out}));
   ASSERT_EQ(run.exit_code, 0) << run.console;
   nlohmann::json summary = Summary(out);
   EXPECT_EQ(summary["answer"]["first_bad"], "v08");
@@ -185,7 +185,7 @@ TEST(BisectE2eTest, ThreeJobsProbeThreeVersionsPerRound) {
 
 TEST(BisectE2eTest, CrashingGoodEndStopsWithTheOtherFailure) {
   const std::string out = FreshDir("crash_end");
-  Run run = Bisect(With(kHuntWrongData, {"--good", "v01", "--bad", "v11", "--out", out}));
+  CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v01", "--bad", "v11", "--out", out}));
   EXPECT_EQ(run.exit_code, 1) << run.console;
   nlohmann::json summary = Summary(out);
   EXPECT_EQ(summary["status"], "good_end_not_good");
@@ -198,7 +198,7 @@ TEST(BisectE2eTest, CrashingGoodEndStopsWithTheOtherFailure) {
 
 TEST(BisectE2eTest, PassingBadEndStops) {
   const std::string out = FreshDir("pass_end");
-  Run run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v05", "--out", out}));
+  CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v05", "--out", out}));
   EXPECT_EQ(run.exit_code, 1) << run.console;
   nlohmann::json summary = Summary(out);
   EXPECT_EQ(summary["status"], "bad_end_not_bad");
@@ -208,19 +208,19 @@ TEST(BisectE2eTest, PassingBadEndStops) {
 
 TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
   const std::string out = FreshDir("bad_input");
-  Run unknown = Bisect({"--good", "v99", "--bad", "v11", "--out", out});
+  CommandRun unknown = Bisect({"--good", "v99", "--bad", "v11", "--out", out});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.console, HasSubstr("--good: 'v99' is not a version of axis 'version' (versions: v00, v01, "));
-  Run order = Bisect({"--good", "v09", "--bad", "v03", "--out", out});
+  CommandRun order = Bisect({"--good", "v09", "--bad", "v03", "--out", out});
   EXPECT_EQ(order.exit_code, 2);
   EXPECT_THAT(order.console, HasSubstr("--good: 'v09' must come before --bad 'v03' in the version order"));
-  Run regex = Bisect({"--good", "v03", "--bad", "v11", "--hunt-signature", "([", "--out", out});
+  CommandRun regex = Bisect({"--good", "v03", "--bad", "v11", "--hunt-signature", "([", "--out", out});
   EXPECT_EQ(regex.exit_code, 2);
   EXPECT_THAT(regex.console, HasSubstr("--hunt-signature: bad regex '(['"));
-  Run jobs = Bisect({"--good", "v03", "--bad", "v11", "--jobs", "zero", "--out", out});
+  CommandRun jobs = Bisect({"--good", "v03", "--bad", "v11", "--jobs", "zero", "--out", out});
   EXPECT_EQ(jobs.exit_code, 2);
   EXPECT_THAT(jobs.console, HasSubstr("--jobs: expected an integer >= 1, got 'zero'"));
-  Run points = Bisect({"--good", "v03", "--bad", "v11", "--points", "nothing/*", "--out", out});
+  CommandRun points = Bisect({"--good", "v03", "--bad", "v11", "--points", "nothing/*", "--out", out});
   EXPECT_EQ(points.exit_code, 2);
   EXPECT_THAT(points.console, HasSubstr("--points: 'nothing/*' matches no point of "));
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -229,7 +229,7 @@ TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
   const std::string bad_matrix = FreshDir("bad_matrix_file") + ".yaml";
   std::ofstream(bad_matrix) << "name: m\nscenarios:\n  - file: " << GH_BISECT_TESTDATA_DIR
                             << "/probe.yaml\nversions:\n  values:\n    - {label: a, colour: red}\n";
-  Run matrix = Shell(Quote(GH_GPUHARNESS_BIN) + " bisect " + Quote(bad_matrix) +
+  CommandRun matrix = Shell(Quote(GH_GPUHARNESS_BIN) + " bisect " + Quote(bad_matrix) +
                      " --good a --bad a --out " + Quote(out));
   EXPECT_EQ(matrix.exit_code, 2);
   EXPECT_THAT(matrix.console, HasSubstr(bad_matrix + ":6:"));
