@@ -111,7 +111,7 @@ TEST(TrialIsolation, RateVerdictUnmetExitsOne) {
   EXPECT_EQ(run.exit_code, 1) << run.console;
   const std::vector<Record> records = ReadRecords(run);
   ASSERT_EQ(records.size(), 4u);
-  EXPECT_NE(run.console.find("✗ isolation_any (isolation_any/fault=fail/fault_trial=3/np=1) — "
+  EXPECT_NE(run.console.find("✗ isolation_any/fault=fail/fault_trial=3/np=1 — "
                              "4 trials, 1 failed (1 planted); expected pass by any_failure"),
             std::string::npos)
       << run.console;
