@@ -36,6 +36,8 @@ struct RankOutcome {
   std::string step;         // the step the rank was in when it ended (timeouts, errors)
   std::optional<Mismatch> mismatch;  // kFail only
   std::vector<Metric> metrics;       // rank-local measurements
+  // The last lines of a command's output when it did not pass (kind exec); "" otherwise.
+  std::string output_tail;
 };
 
 // A point × trial reduced over ranks (on rank 0).

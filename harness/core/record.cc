@@ -38,6 +38,7 @@ json RankToJson(const RankOutcome& r) {
                        {"actual", m.actual}};
   }
   out["metrics"] = MetricsToJson(r.metrics);
+  if (!r.output_tail.empty()) out["output_tail"] = r.output_tail;
   return out;
 }
 
@@ -148,6 +149,7 @@ absl::Status RankFromJson(const json& object, const std::string& path, RankOutco
   GH_RETURN_IF_ERROR(f.OutcomeField("outcome", &r->outcome, /*required=*/true));
   GH_RETURN_IF_ERROR(f.String("signature", &r->signature));
   GH_RETURN_IF_ERROR(f.String("step", &r->step));
+  GH_RETURN_IF_ERROR(f.String("output_tail", &r->output_tail));
   if (const json* m = f.Find("mismatch")) {
     Fields mf(*m, f.Path("mismatch"));
     GH_RETURN_IF_ERROR(mf.Check());

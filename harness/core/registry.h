@@ -34,6 +34,7 @@ struct KindInfo {
   std::vector<Backend> backends;  // those compiled into this binary that support the kind
   RankRequirement ranks;          // what the kind itself can run with
   bool isolate_trials = false;    // each trial in a fresh child process
+  bool takes_exec_block = false;  // the scenario needs an `exec:` block (kind exec)
   std::function<std::unique_ptr<Scenario>()> make;
 };
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "harness/core/exec_template.h"
 #include "harness/core/expectation_conditions.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
@@ -21,7 +22,7 @@ namespace {
 
 constexpr absl::string_view kTopLevelKeys[] = {"name",   "kind",   "description", "params",
                                               "ranks",  "trials", "timeout",     "warmup",
-                                              "iterations", "expect", "verdict"};
+                                              "iterations", "expect", "verdict", "exec"};
 constexpr int kMaxTrials = 10000;
 constexpr int kMaxIterations = 1000000;  // warmup and iterations alike
 constexpr absl::string_view kFactNames[] = {"backend", "nranks", "nccl", "env", "gpu_shared"};
@@ -110,6 +111,13 @@ class DocumentLoader {
   absl::Status LoadRanks(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::Status LoadTimeout(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::Status LoadVerdict(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::Status LoadExec(const YAML::Node& node, ScenarioSpec& spec) const;
+  absl::StatusOr<std::string> ExecTemplate(const YAML::Node& node, const std::string& path,
+                                           const std::set<std::string>& known, bool regex) const;
+  absl::StatusOr<std::vector<std::string>> ExecTemplateList(const YAML::Node& node,
+                                                            const std::string& path,
+                                                            const std::set<std::string>& known,
+                                                            bool regex) const;
   absl::Status LoadExpect(const YAML::Node& node, ScenarioSpec& spec) const;
   absl::StatusOr<ExpectationRule> LoadRule(const YAML::Node& node, const std::string& path,
                                            const ScenarioSpec& spec) const;
@@ -674,7 +682,233 @@ absl::StatusOr<ScenarioSpec> DocumentLoader::Load(const YAML::Node& doc) {
   }
   if (const Entry* expect = find("expect")) GH_RETURN_IF_ERROR(LoadExpect(expect->value, spec));
   if (const Entry* verdict = find("verdict")) GH_RETURN_IF_ERROR(LoadVerdict(verdict->value, spec));
+  const Entry* exec = find("exec");
+  if (exec != nullptr && !kind_->takes_exec_block) {
+    return Error(exec->key_node, "exec",
+                 absl::StrCat("kind '", kind_->name, "' takes no exec block (only kind exec does)"));
+  }
+  if (exec == nullptr && kind_->takes_exec_block) {
+    return Error(doc_loc_, "exec",
+                 absl::StrCat("missing required key (kind '", kind_->name,
+                              "' runs the command it names)"));
+  }
+  if (exec != nullptr) GH_RETURN_IF_ERROR(LoadExec(exec->value, spec));
   return spec;
+}
+
+// ---- the `exec:` block (kind exec; docs/scenarios/exec.md) ----
+
+absl::StatusOr<std::string> DocumentLoader::ExecTemplate(const YAML::Node& node,
+                                                         const std::string& path,
+                                                         const std::set<std::string>& known,
+                                                         bool regex) const {
+  absl::StatusOr<std::string> text = Scalar(node, path, regex ? "a regular expression" : "a string");
+  if (!text.ok()) return text.status();
+  absl::Status placeholders = CheckExecTemplate(*text, known);
+  if (!placeholders.ok()) {
+    std::vector<std::string> names(known.begin(), known.end());
+    return Error(node, path, absl::StrCat(placeholders.message(), " (known: ",
+                                          absl::StrJoin(names, ", "), "; write {{ for a brace)"));
+  }
+  if (regex) {
+    // Placeholders stand for plain text here: check the regex with each replaced by "x".
+    std::map<std::string, std::string> sample;
+    for (const std::string& name : known) sample[name] = "x";
+    absl::StatusOr<std::string> expanded = ExpandExecTemplate(*text, sample);
+    try {
+      std::regex check(expanded.ok() ? *expanded : *text);
+    } catch (const std::regex_error& e) {
+      return Error(node, path, absl::StrCat("invalid regular expression '", *text, "': ", e.what()));
+    }
+  }
+  return *text;
+}
+
+absl::StatusOr<std::vector<std::string>> DocumentLoader::ExecTemplateList(
+    const YAML::Node& node, const std::string& path, const std::set<std::string>& known,
+    bool regex) const {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    absl::StatusOr<std::string> one = ExecTemplate(node, path, known, regex);
+    if (!one.ok()) return one.status();
+    out.push_back(*one);
+    return out;
+  }
+  if (!node.IsSequence()) {
+    return Error(node, path, absl::StrCat("expected a list of ", regex ? "regular expressions" : "strings",
+                                          ", got ", NodeKind(node)));
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    absl::StatusOr<std::string> item = ExecTemplate(node[i], absl::StrCat(path, "[", i, "]"), known, regex);
+    if (!item.ok()) return item.status();
+    out.push_back(*item);
+  }
+  return out;
+}
+
+absl::Status DocumentLoader::LoadExec(const YAML::Node& node, ScenarioSpec& spec) const {
+  constexpr absl::string_view kKeys[] = {"argv", "env", "workdir", "pass", "signatures",
+                                         "skip", "exit_status", "tail_lines", "timeout"};
+  if (!node.IsMap()) {
+    return Error(node, "exec", absl::StrCat("expected a map with argv (and env, workdir, pass, "
+                                            "signatures, skip...), got ", NodeKind(node)));
+  }
+  absl::StatusOr<std::vector<Entry>> entries = Entries(node, "exec");
+  if (!entries.ok()) return entries.status();
+  std::set<std::string> known = ExecFixedPlaceholders();
+  for (const ParamDef& def : kind_->params) known.insert(def.name);
+  ExecBlock& exec = spec.exec;
+  exec.present = true;
+  bool has_argv = false;
+  for (const Entry& entry : *entries) {
+    const std::string path = absl::StrCat("exec.", entry.key);
+    if (std::find(std::begin(kKeys), std::end(kKeys), entry.key) == std::end(kKeys)) {
+      return Error(entry.key_node, path,
+                   absl::StrCat("unknown key (expected one of ", absl::StrJoin(kKeys, ", "), ")"));
+    }
+    const YAML::Node& value = entry.value;
+    if (entry.key == "argv") {
+      absl::StatusOr<std::vector<std::string>> argv = ExecTemplateList(value, path, known, false);
+      if (!argv.ok()) return argv.status();
+      if (argv->empty() || (*argv)[0].empty()) {
+        return Error(value, path, "needs at least the program to run");
+      }
+      exec.argv = *argv;
+      has_argv = true;
+    } else if (entry.key == "env") {
+      if (!value.IsMap()) {
+        return Error(value, path, absl::StrCat("expected a map of variable names to values, got ",
+                                               NodeKind(value)));
+      }
+      absl::StatusOr<std::vector<Entry>> vars = Entries(value, path);
+      if (!vars.ok()) return vars.status();
+      for (const Entry& var : *vars) {
+        const std::string var_path = absl::StrCat(path, ".", var.key);
+        if (var.key.empty() || var.key.find('=') != std::string::npos) {
+          return Error(var.key_node, var_path, "not a valid environment variable name");
+        }
+        absl::StatusOr<std::string> text =
+            var.value.IsNull() ? absl::StatusOr<std::string>("")
+                               : ExecTemplate(var.value, var_path, known, false);
+        if (!text.ok()) return text.status();
+        exec.env.emplace_back(var.key, *text);
+      }
+    } else if (entry.key == "workdir") {
+      absl::StatusOr<std::string> text = ExecTemplate(value, path, known, false);
+      if (!text.ok()) return text.status();
+      exec.workdir = *text;
+    } else if (entry.key == "pass") {
+      absl::StatusOr<std::vector<std::string>> pass = ExecTemplateList(value, path, known, true);
+      if (!pass.ok()) return pass.status();
+      exec.pass = *pass;
+    } else if (entry.key == "signatures") {
+      if (!value.IsSequence()) {
+        return Error(value, path, absl::StrCat("expected a list of {name, regex, outcome}, got ",
+                                               NodeKind(value)));
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string item_path = absl::StrCat(path, "[", i, "]");
+        const YAML::Node item = value[i];
+        if (!item.IsMap()) {
+          return Error(item, item_path, absl::StrCat("expected {name, regex, outcome}, got ", NodeKind(item)));
+        }
+        absl::StatusOr<std::vector<Entry>> fields = Entries(item, item_path);
+        if (!fields.ok()) return fields.status();
+        ExecSignatureRule rule;
+        bool has_name = false, has_regex = false;
+        for (const Entry& field : *fields) {
+          const std::string field_path = absl::StrCat(item_path, ".", field.key);
+          if (field.key == "name") {
+            absl::StatusOr<std::string> text = Scalar(field.value, field_path, "a signature name");
+            if (!text.ok()) return text.status();
+            if (text->empty()) return Error(field.value, field_path, "must not be empty");
+            rule.name = *text;
+            has_name = true;
+          } else if (field.key == "regex") {
+            absl::StatusOr<std::string> text = ExecTemplate(field.value, field_path, known, true);
+            if (!text.ok()) return text.status();
+            rule.regex = *text;
+            has_regex = true;
+          } else if (field.key == "outcome") {
+            absl::StatusOr<std::string> text = Scalar(field.value, field_path, "error or fail");
+            if (!text.ok()) return text.status();
+            if (*text == "error") {
+              rule.outcome = Outcome::kError;
+            } else if (*text == "fail") {
+              rule.outcome = Outcome::kFail;
+            } else {
+              return Error(field.value, field_path, absl::StrCat("expected error or fail, got '", *text, "'"));
+            }
+          } else {
+            return Error(field.key_node, field_path, "unknown key (expected one of name, regex, outcome)");
+          }
+        }
+        if (!has_name) return Error(item, absl::StrCat(item_path, ".name"), "missing required key");
+        if (!has_regex) return Error(item, absl::StrCat(item_path, ".regex"), "missing required key");
+        exec.signatures.push_back(std::move(rule));
+      }
+    } else if (entry.key == "skip") {
+      if (!value.IsSequence()) {
+        return Error(value, path, absl::StrCat("expected a list of regular expressions or "
+                                               "{regex, reason}, got ", NodeKind(value)));
+      }
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string item_path = absl::StrCat(path, "[", i, "]");
+        const YAML::Node item = value[i];
+        ExecSkipRule rule;
+        if (item.IsScalar()) {
+          absl::StatusOr<std::string> text = ExecTemplate(item, item_path, known, true);
+          if (!text.ok()) return text.status();
+          rule.regex = *text;
+        } else if (item.IsMap()) {
+          absl::StatusOr<std::vector<Entry>> fields = Entries(item, item_path);
+          if (!fields.ok()) return fields.status();
+          bool has_regex = false;
+          for (const Entry& field : *fields) {
+            const std::string field_path = absl::StrCat(item_path, ".", field.key);
+            if (field.key != "regex" && field.key != "reason") {
+              return Error(field.key_node, field_path, "unknown key (expected one of regex, reason)");
+            }
+            absl::StatusOr<std::string> text =
+                ExecTemplate(field.value, field_path, known, field.key == "regex");
+            if (!text.ok()) return text.status();
+            (field.key == "regex" ? rule.regex : rule.reason) = *text;
+            has_regex = has_regex || field.key == "regex";
+          }
+          if (!has_regex) return Error(item, absl::StrCat(item_path, ".regex"), "missing required key");
+        } else {
+          return Error(item, item_path, absl::StrCat("expected a regular expression or {regex, reason}, got ",
+                                                     NodeKind(item)));
+        }
+        exec.skips.push_back(std::move(rule));
+      }
+    } else if (entry.key == "exit_status") {
+      absl::StatusOr<int64_t> status = IntInRange(value, path, 0, 255);
+      if (!status.ok()) return status.status();
+      exec.exit_status = static_cast<int>(*status);
+    } else if (entry.key == "tail_lines") {
+      absl::StatusOr<int64_t> lines = IntInRange(value, path, 0, 10000);
+      if (!lines.ok()) return lines.status();
+      exec.tail_lines = static_cast<int>(*lines);
+    } else if (entry.key == "timeout") {
+      absl::StatusOr<std::string> text = Scalar(value, path, "a duration such as 30s");
+      if (!text.ok()) return text.status();
+      absl::Duration timeout;
+      if (!absl::ParseDuration(*text, &timeout) || timeout <= absl::ZeroDuration()) {
+        return Error(value, path, absl::StrCat("expected a duration such as 30s, 500ms or 2m, got '",
+                                               *text, "'"));
+      }
+      if (timeout >= spec.timeout) {
+        return Error(value, path,
+                     absl::StrCat("must be shorter than the scenario's timeout (",
+                                  absl::FormatDuration(spec.timeout),
+                                  ") so that the rank records it before the watchdog ends the job"));
+      }
+      exec.timeout = timeout;
+    }
+  }
+  if (!has_argv) return Error(node, "exec.argv", "missing required key");
+  return absl::OkStatus();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 
 #include "harness/core/point.h"
 #include "harness/core/registry.h"
@@ -40,6 +41,11 @@ class PointContext {
   // record. `step` must have static storage duration (a string literal).
   void SetStep(const char* step);
 
+  // The job's results directory (--out); "" when the runner has none (kind exec keeps its
+  // per-rank logs under it).
+  const std::string& out_dir() const { return out_dir_; }
+  void set_out_dir(std::string dir) { out_dir_ = std::move(dir); }
+
  private:
   const Point& point_;
   int trial_;
@@ -48,6 +54,7 @@ class PointContext {
   MPI_Comm comm_;
   CudaResources* cuda_;
   Watchdog* watchdog_;
+  std::string out_dir_;
 };
 
 }  // namespace gh

@@ -26,6 +26,7 @@ nlohmann::json RankOutcomeToJson(const RankOutcome& outcome) {
     metrics.push_back({{"name", metric.name}, {"value", metric.value}, {"unit", metric.unit}});
   }
   json["metrics"] = std::move(metrics);
+  if (!outcome.output_tail.empty()) json["output_tail"] = outcome.output_tail;
   return json;
 }
 
@@ -41,6 +42,7 @@ absl::StatusOr<RankOutcome> RankOutcomeFromJson(const nlohmann::json& json) {
     outcome.outcome = *parsed;
     outcome.signature = json.at("signature").get<std::string>();
     outcome.step = json.at("step").get<std::string>();
+    if (json.contains("output_tail")) outcome.output_tail = json.at("output_tail").get<std::string>();
     if (json.contains("mismatch")) {
       const nlohmann::json& m = json.at("mismatch");
       outcome.mismatch = Mismatch{m.at("wrong_elements").get<int64_t>(),

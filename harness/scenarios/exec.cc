@@ -1,0 +1,278 @@
+// Kind `exec`: every rank runs the scenario's command (a framework repro such as a JAX script)
+// as its child and turns its end and output into the rank's outcome (exec_classify.h). The
+// command, its environment and the rules come from the scenario's `exec:` block
+// (docs/scenarios/exec.md). Rank 0 picks a free TCP port for {coordinator} and broadcasts it.
+#include <arpa/inet.h>
+#include <mpi.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/exec_template.h"
+#include "harness/core/registry.h"
+#include "harness/runtime/point_context.h"
+#include "harness/scenarios/exec_classify.h"
+#include "harness/scenarios/exec_process.h"
+#if defined(GH_HAVE_CUDA)
+#include "harness/runtime/cuda_resources.h"
+#endif
+
+namespace gh {
+namespace {
+
+// The command's deadline when the block names none: the scenario's timeout less a margin
+// (a tenth, at least 1 s and at most 10 s) for killing the group and reporting.
+absl::Duration DefaultCommandTimeout(absl::Duration scenario_timeout) {
+  absl::Duration margin = std::clamp(scenario_timeout / 10, absl::Seconds(1), absl::Seconds(10));
+  absl::Duration timeout = scenario_timeout - margin;
+  return timeout > absl::ZeroDuration() ? timeout : scenario_timeout / 2;
+}
+
+// A TCP port free on this host right now (bound to port 0, then released); 0 on failure.
+int PickFreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 0;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  addr.sin_port = 0;
+  int port = 0;
+  socklen_t len = sizeof(addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+std::string HostName() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (gethostname(name, sizeof(name)) != 0) return "localhost";
+  return name;
+}
+
+// "host:port" agreed by every rank: 127.0.0.1 when all ranks share rank 0's host, else rank
+// 0's host name. Collective over `comm`.
+std::string AgreeCoordinator(MPI_Comm comm, int rank) {
+  char host[HOST_NAME_MAX + 1] = {};
+  int port = 0;
+  if (rank == 0) {
+    std::string mine = HostName();
+    std::strncpy(host, mine.c_str(), HOST_NAME_MAX);
+    port = PickFreePort();
+  }
+  MPI_Bcast(host, sizeof(host), MPI_CHAR, 0, comm);
+  MPI_Bcast(&port, 1, MPI_INT, 0, comm);
+  int same_host = HostName() == host ? 1 : 0;
+  int all_same = 0;
+  MPI_Allreduce(&same_host, &all_same, 1, MPI_INT, MPI_MIN, comm);
+  return absl::StrCat(all_same ? "127.0.0.1" : host, ":", port);
+}
+
+// Point names hold '/', '=' and parameter text: keep a path-safe form as directories.
+std::string LogDirName(const std::string& point) {
+  std::string out;
+  for (char c : point) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.' || c == '=' || c == '/';
+    out.push_back(ok ? c : '_');
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+RankOutcome ErrorOutcome(std::string signature) {
+  RankOutcome r;
+  r.outcome = Outcome::kError;
+  r.signature = std::move(signature);
+  r.step = "exec";
+  return r;
+}
+
+class Exec : public Scenario {
+ public:
+  RankOutcome Run(PointContext& ctx) override {
+    const Point& point = ctx.point();
+    const ExecBlock& block = point.spec->exec;
+    ctx.SetStep("coordinator");
+    const std::string coordinator = AgreeCoordinator(ctx.comm(), ctx.rank());
+
+    int device = ctx.local_rank();
+#if defined(GH_HAVE_CUDA)
+    if (ctx.cuda() != nullptr) device = ctx.cuda()->device();
+#endif
+    const std::string results = ctx.out_dir().empty() ? "." : ctx.out_dir();
+    const std::string log_dir = absl::StrCat(results, "/logs/", LogDirName(point.name));
+    std::error_code ec;
+    std::filesystem::create_directories(log_dir, ec);
+    if (ec) return ErrorOutcome(absl::StrCat("cannot create ", log_dir, ": ", ec.message()));
+    std::filesystem::path file_dir = std::filesystem::path(point.spec->loc.file).parent_path();
+    if (file_dir.empty()) file_dir = ".";
+    const std::string scenario_dir =
+        std::filesystem::weakly_canonical(std::filesystem::absolute(file_dir), ec).string();
+
+    std::map<std::string, std::string> values = {
+        {"rank", absl::StrCat(ctx.rank())},
+        {"nranks", absl::StrCat(ctx.nranks())},
+        {"local_rank", absl::StrCat(ctx.local_rank())},
+        {"device", absl::StrCat(device)},
+        {"coordinator", coordinator},
+        {"out", std::filesystem::absolute(log_dir).lexically_normal().string()},
+        {"dir", scenario_dir},
+    };
+    for (const PointParam& p : point.params) {
+      // Sizes and counts as plain numbers (a command wants 4096, not 4K).
+      values[p.name] = std::holds_alternative<int64_t>(p.value)
+                           ? absl::StrCat(std::get<int64_t>(p.value))
+                           : FormatParamValue(p.type, p.value);
+    }
+
+    ExecCommand command;
+    ExecRules rules;
+    absl::Status expanded = Expand(block, values, command, rules);
+    if (!expanded.ok()) return ErrorOutcome(std::string(expanded.message()));
+#if defined(GH_HAVE_CUDA)
+    // The rank's GPU, unless the block chose itself.
+    if (ctx.cuda() != nullptr) {
+      bool named = false;
+      for (const auto& [name, value] : command.env) named = named || name == "CUDA_VISIBLE_DEVICES";
+      if (!named) command.env.emplace_back("CUDA_VISIBLE_DEVICES", VisibleDeviceFor(device));
+    }
+#endif
+    if (command.workdir.empty()) command.workdir = scenario_dir;
+    command.log_path = ctx.trial() == 0
+                           ? absl::StrCat(log_dir, "/rank", ctx.rank(), ".log")
+                           : absl::StrCat(log_dir, "/rank", ctx.rank(), ".trial", ctx.trial(), ".log");
+    command.timeout = block.timeout.value_or(DefaultCommandTimeout(point.spec->timeout));
+
+    ctx.SetStep("exec");
+    absl::StatusOr<ExecEnd> end = RunExecCommand(command);
+    if (!end.ok()) return ErrorOutcome(std::string(end.status().message()));
+    ctx.SetStep("classify");
+    RankOutcome outcome = ClassifyExecEnd(*end, ReadFile(command.log_path), rules);
+    outcome.metrics.push_back(Metric{"command_s", absl::ToDoubleSeconds(end->elapsed), "s"});
+    return outcome;
+  }
+
+ private:
+  static absl::Status Expand(const ExecBlock& block, const std::map<std::string, std::string>& values,
+                             ExecCommand& command, ExecRules& rules) {
+    for (const std::string& arg : block.argv) {
+      absl::StatusOr<std::string> text = ExpandExecTemplate(arg, values);
+      if (!text.ok()) return text.status();
+      if (!text->empty() || arg.empty()) command.argv.push_back(*text);  // "{flags}" with no flags: gone
+    }
+    if (command.argv.empty()) return absl::InvalidArgumentError("exec.argv expands to nothing");
+    for (const auto& [name, value] : block.env) {
+      absl::StatusOr<std::string> text = ExpandExecTemplate(value, values);
+      if (!text.ok()) return text.status();
+      if (!text->empty()) command.env.emplace_back(name, *text);  // "" leaves the inherited value
+    }
+    absl::StatusOr<std::string> workdir = ExpandExecTemplate(block.workdir, values);
+    if (!workdir.ok()) return workdir.status();
+    command.workdir = *workdir;
+    for (const std::string& pass : block.pass) {
+      absl::StatusOr<std::string> text = ExpandExecTemplate(pass, values);
+      if (!text.ok()) return text.status();
+      rules.pass.push_back(*text);
+    }
+    for (const ExecSignatureRule& rule : block.signatures) {
+      absl::StatusOr<std::string> text = ExpandExecTemplate(rule.regex, values);
+      if (!text.ok()) return text.status();
+      rules.signatures.push_back({rule.name, *text, rule.outcome});
+    }
+    for (const ExecSkipRule& rule : block.skips) {
+      absl::StatusOr<std::string> regex = ExpandExecTemplate(rule.regex, values);
+      if (!regex.ok()) return regex.status();
+      absl::StatusOr<std::string> reason = ExpandExecTemplate(rule.reason, values);
+      if (!reason.ok()) return reason.status();
+      rules.skips.push_back({*regex, *reason});
+    }
+    rules.exit_status = block.exit_status;
+    rules.tail_lines = block.tail_lines;
+    return absl::OkStatus();
+  }
+
+#if defined(GH_HAVE_CUDA)
+  // The device ordinal as the child must name it: through an inherited CUDA_VISIBLE_DEVICES
+  // list when there is one (ordinals index into it).
+  static std::string VisibleDeviceFor(int device) {
+    const char* inherited = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (inherited == nullptr || *inherited == '\0') return absl::StrCat(device);
+    std::vector<std::string> ids;
+    std::stringstream list(inherited);
+    for (std::string id; std::getline(list, id, ',');) ids.push_back(id);
+    if (device >= 0 && static_cast<size_t>(device) < ids.size()) return ids[device];
+    return absl::StrCat(device);
+  }
+#endif
+};
+
+ParamDef StringParam(const char* name, const char* help) {
+  ParamDef def;
+  def.name = name;
+  def.type = ParamType::kString;
+  def.default_value = std::string();
+  def.help = help;
+  return def;
+}
+
+KindInfo DescribeExec() {
+  KindInfo info;
+  info.name = "exec";
+  info.description =
+      "Every rank runs the command of the scenario's exec: block (e.g. a framework repro) in "
+      "its own process group, logs its output to DIR/logs/<point>/rank<r>.log, kills the group "
+      "at the timeout, and classifies the end by the block's rules (skip lines, signature "
+      "regexes, signal, exit status, required lines).";
+  info.params.push_back(StringParam(
+      "flags", "free text for the command, as {flags} (e.g. XLA_FLAGS values); an axis of flag sets"));
+  info.params.push_back(StringParam(
+      "variant", "free text for the command, as {variant} (e.g. which algorithm or program)"));
+  ParamDef size;
+  size.name = "size";
+  size.type = ParamType::kBytes;
+  size.default_value = int64_t{0};
+  size.min = 0;
+  size.help = "a size for the command, as {size} (bytes, written 4096, 4K, 1M)";
+  info.params.push_back(std::move(size));
+  ParamDef count;
+  count.name = "count";
+  count.type = ParamType::kInt;
+  count.default_value = int64_t{0};
+  count.help = "a number for the command, as {count} (e.g. elements per device)";
+  info.params.push_back(std::move(count));
+  info.backends.push_back(Backend::kHost);
+#if defined(GH_HAVE_CUDA)
+  info.backends.push_back(Backend::kCuda);
+#endif
+  info.ranks = RankRequirement{1, INT_MAX};
+  info.takes_exec_block = true;
+  info.make = [] { return std::make_unique<Exec>(); };
+  return info;
+}
+
+}  // namespace
+
+GH_REGISTER_SCENARIO(exec, DescribeExec);
+
+}  // namespace gh
