@@ -1,5 +1,6 @@
 #include "harness/report/console_table.h"
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gh {
@@ -50,6 +51,8 @@ TEST(ConsoleTableTest, AllMetHasNoMarkColumnAndTrialsGetAColumn) {
                     true, {{"bandwidth_GBps", 123.45, "GB/s"}});
     r.trial = trial;
     r.trials = 3;
+    // Judged on all three trials: 1 failed of 3 is not above the rate, so the point meets pass.
+    r.verdict = TrialVerdictRule{TrialVerdictRule::Kind::kFailureRateAbove, 0.5};
     records.push_back(r);
   }
   EXPECT_EQ(RenderConsoleTable(records),
@@ -57,7 +60,16 @@ TEST(ConsoleTableTest, AllMetHasNoMarkColumnAndTrialsGetAColumn) {
             "cap/threads=4/np=1  1/3    pass     pass                 123.5 GB/s\n"
             "cap/threads=4/np=1  2/3    crash    crash     SIGSEGV    123.5 GB/s\n"
             "cap/threads=4/np=1  3/3    pass     pass                 123.5 GB/s\n"
+            "trials, judged per point:\n"
+            "  cap/threads=4/np=1 — 3 trials, 1 failed (1 crash); expected pass by "
+            "failure_rate_above 0.5\n"
             "3 point trials: 2 pass, 1 crash; all expectations met\n");
+  // By the default rule (any_failure) the same trials fail the point: one unmet expectation.
+  for (Record& r : records) r.verdict = TrialVerdictRule{};
+  EXPECT_THAT(RenderConsoleTable(records),
+              ::testing::HasSubstr("✗ cap/threads=4/np=1 — 3 trials, 1 failed (1 crash); "
+                                   "expected pass by any_failure\n"
+                                   "3 point trials: 2 pass, 1 crash; 1 unmet expectation\n"));
 }
 
 TEST(ConsoleTableTest, LongSignaturesAreTruncatedOnOneLine) {
