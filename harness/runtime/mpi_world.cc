@@ -91,8 +91,10 @@ std::string MpiWorld::library_version() const {
   char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   MPI_Get_library_version(text, &length);
+  // Open MPI counts the terminating NUL in `length`: cut at the first NUL or line break.
   std::string version(text, static_cast<size_t>(length));
-  if (const size_t newline = version.find_first_of("\r\n"); newline != std::string::npos) {
+  if (const size_t newline = version.find_first_of(std::string_view("\r\n\0", 3));
+      newline != std::string::npos) {
     version.resize(newline);
   }
   while (!version.empty() && (version.back() == ' ' || version.back() == ',')) version.pop_back();
