@@ -12,6 +12,7 @@
 #include <fstream>
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -66,7 +67,8 @@ CommandRun Bisect(const std::vector<std::string>& args) {
 }
 
 std::string FreshDir(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/gh_bisect_e2e_" + name;
+  // Normalized: TempDir() ends in '/', and the driver writes normalized paths into scripts.
+  std::string dir = (std::filesystem::path(::testing::TempDir()) / ("gh_bisect_e2e_" + name)).lexically_normal().string();
   std::filesystem::remove_all(dir);
   return dir;
 }
@@ -235,6 +237,115 @@ TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
   EXPECT_THAT(matrix.console, HasSubstr(bad_matrix + ":6:"));
   EXPECT_THAT(matrix.console, HasSubstr("colour"));
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// minimize over tests/bisect_versions/minimize.yaml: the failing cell (cumem=on, proto=ll) and
+// the passing one (cumem=off, proto=simple) differ in GH_FAKE_BEHAVIOUR, GH_FAKE_PROTO and two
+// GH_FAKE_FLAGS flags; only GH_FAKE_BEHAVIOUR=corrupt makes the fake library corrupt data.
+CommandRun Driver(const std::string& subcommand, const std::vector<std::string>& args) {
+  std::string command = Quote(GH_GPUHARNESS_BIN) + " " + subcommand;
+  for (const std::string& a : args) command += " " + Quote(a);
+  return Shell(command);
+}
+
+const std::string kMinimizeMatrix = std::string(GH_BISECT_TESTDATA_DIR) + "/minimize.yaml";
+const std::string kProbePoint = "bisect_probe/bytes=4K/dtype=i32/transport=mpi_p2p/np=2";
+
+TEST(MinimizeE2eTest, FindsTheOneVariableThatFlipsTheResultAndItsReproReproduces) {
+  const std::string out = FreshDir("minimize");
+  CommandRun run = Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on,proto=ll", "--passing",
+                                       "cumem=off,proto=simple", "--max-trials", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.console;
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["kind"], "minimize");
+  EXPECT_EQ(summary["status"], "found") << summary.dump(2);
+  EXPECT_EQ(summary["minimal_change"], "GH_FAKE_BEHAVIOUR=corrupt");
+  EXPECT_EQ(summary["workaround"], "GH_FAKE_BEHAVIOUR=pass");
+  EXPECT_EQ(summary["workaround_verified"], true);
+  EXPECT_EQ(summary["headline"],
+            "with GH_FAKE_BEHAVIOUR=pass every rank passes (the minimal change: GH_FAKE_BEHAVIOUR=corrupt)");
+  EXPECT_THAT(run.console, HasSubstr("with GH_FAKE_BEHAVIOUR=pass every rank passes"));
+  // Exactly one difference is in the minimal change.
+  int minimal = 0;
+  for (const auto& c : summary["changes"]) minimal += c["minimal"].get<bool>() ? 1 : 0;
+  EXPECT_EQ(minimal, 1) << summary["changes"].dump(2);
+  std::vector<std::string> failing_side;
+  for (const auto& c : summary["changes"]) failing_side.push_back(c["failing"]);
+  EXPECT_THAT(failing_side, ElementsAre("GH_FAKE_BEHAVIOUR=corrupt", "GH_FAKE_FLAGS += --chunk=4",
+                                        "GH_FAKE_FLAGS += --fast", "GH_FAKE_PROTO=LL"));
+  for (const auto& p : summary["probes"]) {
+    if (p["configuration"] == "failing") {
+      EXPECT_EQ(p["verdict"], "bad");
+      EXPECT_EQ(p["signatures"], nlohmann::json({{"fail: 1 of 1024 elements wrong, first at 0 [ranks 1]", 2}}));
+    }
+    if (p["configuration"] == "passing") EXPECT_EQ(p["verdict"], "good");
+  }
+  EXPECT_EQ(summary["repro_scripts"], nlohmann::json::array({"repro.sh"}));
+  const std::string script = ReadWholeFile(out + "/repro.sh");
+  EXPECT_THAT(script, HasSubstr("export GH_FAKE_BEHAVIOUR=corrupt"));
+  EXPECT_THAT(script, HasSubstr("export GH_FAKE_BEHAVIOUR=pass"));
+  const std::string arms = FreshDir("minimize_arms");
+  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(out + "/repro.sh"));
+  EXPECT_EQ(replay.exit_code, 0) << replay.console;
+  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+  EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
+  EXPECT_THAT(ReadWholeFile(arms + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+
+  // `gpuharness repro` over the minimize's directory writes the same two arms.
+  const std::string again = out + "/again.sh";
+  CommandRun repro = Driver("repro", {out, kProbePoint, "--out", again});
+  ASSERT_EQ(repro.exit_code, 0) << repro.console;
+  CommandRun replay_again = Shell("GH_REPRO_OUT=" + Quote(arms + "_again") + " bash " + Quote(again));
+  EXPECT_EQ(replay_again.exit_code, 0) << replay_again.console;
+  EXPECT_THAT(replay_again.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+}
+
+TEST(MinimizeE2eTest, BadInputExitsTwoAndWritesNothing) {
+  const std::string out = FreshDir("minimize_bad");
+  CommandRun same = Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on,proto=ll", "--passing",
+                                        "cumem=on,proto=ll", "--out", out});
+  EXPECT_EQ(same.exit_code, 2) << same.console;
+  EXPECT_THAT(same.console, HasSubstr("set the same environment; there is nothing to minimize"));
+  CommandRun many = Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on", "--passing",
+                                        "cumem=off,proto=simple", "--out", out});
+  EXPECT_EQ(many.exit_code, 2) << many.console;
+  EXPECT_THAT(many.console, HasSubstr("--failing: 'cumem=on' matches 2 cells"));
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// `gpuharness repro` over a sweep of the same matrix: two of its four cells fail (cumem=on); the
+// script's failing arm is one of them, its workaround arm the passing cell one label away.
+TEST(ReproE2eTest, SweepReproScriptFailsInTheFailingArmAndPassesInTheWorkaround) {
+  const std::string out = FreshDir("repro_sweep");
+  CommandRun sweep = Driver("sweep", {kMinimizeMatrix, "--out", out});
+  ASSERT_EQ(sweep.exit_code, 1) << sweep.console;  // the cumem=on cells fail, no expectations say so
+  const std::string script_path = out + "_repro.sh";
+  std::filesystem::remove(script_path);
+  CommandRun repro = Driver("repro", {out, kProbePoint, "--out", script_path});
+  ASSERT_EQ(repro.exit_code, 0) << repro.console;
+  const std::string script = ReadWholeFile(script_path);
+  std::smatch failing, workaround;
+  const std::string failing_re = R"(#   failing arm: +cumem=on,proto=(ll|simple),version=v05 -> fail: 1 of 1024 elements wrong)";
+  ASSERT_TRUE(std::regex_search(script, failing, std::regex(failing_re))) << script;
+  const std::string workaround_re = "#   workaround arm: cumem=off,proto=" + failing[1].str() + ",version=v05 -> pass";
+  EXPECT_THAT(script, HasSubstr(workaround_re)) << script;
+  EXPECT_THAT(script, HasSubstr("export GH_FAKE_BEHAVIOUR=corrupt"));
+  EXPECT_THAT(script, HasSubstr("export LD_PRELOAD=" + out + "/versions/v05/libfake_version.so"));
+  EXPECT_THAT(script, HasSubstr("--filter " + kProbePoint));
+  const std::string arms = FreshDir("repro_sweep_arms");
+  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(script_path));
+  EXPECT_EQ(replay.exit_code, 0) << replay.console;
+  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+  EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
+  EXPECT_THAT(ReadWholeFile(arms + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+
+  // Bad input: a point that never failed, a directory that holds no results.
+  CommandRun unknown = Driver("repro", {out, "nothing/here"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.console, HasSubstr("POINT: no record of 'nothing/here' in " + out + "/records.jsonl"));
+  CommandRun nodir = Driver("repro", {out + "/no_such_dir", kProbePoint});
+  EXPECT_EQ(nodir.exit_code, 2);
+  EXPECT_THAT(nodir.console, HasSubstr("not a results directory (no such directory)"));
 }
 
 }  // namespace
