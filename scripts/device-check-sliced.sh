@@ -8,7 +8,7 @@
 # Everything lands in one tarball under $OUT (the run tool brings back at most 8 files); the
 # console tables are printed as they come.
 #
-# Usage (run tool, carry [".deps/sliced"]):
+# Usage (run tool, carry [".deps/sliced"]; GH_DEVICE_BUNDLE=NAME uses .deps/NAME instead):
 #   scripts/device-check-sliced.sh [--tests] [--configs "wheel:unset:1 system:0:2 ..."]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -46,7 +46,7 @@ for config in $configs; do
   echo "=== $name"
   (
     [[ "$cumem" != unset ]] && export NCCL_CUMEM_ENABLE=$cumem
-    source "$root/scripts/device-run.sh" --name sliced --nccl "$nccl" >"$dir/preflight.txt" 2>&1
+    source "$root/scripts/device-run.sh" --name "${GH_DEVICE_BUNDLE:-sliced}" --nccl "$nccl" >"$dir/preflight.txt" 2>&1
     grep '^nccl:' "$dir/preflight.txt"
     start=$(date +%s)
     # shellcheck disable=SC2086
@@ -63,8 +63,8 @@ done
 if [[ $run_tests -eq 1 ]]; then
   echo "=== ctest -R SlicedCollectiveGpu (NCCL wheel)"
   (
-    source "$root/scripts/device-run.sh" --name sliced --nccl wheel >/dev/null 2>&1
-    timeout 300 ctest --test-dir "$root/build-sliced" -R SlicedCollectiveGpu --output-on-failure \
+    source "$root/scripts/device-run.sh" --name "${GH_DEVICE_BUNDLE:-sliced}" --nccl wheel >/dev/null 2>&1
+    timeout 300 ctest --test-dir "$root/build-${GH_DEVICE_BUNDLE:-sliced}" -R SlicedCollectiveGpu --output-on-failure \
       >"$work/ctest_gpu.txt" 2>&1
     echo "ctest exit $?"
     grep -E "tests passed|Test +#|Failed|Passed|\*\*\*" "$work/ctest_gpu.txt" | tail -n 20
