@@ -200,7 +200,7 @@ TEST_F(LoaderTest, YamlSyntaxErrorNamesTheParserPosition) {
 TEST_F(LoaderTest, UnknownTopLevelKey) {
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ntrails: 3\n"),
             "scenarios/x.yaml:3:1: trails: unknown key (expected one of name, kind, description, "
-            "params, ranks, trials, timeout, warmup, iterations, expect, verdict)");
+            "params, ranks, trials, timeout, warmup, iterations, expect, verdict, exec)");
 }
 
 TEST_F(LoaderTest, DuplicateKey) {

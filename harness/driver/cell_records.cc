@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
@@ -177,6 +178,15 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
     for (Record& r : contents->records) {
       if (only_expected && wanted.count(r.point) == 0) continue;
       r.cell = info.cell;
+      if (end.timed_out && r.result.outcome == Outcome::kCrash &&
+          absl::StartsWith(r.result.signature, "killed by SIG")) {
+        // Rank 0's crash guard recorded the in-flight point when the driver's SIGTERM for the
+        // cell timeout reached it: that point did not crash, it ran out of time.
+        MissingVerdict timeout = MissingPointsVerdict(end);
+        r.result.outcome = timeout.outcome;
+        r.result.signature = timeout.signature;
+        r.matched = MeetsExpectation(r.expected, r.result.outcome, r.result.signature);
+      }
       seen.insert({r.point, r.trial});
       if (backend == "auto" && !r.backend.empty()) backend = r.backend;
       out.push_back(std::move(r));
