@@ -27,7 +27,7 @@ endforeach()
 
 if(GH_HAVE_CUDA)
   add_executable(gh_background_capture_gpu_test ${_gh_capture_dir}/background_capture_gpu_test.cc)
-  target_link_libraries(gh_background_capture_gpu_test PRIVATE gh_runtime gh_core GTest::gtest
+  target_link_libraries(gh_background_capture_gpu_test PRIVATE gh_runtime gh_core GTest::gtest GTest::gmock
                         gh_warnings)
   target_compile_definitions(gh_background_capture_gpu_test PRIVATE
     GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
