@@ -59,6 +59,12 @@ class Allocation {
     return static_cast<const char*>(data_) - static_cast<const char*>(base_);
   }
   bool on_device() const { return on_device_; }
+  // Waits until the work already enqueued on the allocation's stream has finished, so that no
+  // kernel or copy still uses the memory when it is deregistered or unmapped (ncclMemFree and
+  // cuMemUnmap do not wait: a GEMM still writing a freed ncclMemAlloc buffer faulted on the
+  // H200). Host memory has nothing in flight.
+  virtual absl::Status WaitForPendingWork() { return absl::OkStatus(); }
+  // Waits for pending work (see above), then releases the allocation; idempotent.
   virtual absl::Status Free() = 0;
 
  protected:
@@ -74,7 +80,8 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateHost(const AllocatorSpec& sp
                                                           int64_t bytes);
 
 #if defined(GH_HAVE_CUDA)
-// Device memory on the current device; `stream` orders cudaMallocAsync/cudaFreeAsync. Errors
+// Device memory on the current device; `stream` orders cudaMallocAsync/cudaFreeAsync and is the
+// stream Free() waits for (the stream that uses the buffer). Errors
 // carry the CUDA or NCCL signature ("cudaErrorMemoryAllocation: out of memory").
 absl::StatusOr<std::unique_ptr<Allocation>> AllocateDevice(const AllocatorSpec& spec,
                                                             int64_t bytes, cudaStream_t stream);

@@ -46,9 +46,20 @@ class DeviceAllocation : public Allocation {
   CUmemGenericAllocationHandle vmm_handle = 0;
   size_t vmm_size = 0;
 
+  absl::Status WaitForPendingWork() override {
+    if (base_ == nullptr) return absl::OkStatus();
+    if (cudaError_t e = cudaStreamSynchronize(stream_); e != cudaSuccess) {
+      return absl::InternalError(
+          absl::StrCat(CudaErrorSignature(e), " (cudaStreamSynchronize before free)"));
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Free() override {
     if (base_ == nullptr) return absl::OkStatus();
-    absl::Status status = FreeNow();
+    // Freed even when the wait failed (a sticky error): nothing more can run on the memory.
+    absl::Status status = WaitForPendingWork();
+    status.Update(FreeNow());
     base_ = data_ = nullptr;
     return status;
   }
@@ -99,7 +110,8 @@ class DeviceAllocation : public Allocation {
   cudaStream_t stream_;
 };
 
-absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64_t bytes) {
+absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64_t bytes,
+                                                         cudaStream_t stream) {
   absl::StatusOr<const CudaDriverApi*> driver = GetCudaDriverApi();
   if (!driver.ok()) return AllocError("cuMemCreate", bytes, std::string(driver.status().message()));
   const CudaDriverApi* api = *driver;
@@ -145,7 +157,7 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64
   }
   auto allocation = std::make_unique<DeviceAllocation>(
       AllocatorKind::kVmm, reinterpret_cast<void*>(ptr), static_cast<int64_t>(size), placement,
-      bytes, nullptr);
+      bytes, stream);
   allocation->vmm_handle = handle;
   allocation->vmm_size = size;
   return std::unique_ptr<Allocation>(std::move(allocation));
@@ -184,7 +196,7 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateDevice(const AllocatorSpec& 
       }
       break;
     case AllocatorKind::kVmm:
-      return AllocateVmm(placement, bytes);
+      return AllocateVmm(placement, bytes, stream);
     case AllocatorKind::kMalloc:
       break;
   }

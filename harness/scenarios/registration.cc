@@ -103,6 +103,8 @@ absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind
 
 absl::Status RegisteredBuffer::Release() {
   absl::Status status;
+  // Deregistration, like freeing, must not pull the memory from under enqueued work.
+  if (allocation && registration) status.Update(allocation->WaitForPendingWork());
   if (registration) status.Update(registration->Deregister());
   registration.reset();
   if (allocation) status.Update(allocation->Free());

@@ -49,8 +49,9 @@ class LsaRingShift {
   // ("GIN not supported." with 2.28.9 and ranks sharing a GPU) leaves the communicator unfit
   // (the next window registration fails, later Create()s fail with "Cuda failure 1"); the
   // precondition refusal "Communicator does not support symmetric memory!" (2.28.3 without
-  // load/store peers, NCCL_CUMEM_ENABLE=0) leaves it working, and re-creating it there was
-  // followed by an illegal address with 2.28.3 and two ranks sharing the GPU.
+  // load/store peers, NCCL_CUMEM_ENABLE=0) leaves it working. (The illegal address once seen
+  // after that refusal with 2.28.3 and two ranks sharing the GPU was ours: buffers freed under
+  // a GEMM still running; Allocation::Free now waits for the stream.)
   static bool RefusalNeedsNewCommunicator(const absl::Status& refusal);
 
   struct Impl;
