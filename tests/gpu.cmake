@@ -18,7 +18,8 @@ foreach(case
     FourRanksSharingTheGpuPass
     CorruptElementFailsNamingTheRank
     StaleAndPartialBlocksFailWithExactCounts
-    StalledRankTimesOutNamingItsStep)
+    StalledRankTimesOutNamingItsStep
+    LostContextOnOneRankEndsTheJobWithoutAHang)
   add_test(NAME gpuharness.gpu.RingShiftGpu.${case}
            COMMAND gh_gpu_test --gtest_filter=RingShiftGpu.${case})
   set_tests_properties(gpuharness.gpu.RingShiftGpu.${case} PROPERTIES

@@ -39,7 +39,9 @@ class CudaResources {
   void AbortFromWatchdog();
   bool aborted() const { return aborted_.load(); }
   // After a point's error or abort: abort the old communicator and create a new one for the next
-  // point. Collective over `comm`: every rank must call it.
+  // point. Collective over `comm`: every rank must call it. When any rank's CUDA context is lost
+  // (a sticky error) no rank builds one: that rank returns its CUDA error, the others
+  // FailedPrecondition "the CUDA context of rank 1 is lost".
   absl::Status Recreate(MPI_Comm comm);
 
   // Waits until the job stream has drained, polling so that an asynchronous NCCL error or a

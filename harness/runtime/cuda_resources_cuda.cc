@@ -10,8 +10,10 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 
 namespace gh {
@@ -192,13 +194,37 @@ absl::Status CudaResources::Recreate(MPI_Comm comm) {
     std::lock_guard<std::mutex> lock(nccl_mu_);
     old = nccl_.exchange(nullptr);
   }
-  GH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
-  // Abort rather than destroy: after an error the old communicator may have work that never
-  // completes, and destroy would wait for it.
-  if (old != nullptr) ncclCommAbort(old);
-  // A sticky CUDA error (a faulted kernel) leaves the context unusable: report it, since no
-  // new communicator can fix that.
-  GH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  absl::Status device = [&]() -> absl::Status {
+    GH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_));
+    // Abort rather than destroy: after an error the old communicator may have work that never
+    // completes, and destroy would wait for it.
+    if (old != nullptr) ncclCommAbort(old);
+    // A sticky CUDA error (a faulted kernel) leaves the context unusable: report it, since no
+    // new communicator can fix that.
+    GH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+    return absl::OkStatus();
+  }();
+  // ncclCommInitRank waits for every rank, and a rank whose context is lost never comes: every
+  // rank learns first which ranks can go on (one rank's illegal address hung the others here).
+  int nranks = 1;
+  MPI_Comm_size(comm, &nranks);
+  const int mine = device.ok() ? 1 : 0;
+  std::vector<int> usable(static_cast<size_t>(nranks), 0);
+  if (absl::Status gathered = MpiStatus(
+          MPI_Allgather(&mine, 1, MPI_INT, usable.data(), 1, MPI_INT, comm), "MPI_Allgather");
+      !gathered.ok()) {
+    return gathered;
+  }
+  if (!device.ok()) return device;
+  std::vector<int> lost;
+  for (int r = 0; r < nranks; ++r) {
+    if (usable[static_cast<size_t>(r)] == 0) lost.push_back(r);
+  }
+  if (!lost.empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        lost.size() == 1 ? "the CUDA context of rank " : "the CUDA contexts of ranks ",
+        absl::StrJoin(lost, ", "), lost.size() == 1 ? " is" : " are", " lost"));
+  }
   return InitNccl(comm);
 }
 

@@ -8,7 +8,7 @@
 // fault_rank: corrupt_element flips the lowest bit of element count/2 of what it received;
 // stale_block keeps the timed iterations' data; partial_write has its left neighbour send
 // only the first half; stall sleeps past the timeout in step "exchange"; crash raises SIGSEGV
-// there.
+// there; device_fault (cuda only) faults fault_rank's CUDA context after the exchange.
 #include "harness/scenarios/ring_shift.h"
 
 #include <mpi.h>
@@ -70,6 +70,7 @@ RingFault ParseFault(const std::string& name) {
   if (name == "partial_write") return RingFault::kPartialWrite;
   if (name == "stall") return RingFault::kStall;
   if (name == "crash") return RingFault::kCrash;
+  if (name == "device_fault") return RingFault::kDeviceFault;
   return RingFault::kNone;
 }
 
@@ -345,6 +346,9 @@ class RingShift : public Scenario {
     if (!host_transport) {
       return Skip(ctx, absl::StrCat("transport ", params.transport, " needs the cuda backend"));
     }
+    if (params.fault == RingFault::kDeviceFault) {
+      return Skip(ctx, "fault device_fault needs the cuda backend");
+    }
     if (params.count() == 0) {
       return Skip(ctx, absl::StrCat("bytes=", params.bytes, " holds no whole ",
                                     ctx.point().GetString("dtype"), " element"));
@@ -391,9 +395,11 @@ KindInfo DescribeRingShift() {
       "cuda); a transport "
       "of the other backend is a skip"));
   info.params.push_back(EnumParam(
-      "fault", "none", {"none", "corrupt_element", "stale_block", "partial_write", "stall", "crash"},
+      "fault", "none",
+      {"none", "corrupt_element", "stale_block", "partial_write", "stall", "crash", "device_fault"},
       "harness self-test: inject a fault on fault_rank (wrong element, stale data, half a "
-      "block, a stall past the timeout, SIGSEGV)"));
+      "block, a stall past the timeout, SIGSEGV, an illegal address on the GPU after the "
+      "exchange: cuda only)"));
   ParamDef fault_rank;
   fault_rank.name = "fault_rank";
   fault_rank.type = ParamType::kInt;

@@ -24,6 +24,8 @@ enum class RingFault {
   kPartialWrite,    // fault_rank's sender writes only the first half of the block
   kStall,           // fault_rank sleeps past the timeout before exchanging
   kCrash,           // fault_rank raises SIGSEGV before exchanging
+  kDeviceFault,     // cuda: after the exchange fault_rank's kernel stores through a null
+                    // pointer, a sticky cudaErrorIllegalAddress that ends its CUDA context
 };
 
 struct RingShiftParams {

@@ -127,6 +127,13 @@ cudaError_t LaunchFlipLowestBit(void* data, int64_t index, int width, cudaStream
   }
 }
 
+__global__ void IllegalStoreKernel(volatile int* target) { *target = 1; }
+
+cudaError_t LaunchIllegalStore(cudaStream_t stream) {
+  IllegalStoreKernel<<<1, 1, 0, stream>>>(nullptr);
+  return cudaGetLastError();
+}
+
 uint64_t ExpectedPatternBits(int rank, uint64_t index, uint64_t seed, int width) {
   const uint64_t bits = PatternBits(rank, index, seed);
   return width >= 8 ? bits : bits & ((uint64_t{1} << (8 * width)) - 1);

@@ -29,6 +29,9 @@ cudaError_t LaunchVerifyPattern(const void* data, int64_t count, int width, int 
 // Flips the lowest bit of element `index`: the smallest corruption there is.
 cudaError_t LaunchFlipLowestBit(void* data, int64_t index, int width, cudaStream_t stream);
 
+// Stores through a null pointer: a sticky cudaErrorIllegalAddress (the device_fault fault).
+cudaError_t LaunchIllegalStore(cudaStream_t stream);
+
 // PatternBits truncated to `width` bytes, as the kernels write it (for formatting on the host).
 uint64_t ExpectedPatternBits(int rank, uint64_t index, uint64_t seed, int width);
 

@@ -237,6 +237,12 @@ class RingShiftCuda {
     const int64_t send_count = partial_send ? half : count_;
     const int64_t recv_count = FaultHere(RingFault::kPartialWrite) ? half : count_;
     if (absl::Status s = Exchange(send.get(), send_count, landing, recv_count); !s.ok()) return s;
+    if (FaultHere(RingFault::kDeviceFault)) {
+      // Every rank's exchange was enqueued; only this rank's context dies.
+      if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
+      GH_CUDA_RETURN_IF_ERROR(LaunchIllegalStore(stream_));
+      return cuda_.Synchronize();
+    }
     if (FaultHere(RingFault::kCorruptElement) && count_ > 0) {
       GH_CUDA_RETURN_IF_ERROR(LaunchFlipLowestBit(recv.get(), half, width_, stream_));
     }

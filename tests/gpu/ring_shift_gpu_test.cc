@@ -196,6 +196,32 @@ TEST(RingShiftGpu, StalledRankTimesOutNamingItsStep) {
   EXPECT_EQ(record.result.ranks[1].step, "exchange");
 }
 
+TEST(RingShiftGpu, LostContextOnOneRankEndsTheJobWithoutAHang) {
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_device_fault.yaml");
+  EXPECT_EQ(run.exit_code, 3) << "no communicator can be built: an infrastructure failure";
+  EXPECT_LT(run.seconds, 60) << "the healthy rank must not wait for the lost one";
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 3u) << run.console;
+  const Record& faulted = records[0];
+  EXPECT_EQ(faulted.result.outcome, Outcome::kError);
+  EXPECT_TRUE(faulted.matched) << faulted.result.signature;
+  ASSERT_EQ(faulted.result.ranks.size(), 2u);
+  EXPECT_EQ(faulted.result.ranks[0].outcome, Outcome::kPass);
+  EXPECT_EQ(faulted.result.ranks[1].outcome, Outcome::kError);
+  EXPECT_EQ(faulted.result.ranks[1].signature.rfind(
+                "cudaErrorIllegalAddress: an illegal memory access was encountered", 0),
+            0u)
+      << faulted.result.ranks[1].signature;
+  EXPECT_EQ(faulted.result.ranks[1].step, "verify");
+  for (size_t i = 1; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].result.outcome, Outcome::kSkip);
+    EXPECT_FALSE(records[i].matched);
+    EXPECT_EQ(records[i].result.signature,
+              "not run: the NCCL communicator could not be re-created after an error in " +
+                  faulted.point + ": the CUDA context of rank 1 is lost");
+  }
+}
+
 }  // namespace
 }  // namespace gh
 
