@@ -202,6 +202,7 @@ json RecordToJson(const Record& record) {
       {"cell", cell},
   };
   if (!record.description.empty()) out["description"] = record.description;
+  if (record.not_run) out["not_run"] = true;
   if (record.trials > 1) {
     out["verdict"] = record.verdict.kind == TrialVerdictRule::Kind::kAnyFailure
                          ? json("any_failure")
@@ -265,6 +266,7 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   }
   GH_RETURN_IF_ERROR(f.Bool("matched", &record.matched));
   GH_RETURN_IF_ERROR(f.Bool("gpu_shared", &record.gpu_shared));
+  GH_RETURN_IF_ERROR(f.Bool("not_run", &record.not_run));
   GH_RETURN_IF_ERROR(f.String("started_at", &record.started_at));
   GH_RETURN_IF_ERROR(f.Double("duration_s", &record.duration_s));
   GH_RETURN_IF_ERROR(MetricsFromJson(f.Find("metrics"), "metrics", &record.result.metrics));

@@ -36,6 +36,10 @@ struct Record {
   Expectation expected;
   bool matched = true;         // result meets `expected`
   bool gpu_shared = false;     // ranks shared a GPU (--share-gpu)
+  // A skip because the job ended before this run could start (another point's timeout, a lost
+  // CUDA context): it says nothing about the point, and a sweep runs it again in a new job.
+  // Written only when true.
+  bool not_run = false;
   std::string started_at;      // RFC 3339 UTC
   double duration_s = 0;       // wall time of the point × trial, harness work included
   std::map<std::string, std::string> cell;  // sweep-cell axis values (empty for plain runs)

@@ -94,6 +94,7 @@ void ExpectSameRecord(const Record& a, const Record& b) {
   EXPECT_EQ(a.expected.reason, b.expected.reason);
   EXPECT_EQ(a.matched, b.matched);
   EXPECT_EQ(a.gpu_shared, b.gpu_shared);
+  EXPECT_EQ(a.not_run, b.not_run);
   EXPECT_EQ(a.started_at, b.started_at);
   EXPECT_EQ(a.duration_s, b.duration_s);
   EXPECT_EQ(a.cell, b.cell);
@@ -145,6 +146,19 @@ TEST(RecordJsonTest, FieldNamesAreTheDocumentedOnes) {
                             {"first_index", 17}, {"expected", "1.5"}, {"actual", "0"}}));
   EXPECT_FALSE(j["ranks"][0].contains("mismatch"));
   EXPECT_EQ(j["cell"], (nlohmann::json{{"nccl", "2.28.9"}, {"proto", "ll"}}));
+}
+
+TEST(RecordJsonTest, NotRunIsWrittenOnlyWhenTrueAndReadsBack) {
+  Record record = FullRecord();
+  EXPECT_FALSE(RecordToJson(record).contains("not_run"));
+  record.not_run = true;
+  nlohmann::json j = RecordToJson(record);
+  EXPECT_EQ(j["not_run"], true);
+  absl::StatusOr<Record> back = RecordFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->not_run);
+  j["not_run"] = "yes";
+  EXPECT_FALSE(RecordFromJson(j).ok());
 }
 
 TEST(RecordJsonTest, NonFiniteMetricsBecomeNullAndReadBackAsNaN) {

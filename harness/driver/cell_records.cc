@@ -97,6 +97,60 @@ absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
   return out;
 }
 
+std::vector<int> ExpectedPoint::Trials() const {
+  if (!trials.empty()) return trials;
+  std::vector<int> all(static_cast<size_t>(spec->trials));
+  for (int t = 0; t < spec->trials; ++t) all[static_cast<size_t>(t)] = t;
+  return all;
+}
+
+absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& expected,
+                                              const JobEnd& end) {
+  Continuation next;
+  if (end.timed_out || (!end.exit.signaled && end.exit.code == 2)) return next;
+  const std::string records_path = end.run_dir + "/records.jsonl";
+  if (!std::ifstream(records_path).good()) return next;
+  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(records_path);
+  if (!contents.ok()) return contents.status();
+  std::set<RunKey> wanted;
+  for (const ExpectedPoint& p : expected) {
+    for (int trial : p.Trials()) wanted.insert(RunKey{p.point.name, trial});
+  }
+  std::map<RunKey, bool> recorded;  // -> not_run
+  int ran = 0;
+  bool last_was_crash = false;
+  for (const Record& r : contents->records) {
+    RunKey key{r.point, r.trial};
+    if (wanted.count(key) == 0) continue;
+    recorded[key] = r.not_run;
+    if (!r.not_run) {
+      ++ran;
+      last_was_crash = r.result.outcome == Outcome::kCrash;
+    }
+  }
+  if (ran == 0) return next;
+  const bool died = end.exit.signaled || (end.exit.code != 0 && end.exit.code != 1);
+  bool in_flight_found = !died || last_was_crash;
+  for (const ExpectedPoint& p : expected) {
+    ExpectedPoint again = p;
+    again.trials.clear();
+    for (int trial : p.Trials()) {
+      RunKey key{p.point.name, trial};
+      auto it = recorded.find(key);
+      if (it != recorded.end() && !it->second) continue;  // it ran
+      if (it == recorded.end() && !in_flight_found) {
+        in_flight_found = true;  // died in it: its crash stands
+        continue;
+      }
+      again.trials.push_back(trial);
+      next.runs.push_back(key);
+      next.keys.insert(key);
+    }
+    if (!again.trials.empty()) next.points.push_back(std::move(again));
+  }
+  return next;
+}
+
 MissingVerdict MissingPointsVerdict(const JobEnd& end) {
   MissingVerdict v;
   if (end.timed_out) {
@@ -196,7 +250,7 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   filled.backend = backend;
   std::optional<MissingVerdict> verdict;
   for (const ExpectedPoint& p : expected) {
-    for (int trial = 0; trial < p.spec->trials; ++trial) {
+    for (int trial : p.Trials()) {
       if (seen.count({p.point.name, trial}) != 0) continue;
       Record r;
       if (!p.spec->ranks.Admits(info.nranks)) {

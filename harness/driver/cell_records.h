@@ -6,6 +6,7 @@
 #define GPUHARNESS_DRIVER_CELL_RECORDS_H_
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "absl/time/time.h"
 #include "harness/core/point.h"
 #include "harness/core/record.h"
+#include "harness/core/run_list.h"
 #include "harness/core/scenario_spec.h"
 #include "harness/driver/process_runner.h"
 
@@ -30,6 +32,8 @@ struct ExpectedPoint {
   const ScenarioSpec* spec = nullptr;
   std::string file;
   Point point;
+  std::vector<int> trials;  // the trials expected; empty: every trial of the spec
+  std::vector<int> Trials() const;
 };
 
 // Every point the job must record at `nranks`, in run order: those matching every filter of
@@ -72,6 +76,22 @@ MissingVerdict MissingPointsVerdict(const JobEnd& end);
 // A record for `point` that never ran to completion.
 Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info, Outcome outcome,
                          const std::string& signature);
+
+// What to run again after a job ended early: a crash, another point's timeout or a lost CUDA
+// context (the runs it recorded `not_run`). Only a job that recorded at least one run in
+// `expected` is continued (a job that dies at start-up would die again), and never one the
+// driver killed at the cell's timeout or one that exited 2 (bad input). The run in flight when
+// the job died, if the job could not record it, keeps the synthesized crash record and is not
+// run again: runs go in plan order, so it is the first unrecorded one after a last record that
+// is not a crash.
+struct Continuation {
+  std::vector<ExpectedPoint> points;  // the runs, by point, with `trials` set
+  std::vector<RunKey> runs;           // the same runs in plan order, for `run --runs`
+  std::set<RunKey> keys;
+  bool empty() const { return runs.empty(); }
+};
+absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& expected,
+                                              const JobEnd& end);
 
 // The first non-empty line of a file ("" when unreadable), trimmed to `max_chars`.
 std::string FirstLineOf(const std::string& path, size_t max_chars = 200);

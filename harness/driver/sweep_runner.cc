@@ -17,6 +17,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "harness/core/file_util.h"
+#include "harness/core/run_list.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
@@ -61,6 +62,11 @@ struct ActiveCell {
   bool abnormal = false;
   std::string how;
   std::set<std::string> expected_points;  // claimed by this cell's earlier jobs
+  // The current job's runs still to record, and which continuation of it is running (0: the
+  // job itself; N: its N-th continuation after it ended early, see PlanContinuation).
+  std::vector<ExpectedPoint> pending;
+  std::set<std::string> earlier;  // expected_points before the current job
+  int continuation = 0;
 };
 
 class Sweep {
@@ -79,7 +85,10 @@ class Sweep {
   }
   bool IsDone(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
-    return plan_.jobs.size() == 1 ? "job" : absl::StrCat("job", cell.job_order[cell.job]);
+    std::string name =
+        plan_.jobs.size() == 1 ? "job" : absl::StrCat("job", cell.job_order[cell.job]);
+    if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
+    return name;
   }
   absl::Status RunSetups(const std::vector<size_t>& todo);
   absl::Status StartCell(ActiveCell& cell);
@@ -186,6 +195,16 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   inputs.ranks = c.ranks;
   inputs.program = options_.program;
   inputs.args = RunArguments(plan_.jobs[cell.job_order[cell.job]], c, run_dir, cell.version_dir);
+  if (cell.continuation > 0) {
+    // Only the runs the previous attempt did not get to.
+    std::vector<RunKey> runs;
+    for (const ExpectedPoint& p : cell.pending) {
+      for (int trial : p.Trials()) runs.push_back(RunKey{p.point.name, trial});
+    }
+    const std::string runs_path = absl::StrCat(cell.dir, "/", name, ".runs");
+    if (absl::Status st = WriteFileAtomically(runs_path, FormatRunList(runs)); !st.ok()) return st;
+    inputs.args.insert(inputs.args.end(), {"--runs", runs_path});
+  }
   inputs.env_names = c.env.Names();
   for (const auto& [k, v] : extra) {
     if (std::find(inputs.env_names.begin(), inputs.env_names.end(), k) == inputs.env_names.end()) {
@@ -219,7 +238,8 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
               .dump(2) + "\n");
   if (!st.ok()) return st;
   cell.job_started = env_.clock->Now();
-  cell.deadline = cell.job_started + c.timeout;
+  // A continuation finishes the job's work within the job's timeout, not a new one.
+  if (cell.continuation == 0) cell.deadline = cell.job_started + c.timeout;
   cell.term_sent.reset();
   cell.kill_sent = false;
   cell.timed_out = false;
@@ -275,32 +295,49 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   end.run_dir = absl::StrCat(cell.dir, "/", name);
   JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap()};
   const PlannedJob& job = plan_.jobs[cell.job_order[cell.job]];
-  absl::StatusOr<std::vector<ExpectedPoint>> all = ExpectedPoints(job.files, c.ranks, c.points);
-  if (!all.ok()) return all.status();
-  std::vector<ExpectedPoint> expected;
-  std::set<std::string> earlier = cell.expected_points;
-  for (ExpectedPoint& p : *all) {
-    if (cell.expected_points.insert(p.point.name).second) expected.push_back(std::move(p));
+  if (cell.continuation == 0) {
+    absl::StatusOr<std::vector<ExpectedPoint>> all = ExpectedPoints(job.files, c.ranks, c.points);
+    if (!all.ok()) return all.status();
+    cell.pending.clear();
+    cell.earlier = cell.expected_points;
+    for (ExpectedPoint& p : *all) {
+      if (cell.expected_points.insert(p.point.name).second) cell.pending.push_back(std::move(p));
+    }
   }
-  absl::StatusOr<std::vector<Record>> records =
-      CollectJobRecords(expected, end, info, JobRunsSuperset(job, c));
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(
+      cell.pending, end, info, JobRunsSuperset(job, c) || cell.continuation > 0);
   if (!records.ok()) return records.status();
+  // A job that ended early hands what it did not get to to a new job; its records of those
+  // runs ("not run", or synthesized) give way to the new job's.
+  absl::StatusOr<Continuation> next = PlanContinuation(cell.pending, end);
+  if (!next.ok()) return next.status();
   for (Record& r : *records) {
-    if (earlier.count(r.point) == 0) cell.records.push_back(std::move(r));
+    if (cell.earlier.count(r.point) == 0 && next->keys.count(RunKey{r.point, r.trial}) == 0) {
+      cell.records.push_back(std::move(r));
+    }
   }
   bool abnormal = end.timed_out || exit->signaled || (exit->code != 0 && exit->code != 1);
   cell.abnormal = cell.abnormal || abnormal;
   std::string how = end.timed_out ? absl::StrCat("timeout after ", FormatDurationText(c.timeout))
                                   : exit->ToString();
   if (cell.how.empty() || abnormal) cell.how = how;
-  cell.jobs[cell.job]["end"] = how;
-  cell.jobs[cell.job]["wall_s"] = absl::ToDoubleSeconds(now - cell.job_started);
+  cell.jobs.back()["end"] = how;
+  cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.job_started);
+  if (!next->empty()) cell.jobs.back()["continued_runs"] = next->runs.size();
   // The reports look for each cell's environment at cells/<cell>/environment.json.
   std::string env_src = end.run_dir + "/environment.json";
   if (!Exists(cell.dir + "/environment.json") && Exists(env_src)) {
     std::error_code ec;
     fs::copy_file(env_src, cell.dir + "/environment.json", ec);
   }
+  if (!next->empty()) {
+    cell.pending = std::move(next->points);
+    ++cell.continuation;
+    absl::Status st = StartJob(cell);
+    if (!st.ok()) return st;
+    return false;
+  }
+  cell.continuation = 0;
   if (++cell.job < cell.job_order.size()) {
     absl::Status st = StartJob(cell);
     if (!st.ok()) return st;

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
@@ -69,6 +70,14 @@ struct Behavior {
   bool ignores_sigterm = false;
   std::string log;            // the job's stdout+stderr
   std::map<int, std::string> rank_crashes;  // .ranks/rank<r>.crash contents
+  // When set, exactly these records (size, outcome, signature, not_run) instead of passes.
+  struct Written {
+    std::string size;
+    Outcome outcome = Outcome::kPass;
+    std::string signature;
+    bool not_run = false;
+  };
+  std::vector<Written> records;
 };
 
 struct Started {
@@ -161,7 +170,25 @@ class FakeRunner : public ProcessRunner {
     (void)ran_to_end;
     std::string lines;
     int n = 0;
-    for (const char* size : {"1", "2", "3"}) {
+    // Like `gpuharness run --runs FILE`: only the listed points (trial 0 here).
+    std::vector<std::string> sizes = {"1", "2", "3"};
+    if (std::string runs = job.started.Arg("--runs"); !runs.empty()) {
+      sizes.clear();
+      absl::StatusOr<std::string> text = ReadFileToString(runs);
+      for (absl::string_view line : absl::StrSplit(text.ok() ? *text : "", '\n', absl::SkipEmpty())) {
+        absl::string_view point = line.substr(0, line.find('\t'));
+        point.remove_prefix(std::string("s/size=").size());
+        sizes.push_back(std::string(point.substr(0, point.find('/'))));
+      }
+    }
+    std::vector<Behavior::Written> written = job.behavior.records;
+    if (written.empty()) {
+      for (const std::string& size : sizes) {
+        written.push_back({size, job.behavior.fail_points ? Outcome::kFail : Outcome::kPass, "", false});
+      }
+    }
+    for (const Behavior::Written& w : written) {
+      const std::string size = w.size;
       if (to_record >= 0 && n >= to_record) break;
       Record r;
       r.scenario = "s";
@@ -171,8 +198,10 @@ class FakeRunner : public ProcessRunner {
       r.params = {{"size", std::stoi(size)}};
       r.backend = "host";
       r.nranks = std::stoi(job.started.Arg("-np").empty() ? "1" : job.started.Arg("-np"));
-      r.result.outcome = job.behavior.fail_points ? Outcome::kFail : Outcome::kPass;
-      r.matched = !job.behavior.fail_points;
+      r.result.outcome = w.outcome;
+      r.result.signature = w.signature;
+      r.not_run = w.not_run;
+      r.matched = w.outcome == Outcome::kPass;
       absl::StrAppend(&lines, RecordToJson(r).dump(), "\n");
       ++n;
     }
@@ -349,6 +378,7 @@ TEST_F(SweepTest, TimeoutKillsTheGroupAndRecordsMissingPointsAsTimeout) {
   EXPECT_FALSE(records[1].matched);
   EXPECT_EQ(records[2].result.outcome, Outcome::kTimeout);
   EXPECT_EQ(r->unmet, 2);
+  EXPECT_EQ(runner_.started.size(), 1u);  // a cell timeout is not continued
 }
 
 TEST_F(SweepTest, CrashRecordsNameTheSignalAndTheRank) {
@@ -371,6 +401,154 @@ TEST_F(SweepTest, CrashRecordsNameTheSignalAndTheRank) {
   EXPECT_EQ(records[1].nranks, 2);
   EXPECT_EQ(records[1].cell, (std::map<std::string, std::string>{{"np", "2"}}));
   EXPECT_EQ(r->exit_status, 1);
+}
+
+// A job that crashed after recording some runs hands the rest to a new job (`--runs`): one
+// crash costs one point, not the rest of the cell.
+TEST_F(SweepTest, ACrashedJobIsContinuedWithTheRunsItDidNotGetTo) {
+  WriteMatrix("defaults: {ranks: 1}\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    if (s.Arg("--runs").empty()) {
+      // Rank 0's crash guard recorded the point it died in.
+      b.records = {{"1", Outcome::kPass, "", false},
+                   {"2", Outcome::kCrash, "SIGSEGV on rank 0 in step 'exchange'", false}};
+      b.signal = SIGSEGV;
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(runner_.started.size(), 2u);
+  const std::string cell = options_.out_dir + "/cells/all";
+  EXPECT_EQ(runner_.started[1].Arg("--out"), cell + "/job.cont1");
+  EXPECT_EQ(runner_.started[1].Arg("--runs"), cell + "/job.cont1.runs");
+  EXPECT_EQ(*ReadFileToString(cell + "/job.cont1.runs"), "s/size=3/np=1\t0\n");
+  EXPECT_EQ(runner_.started[1].spec.log_path, cell + "/job.cont1.log");
+  std::vector<std::string> got;
+  for (const Record& rec : OutRecords()) {
+    got.push_back(absl::StrCat(rec.point, " ", std::string(OutcomeName(rec.result.outcome)), " ",
+                               rec.result.signature));
+  }
+  EXPECT_THAT(got, ElementsAre("s/size=1/np=1 pass ",
+                               "s/size=2/np=1 crash SIGSEGV on rank 0 in step 'exchange'",
+                               "s/size=3/np=1 pass "));
+  nlohmann::json cell_json = nlohmann::json::parse(*ReadFileToString(cell + "/cell.json"));
+  ASSERT_EQ(cell_json["jobs"].size(), 2u);
+  EXPECT_EQ(cell_json["jobs"][0]["out"], cell + "/job");
+  nlohmann::json done = nlohmann::json::parse(*ReadFileToString(cell + "/done.json"));
+  EXPECT_EQ(done["jobs"][0]["continued_runs"], 1);
+  EXPECT_EQ(done["jobs"][0]["end"], "killed by SIGSEGV");
+  EXPECT_EQ(done["jobs"][1]["end"], "exit 0");
+  EXPECT_EQ(r->exit_status, 1);  // the crash is unmet
+}
+
+// Rank 0 died without recording the point it was in (SIGKILL): that point keeps the crash
+// verdict and is not run again; the points after it are.
+TEST_F(SweepTest, TheUnrecordedPointAJobDiedInKeepsItsCrashAndTheRestRunAgain) {
+  WriteMatrix("defaults: {ranks: 1}\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    if (s.Arg("--runs").empty()) {
+      b.points_recorded = 1;
+      b.signal = SIGKILL;
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(*ReadFileToString(options_.out_dir + "/cells/all/job.cont1.runs"),
+            "s/size=3/np=1\t0\n");
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].point, "s/size=1/np=1");
+  EXPECT_EQ(records[1].point, "s/size=2/np=1");
+  EXPECT_EQ(records[1].result.outcome, Outcome::kCrash);
+  EXPECT_EQ(records[1].result.signature, "crash: job killed by SIGKILL");
+  EXPECT_EQ(records[2].point, "s/size=3/np=1");
+  EXPECT_EQ(records[2].result.outcome, Outcome::kPass);
+}
+
+// Points a job recorded as not run (it ended after another point's timeout or lost CUDA
+// context) run again in a new job; their "not run" skips are replaced, not kept.
+TEST_F(SweepTest, NotRunRecordsAreRunAgainInANewJob) {
+  WriteMatrix("defaults: {ranks: 2}\n");
+  const std::string lost =
+      "not run: the NCCL communicator could not be re-created after an error in s/size=1/np=2: "
+      "the CUDA context of rank 1 is lost";
+  runner_.behave = [&](const Started& s) {
+    Behavior b;
+    if (s.Arg("--runs").empty()) {
+      b.records = {{"1", Outcome::kError, "cudaErrorIllegalAddress: an illegal memory access", false},
+                   {"2", Outcome::kSkip, lost, true},
+                   {"3", Outcome::kSkip, lost, true}};
+      b.exit_code = 3;
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(*ReadFileToString(options_.out_dir + "/cells/all/job.cont1.runs"),
+            "s/size=2/np=2\t0\ns/size=3/np=2\t0\n");
+  std::vector<std::string> got;
+  for (const Record& rec : OutRecords()) {
+    got.push_back(absl::StrCat(rec.point, " ", std::string(OutcomeName(rec.result.outcome)),
+                               rec.not_run ? " not_run" : ""));
+  }
+  EXPECT_THAT(got, ElementsAre("s/size=1/np=2 error", "s/size=2/np=2 pass", "s/size=3/np=2 pass"));
+}
+
+// A job that records nothing (it dies at start-up) would die again: no continuation. Nor after
+// the driver killed a job at the cell's timeout (TimeoutKillsTheGroup... below).
+TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
+  WriteMatrix("defaults: {ranks: 1}\n");
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.points_recorded = 0;
+    b.exit_code = 3;
+    b.log = "gpuharness run: the cuda backend could not start on every rank\n";
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(runner_.started.size(), 1u);
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  for (const Record& rec : records) {
+    EXPECT_EQ(rec.result.signature,
+              "crash: job exited with status 3: gpuharness run: the cuda backend could not start "
+              "on every rank");
+  }
+}
+
+// Continuations finish the job's work within the job's timeout: the deadline is not reset.
+TEST_F(SweepTest, AContinuationKeepsTheJobsDeadline) {
+  WriteMatrix("defaults: {ranks: 1, timeout: 30s}\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    if (s.Arg("--runs").empty()) {
+      b.duration = absl::Seconds(20);
+      b.points_recorded = 1;
+      b.signal = SIGKILL;
+    } else {
+      b.duration = absl::Hours(1);
+      b.points_recorded = 0;
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(runner_.started.size(), 2u);
+  ASSERT_FALSE(runner_.signals.empty());
+  EXPECT_EQ(runner_.signals[1].id, runner_.started[1].id);  // [0]: the first job's group kill
+  EXPECT_EQ(runner_.signals[1].sig, SIGTERM);
+  EXPECT_NEAR(absl::ToDoubleSeconds(runner_.signals[1].at), 30.0, 0.2);
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].result.outcome, Outcome::kTimeout);
+  EXPECT_EQ(records[2].result.signature, "cell timeout after 30s");
 }
 
 TEST_F(SweepTest, MpirunReportOfADeadRankIsUsedWithoutCrashFiles) {

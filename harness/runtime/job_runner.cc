@@ -129,7 +129,8 @@ class JobRunner {
   EnvironmentFingerprint Fingerprint() const;
   absl::Status PrepareOutDir(const EnvironmentFingerprint& fingerprint);
   void RunPlanned(size_t index);
-  void RecordSkip(size_t index, const std::string& reason);
+  // `not_run`: the job ends before this run can start (Record::not_run).
+  void RecordSkip(size_t index, const std::string& reason, bool not_run = false);
   void AppendRecord(Record record, size_t index);
   void OnTimeout(absl::Duration timeout, const std::vector<WatchdogReport>& reports);
   void AbortAfter(size_t index, const std::string& reason, int exit_status);
@@ -235,6 +236,11 @@ int JobRunner::Run() {
       PlanRuns(scenarios_, ScenarioRegistry::Global(), world_.size(), backend_, options_.filter);
   if (!plan.ok()) return FailOnRoot(kExitBadInput, std::string(plan.status().message()));
   plan_ = *std::move(plan);
+  if (!options_.runs_file.empty()) {
+    absl::StatusOr<std::vector<PlannedRun>> listed = KeepListedRuns(std::move(plan_), options_.runs_file);
+    if (!listed.ok()) return FailOnRoot(kExitBadInput, std::string(listed.status().message()));
+    plan_ = *std::move(listed);
+  }
   if (plan_.empty()) {
     return FailOnRoot(kExitBadInput,
                       options_.filter.empty()
@@ -387,8 +393,9 @@ void JobRunner::RunPlanned(size_t index) {
 #endif
 }
 
-void JobRunner::RecordSkip(size_t index, const std::string& reason) {
+void JobRunner::RecordSkip(size_t index, const std::string& reason, bool not_run) {
   Record record = RecordFor(plan_[index], backend_, world_.size(), gpu_shared_, facts_);
+  record.not_run = not_run;
   record.started_at = Rfc3339Utc(absl::Now());
   SetResult(record, SkipOutcome(reason));
   AppendRecord(std::move(record), index);
@@ -452,7 +459,11 @@ void JobRunner::AbortAfter(size_t index, const std::string& reason, int exit_sta
   if (is_root()) {
     ClearPendingCrashRecord();
     for (size_t i = index + 1; i < plan_.size(); ++i) {
-      RecordSkip(i, plan_[i].skip_reason.empty() ? reason : plan_[i].skip_reason);
+      if (plan_[i].skip_reason.empty()) {
+        RecordSkip(i, reason, /*not_run=*/true);
+      } else {
+        RecordSkip(i, plan_[i].skip_reason);
+      }
     }
     const int status = Finish();
     if (exit_status < 0) exit_status = status;

@@ -7,7 +7,7 @@ namespace gh {
 
 const char* RunUsage() {
   return "usage: gpuharness run SCENARIO.yaml... --out DIR [--backend auto|host|cuda]\n"
-         "                     [--share-gpu] [--filter GLOB]\n"
+         "                     [--share-gpu] [--filter GLOB] [--runs FILE]\n"
          "\n"
          "Runs every point of the scenarios on every rank of this job (under mpirun -np N, or\n"
          "alone as one rank) and writes DIR/records.jsonl, DIR/environment.json, DIR/junit.xml.\n"
@@ -18,6 +18,9 @@ const char* RunUsage() {
          "  --share-gpu      let several ranks of a host drive one GPU (NCCL over sockets)\n"
          "  --filter GLOB    run only points whose name matches (* and ?), e.g.\n"
          "                   'ring_shift*/dtype=f32/*'\n"
+         "  --runs FILE      run only the point x trial runs FILE lists, one per line as\n"
+         "                   '<point name><TAB><trial>' (the sweep continues a job that ended\n"
+         "                   early this way)\n"
          "\n"
          "Exit status: 0 every outcome met its expectation, 1 some did not, 2 bad input,\n"
          "3 infrastructure failure.\n";
@@ -48,7 +51,7 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
       options.share_gpu = true;
       continue;
     }
-    if (name != "--out" && name != "--backend" && name != "--filter") {
+    if (name != "--out" && name != "--backend" && name != "--filter" && name != "--runs") {
       return absl::InvalidArgumentError(
           absl::StrCat("unknown flag '", name, "' (see gpuharness run --help)"));
     }
@@ -61,6 +64,9 @@ absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args)
       options.out_dir = value;
     } else if (name == "--filter") {
       options.filter = value;
+    } else if (name == "--runs") {
+      if (value.empty()) return absl::InvalidArgumentError("--runs needs a file");
+      options.runs_file = value;
     } else {
       if (value == "auto") {
         options.backend = BackendChoice::kAuto;

@@ -17,6 +17,7 @@ struct RunOptions {
   BackendChoice backend = BackendChoice::kAuto;
   bool share_gpu = false;
   std::string filter;  // glob on point names; empty runs every point
+  std::string runs_file;  // --runs: only these point x trial runs (core/run_list.h); empty: all
   bool help = false;   // --help: print RunUsage() and exit 0
 };
 

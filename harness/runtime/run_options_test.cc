@@ -10,13 +10,15 @@ using ::testing::ElementsAre;
 
 TEST(ParseRunOptions, FilesAndEveryFlagInBothSpellings) {
   absl::StatusOr<RunOptions> options = ParseRunOptions(
-      {"a.yaml", "--out", "res", "b.yaml", "--backend=cuda", "--share-gpu", "--filter", "x/*"});
+      {"a.yaml", "--out", "res", "b.yaml", "--backend=cuda", "--share-gpu", "--filter", "x/*",
+       "--runs", "cells/c/job.cont1.runs"});
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_THAT(options->scenario_files, ElementsAre("a.yaml", "b.yaml"));
   EXPECT_EQ(options->out_dir, "res");
   EXPECT_EQ(options->backend, BackendChoice::kCuda);
   EXPECT_TRUE(options->share_gpu);
   EXPECT_EQ(options->filter, "x/*");
+  EXPECT_EQ(options->runs_file, "cells/c/job.cont1.runs");
   options = ParseRunOptions({"a.yaml", "--out=r2", "--backend", "host"});
   ASSERT_TRUE(options.ok());
   EXPECT_EQ(options->out_dir, "r2");
@@ -29,6 +31,7 @@ TEST(ParseRunOptions, DefaultsToAuto) {
   ASSERT_TRUE(options.ok());
   EXPECT_EQ(options->backend, BackendChoice::kAuto);
   EXPECT_EQ(options->filter, "");
+  EXPECT_EQ(options->runs_file, "");
 }
 
 TEST(ParseRunOptions, HelpWinsOverMissingArguments) {
@@ -53,6 +56,8 @@ TEST(ParseRunOptions, BadInputNamesTheFlag) {
   EXPECT_EQ(message({"a.yaml", "--out", "d", "--shared-gpu"}),
             "unknown flag '--shared-gpu' (see gpuharness run --help)");
   EXPECT_EQ(message({"a.yaml", "--out", "d", "--share-gpu=yes"}), "--share-gpu takes no value");
+  EXPECT_EQ(message({"a.yaml", "--out", "d", "--runs="}), "--runs needs a file");
+  EXPECT_EQ(message({"a.yaml", "--out", "d", "--runs"}), "--runs needs a value");
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 #include "harness/runtime/run_plan.h"
 
 #include <algorithm>
+#include <map>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+#include "harness/core/run_list.h"
 
 namespace gh {
 
@@ -35,6 +38,30 @@ absl::StatusOr<std::vector<PlannedRun>> PlanRuns(const std::vector<LoadedScenari
     }
   }
   return plan;
+}
+
+absl::StatusOr<std::vector<PlannedRun>> KeepListedRuns(std::vector<PlannedRun> plan,
+                                                       const std::string& path) {
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return absl::InvalidArgumentError(absl::StrCat("--runs: ", text.status().message()));
+  std::vector<int> lines;
+  absl::StatusOr<std::vector<RunKey>> listed = ParseRunList(*text, path, &lines);
+  if (!listed.ok()) return listed.status();
+  std::map<RunKey, int> line_of;  // listed runs not found yet -> their line
+  for (size_t i = 0; i < listed->size(); ++i) line_of[(*listed)[i]] = lines[i];
+  std::vector<PlannedRun> kept;
+  for (PlannedRun& run : plan) {
+    if (line_of.erase(RunKey{run.point.name, run.trial}) > 0) kept.push_back(std::move(run));
+  }
+  if (!line_of.empty()) {
+    auto first = std::min_element(line_of.begin(), line_of.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+    return absl::InvalidArgumentError(absl::StrCat(path, ":", first->second, ": run '",
+                                                   first->first.point, "' trial ",
+                                                   first->first.trial,
+                                                   " is not a run of these scenarios"));
+  }
+  return kept;
 }
 
 nlohmann::json PointParamsJson(const Point& point) {

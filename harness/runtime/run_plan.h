@@ -36,6 +36,11 @@ absl::StatusOr<std::vector<PlannedRun>> PlanRuns(const std::vector<LoadedScenari
                                                  const ScenarioRegistry& registry, int nranks,
                                                  Backend backend, const std::string& filter);
 
+// Keeps the runs the file at `path` lists (core/run_list.h), in plan order. A listed run the
+// plan does not hold, an unreadable or malformed file: InvalidArgument naming path:line.
+absl::StatusOr<std::vector<PlannedRun>> KeepListedRuns(std::vector<PlannedRun> plan,
+                                                       const std::string& path);
+
 // Every parameter of the point with its typed value (bytes as integers).
 nlohmann::json PointParamsJson(const Point& point);
 

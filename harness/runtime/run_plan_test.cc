@@ -4,6 +4,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/match.h"
+#include "harness/core/file_util.h"
 #include "harness/core/scenario_loader.h"
 
 namespace gh {
@@ -79,6 +81,43 @@ TEST(PlanRuns, FilterKeepsMatchingPoints) {
       PlanRuns(scenarios, registry, 1, Backend::kHost, "*/mode=b/*");
   ASSERT_TRUE(plan.ok());
   EXPECT_THAT(Names(*plan), ElementsAre("s/size=1K/mode=b/np=1#0", "s/size=2K/mode=b/np=1#0"));
+}
+
+class KeepListedRunsTest : public ::testing::Test {
+ protected:
+  std::string WriteList(const std::string& text) {
+    const std::string path = ::testing::TempDir() + "/keep_listed_runs.runs";
+    EXPECT_TRUE(WriteFileAtomically(path, text).ok());
+    return path;
+  }
+  const ScenarioRegistry registry_ = FakeRegistry();
+  const std::vector<LoadedScenario> scenarios_ =
+      Load("name: s\nkind: fake\nparams:\n  size: [1K, 2K]\ntrials: 3\n", registry_);
+};
+
+TEST_F(KeepListedRunsTest, KeepsTheListedRunsInPlanOrder) {
+  absl::StatusOr<std::vector<PlannedRun>> plan = PlanRuns(scenarios_, registry_, 1, Backend::kHost, "");
+  ASSERT_TRUE(plan.ok());
+  const std::string path = WriteList("s/size=2K/np=1\t0\ns/size=1K/np=1\t2\n\ns/size=2K/np=1\t2\n");
+  absl::StatusOr<std::vector<PlannedRun>> kept = KeepListedRuns(*std::move(plan), path);
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  EXPECT_THAT(Names(*kept), ElementsAre("s/size=1K/np=1#2", "s/size=2K/np=1#0", "s/size=2K/np=1#2"));
+}
+
+TEST_F(KeepListedRunsTest, AnUnknownRunOrABadFileIsAnErrorNamingFileAndLine) {
+  absl::StatusOr<std::vector<PlannedRun>> plan = PlanRuns(scenarios_, registry_, 1, Backend::kHost, "");
+  ASSERT_TRUE(plan.ok());
+  std::string path = WriteList("s/size=1K/np=1\t0\n\ns/size=1K/np=1\t3\n");
+  absl::StatusOr<std::vector<PlannedRun>> kept = KeepListedRuns(*plan, path);
+  EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(kept.status().message(),
+            path + ":3: run 's/size=1K/np=1' trial 3 is not a run of these scenarios");
+  path = WriteList("s/size=1K/np=1 0\n");
+  EXPECT_EQ(KeepListedRuns(*plan, path).status().message(),
+            path + ":1: expected '<point name><TAB><trial>', got 's/size=1K/np=1 0'");
+  kept = KeepListedRuns(*plan, ::testing::TempDir() + "/no_such.runs");
+  EXPECT_EQ(kept.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StartsWith(kept.status().message(), "--runs: ")) << kept.status();
 }
 
 TEST(PlanRuns, RankRequirementAndBackendSkipWithReasons) {
