@@ -1,21 +1,21 @@
-// One rank's outcome as bytes, for gathering to rank 0 (MPI carries bytes, not structs with
-// strings). JSON keeps it readable in a debugger and tolerant of new fields.
+// One rank's outcome as bytes, for gathering to rank 0 and for a trial's child process to hand
+// back (MPI and pipes carry bytes, not structs with strings). A compact binary form: rank 0
+// decodes every rank's outcome for every point, and at 64 ranks JSON cost more than the 1 ms
+// per-point budget (docs/performance.md). Little-endian, fixed-width numbers, length-prefixed
+// strings kept byte for byte (the record writer replaces invalid UTF-8 when it renders JSON).
 #ifndef GPUHARNESS_RUNTIME_RANK_OUTCOME_CODEC_H_
 #define GPUHARNESS_RUNTIME_RANK_OUTCOME_CODEC_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
-#include "nlohmann/json.hpp"
 
 namespace gh {
 
-nlohmann::json RankOutcomeToJson(const RankOutcome& outcome);
-absl::StatusOr<RankOutcome> RankOutcomeFromJson(const nlohmann::json& json);
-
 std::string EncodeRankOutcome(const RankOutcome& outcome);
-// InvalidArgument naming what was wrong; never throws.
+// InvalidArgument "rank outcome: ..." naming what was wrong and where; never throws.
 absl::StatusOr<RankOutcome> DecodeRankOutcome(std::string_view bytes);
 
 }  // namespace gh
