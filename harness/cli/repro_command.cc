@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "harness/cli/commands.h"
+#include "harness/cli/flag_parser.h"
 #include "harness/core/file_util.h"
 #include "harness/driver/repro_finder.h"
 
@@ -20,33 +22,15 @@ constexpr char kReproUsage[] =
     "  Without --out the script goes to stdout.\n"
     "exit: 0 written, 2 bad input (no such DIR or POINT), 3 the script could not be written\n";
 
-int BadArgument(const std::string& message) {
-  std::fprintf(stderr, "gpuharness repro: %s\n%s", message.c_str(), kReproUsage);
-  return kExitBadInput;
-}
-
 }  // namespace
 
 int ReproCommand(int argc, char** argv) {
   std::string dir, point, out;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kReproUsage, stdout);
-      return kExitOk;
-    } else if (arg == "--out") {
-      if (i + 1 >= argc || std::string(argv[i + 1]).empty()) return BadArgument("--out: needs a file name");
-      out = argv[++i];
-    } else if (!arg.empty() && arg[0] != '-' && dir.empty()) {
-      dir = arg;
-    } else if (!arg.empty() && arg[0] != '-' && point.empty()) {
-      point = arg;
-    } else {
-      return BadArgument("unexpected argument '" + arg + "'");
-    }
-  }
-  if (dir.empty()) return BadArgument("missing DIR");
-  if (point.empty()) return BadArgument("missing POINT");
+  FlagParser flags("repro", kReproUsage);
+  flags.Positional(&dir).Positional(&point).String("--out", &out, "$0: needs a file name", /*reject_empty=*/true);
+  if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (dir.empty()) return flags.BadArgument("missing DIR");
+  if (point.empty()) return flags.BadArgument("missing POINT");
   absl::StatusOr<ReproArms> arms = FindReproArms(dir, point);
   if (!arms.ok()) {
     std::fprintf(stderr, "gpuharness repro: %s\n", std::string(arms.status().message()).c_str());

@@ -1,23 +1,20 @@
 // `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--gpus N] [--slots N] [--dry-run]`:
 // runs the matrix's cells as separate jobs, resumable, and writes the reports into DIR.
 #include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/flag_parser.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
 #include "harness/driver/sweep_runner.h"
 #include "harness/driver/sweep_progress.h"
-#include "harness/driver/yaml_fields.h"
 
 namespace gh {
 namespace {
@@ -41,63 +38,25 @@ std::atomic<bool> g_stop{false};
 
 void OnStopSignal(int) { g_stop.store(true); }
 
-int BadArgument(const std::string& message) {
-  std::fprintf(stderr, "gpuharness sweep: %s\n%s", message.c_str(), kSweepUsage);
-  return kExitBadInput;
-}
-
-std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "gpuharness";
-  buf[n] = '\0';
-  return buf;
-}
-
 }  // namespace
 
 int SweepCommand(int argc, char** argv) {
   driver::SweepOptions options;
   std::optional<int> gpus, slots;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&](std::string* out) {
-      if (i + 1 >= argc) return false;
-      *out = argv[++i];
-      return true;
-    };
-    std::string v;
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kSweepUsage, stdout);
-      return kExitOk;
-    } else if (arg == "--out") {
-      if (!value(&options.out_dir)) return BadArgument("--out needs a directory");
-    } else if (arg == "--baseline") {
-      if (!value(&options.baseline_dir)) return BadArgument("--baseline needs a directory");
-    } else if (arg == "--program") {
-      if (!value(&options.program)) return BadArgument("--program needs a path");
-    } else if (arg == "--gpus" || arg == "--slots") {
-      int n = 0;
-      if (!value(&v) || !absl::SimpleAtoi(v, &n) || n < (arg == "--gpus" ? 0 : 1)) {
-        return BadArgument(arg + " needs a count (--gpus >= 0, --slots >= 1)");
-      }
-      (arg == "--gpus" ? gpus : slots) = n;
-    } else if (arg == "--kill-grace" || arg == "--setup-timeout") {
-      if (!value(&v)) return BadArgument(arg + " needs a duration");
-      absl::StatusOr<absl::Duration> d = driver::ParseDurationText(v);
-      if (!d.ok()) return BadArgument(arg + ": " + std::string(d.status().message()));
-      (arg == "--kill-grace" ? options.kill_grace : options.setup_timeout) = *d;
-    } else if (arg == "--dry-run") {
-      options.dry_run = true;
-    } else if (!arg.empty() && arg[0] != '-' && options.matrix_path.empty()) {
-      options.matrix_path = arg;
-    } else {
-      return BadArgument("unexpected argument '" + arg + "'");
-    }
-  }
-  if (options.matrix_path.empty()) return BadArgument("missing MATRIX.yaml");
-  if (options.out_dir.empty() && !options.dry_run) return BadArgument("missing --out DIR");
-  if (options.program.empty()) options.program = SelfExe();
+  FlagParser flags("sweep", kSweepUsage);
+  flags.Positional(&options.matrix_path)
+      .String("--out", &options.out_dir, "$0 needs a directory")
+      .String("--baseline", &options.baseline_dir, "$0 needs a directory")
+      .String("--program", &options.program, "$0 needs a path")
+      .Int("--gpus", &gpus, 0, "$0 needs a count (--gpus >= 0, --slots >= 1)")
+      .Int("--slots", &slots, 1, "$0 needs a count (--gpus >= 0, --slots >= 1)")
+      .Duration("--kill-grace", &options.kill_grace, "$0 needs a duration")
+      .Duration("--setup-timeout", &options.setup_timeout, "$0 needs a duration")
+      .Bool("--dry-run", &options.dry_run);
+  if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (options.matrix_path.empty()) return flags.BadArgument("missing MATRIX.yaml");
+  if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
+  if (options.program.empty()) options.program = ThisProgram();
 
   driver::PosixProcessRunner runner;
   driver::RealClock clock;
