@@ -2,9 +2,8 @@
 
 #include <sys/stat.h>
 
-#include <filesystem>
+#include <algorithm>
 #include <optional>
-#include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +11,7 @@
 #include "harness/core/file_util.h"
 #include "harness/driver/bisect_jobs.h"
 #include "harness/driver/bisect_plan.h"
+#include "harness/driver/bisect_session_setup.h"
 #include "harness/driver/bisect_state.h"
 #include "harness/driver/bisect_summary.h"
 #include "harness/driver/ddmin.h"
@@ -58,44 +58,13 @@ struct TestRow {
   ProbeRecord probe;
 };
 
-const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted) {
-  for (const TrialResult& trial : probe.trials) {
-    Hunt::TrialClass c = hunt.Classify(trial);
-    if (want_hunted ? c == Hunt::TrialClass::kHunted : c == Hunt::TrialClass::kPass) return &trial;
-  }
-  return nullptr;
-}
-
-absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title) {
-  const std::string path = trial.detail + "/job.json";
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  nlohmann::json job = nlohmann::json::parse(*text, nullptr, false);
-  if (job.is_discarded()) return absl::DataLossError(absl::StrCat(path, ": not valid JSON"));
-  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(job, path);
-  if (!arm.ok()) return arm.status();
-  arm->name = name;
-  arm->title = title;
-  arm->observed = trial.outcome == Outcome::kPass
-                      ? "pass"
-                      : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
-  return arm;
-}
-
 }  // namespace
 
 absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& options, BisectSessionEnv& env) {
   if (options.out_dir.empty()) return absl::InvalidArgumentError("--out: missing the output directory");
   if (options.failing.empty()) return absl::InvalidArgumentError("--failing: missing the failing cell's labels");
   if (options.passing.empty()) return absl::InvalidArgumentError("--passing: missing the passing cell's labels");
-  if (options.hunt.signature) {
-    try {
-      std::regex check(*options.hunt.signature, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--hunt-signature: bad regex '", *options.hunt.signature, "': ", e.what()));
-    }
-  }
+  if (absl::Status st = CheckHuntSignature(options.hunt); !st.ok()) return st;
   if (absl::Status st = options.sprt.Validate(); !st.ok()) return st;
   absl::StatusOr<ProbePlan> plan = PlanProbes({options.matrix_path, options.scenario_path, options.points});
   if (!plan.ok()) return plan.status();
@@ -113,23 +82,12 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
         "' set the same environment; there is nothing to minimize"));
   }
 
-  std::error_code ec;
-  std::filesystem::path absolute_out = std::filesystem::absolute(options.out_dir, ec);
-  const std::string out_dir = ec ? options.out_dir : absolute_out.lexically_normal().string();
-  if (absl::Status st = MakeDirectories(out_dir); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
-  }
+  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
+      options.out_dir, options.program, plan->job, options.kill_grace, options.setup_timeout, env);
+  if (!job_options.ok()) return job_options.status();
+  const std::string out_dir = job_options->out_dir;  // absolute
   std::vector<ProbeConfig> configs = {passing, failing};
-  ProbeJobOptions job_options;
-  job_options.out_dir = out_dir;
-  job_options.program = options.program;
-  job_options.job = plan->job;
-  job_options.base_env = env.base_env;
-  job_options.resources = env.resources;
-  job_options.kill_grace = options.kill_grace;
-  job_options.setup_timeout = options.setup_timeout;
-  job_options.progress = env.progress;
-  JobTrialRunner runner(job_options, configs, *env.runner, *env.clock);
+  JobTrialRunner runner(*std::move(job_options), configs, *env.runner, *env.clock);
   auto print = [&](const ProbeRecord& p) {
     if (!env.progress) return;
     std::fprintf(env.progress, "%s: %s (%s)\n", p.label.c_str(),

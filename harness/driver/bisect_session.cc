@@ -2,14 +2,12 @@
 
 #include <sys/stat.h>
 
-#include <filesystem>
-#include <regex>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/driver/bisect_jobs.h"
 #include "harness/driver/bisect_plan.h"
+#include "harness/driver/bisect_session_setup.h"
 #include "harness/driver/bisect_state.h"
 #include "harness/driver/bisect_summary.h"
 #include "harness/driver/repro_script.h"
@@ -17,33 +15,6 @@
 namespace gh {
 
 namespace {
-
-// The trial of `probe` that best shows its verdict: for a bad probe the first hunted trial,
-// for a good one the first passing trial.
-const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted) {
-  for (const TrialResult& trial : probe.trials) {
-    Hunt::TrialClass c = hunt.Classify(trial);
-    if (want_hunted ? c == Hunt::TrialClass::kHunted : c == Hunt::TrialClass::kPass) return &trial;
-  }
-  return nullptr;
-}
-
-absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name,
-                                      const std::string& title) {
-  const std::string path = trial.detail + "/job.json";
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  nlohmann::json job = nlohmann::json::parse(*text, nullptr, false);
-  if (job.is_discarded()) return absl::DataLossError(absl::StrCat(path, ": not valid JSON"));
-  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(job, path);
-  if (!arm.ok()) return arm.status();
-  arm->name = name;
-  arm->title = title;
-  arm->observed = trial.outcome == Outcome::kPass
-                      ? "pass"
-                      : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
-  return arm;
-}
 
 const ProbeRecord* FindProbe(const BisectResult& result, int version) {
   for (const ProbeRecord& p : result.probes) {
@@ -58,14 +29,7 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   if (options.out_dir.empty()) return absl::InvalidArgumentError("--out: missing the output directory");
   if (options.good.empty()) return absl::InvalidArgumentError("--good: missing the known good version");
   if (options.bad.empty()) return absl::InvalidArgumentError("--bad: missing the known bad version");
-  if (options.hunt.signature) {
-    try {
-      std::regex check(*options.hunt.signature, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--hunt-signature: bad regex '", *options.hunt.signature, "': ", e.what()));
-    }
-  }
+  if (absl::Status st = CheckHuntSignature(options.hunt); !st.ok()) return st;
   // Everything is checked before anything is written.
   absl::StatusOr<LabelSet> cell = ParseLabelSet(options.cell, "--cell");
   if (!cell.ok()) return cell.status();
@@ -88,24 +52,12 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   absl::StatusOr<ProbeCache> cache = ProbeCache::Load(options.out_dir + "/bisect_state.json");
   if (!cache.ok()) return cache.status();
 
-  // Jobs run in their own directories: every path they are given is absolute.
-  std::error_code ec;
-  std::filesystem::path absolute_out = std::filesystem::absolute(options.out_dir, ec);
-  const std::string out_dir = ec ? options.out_dir : absolute_out.lexically_normal().string();
-  if (absl::Status st = MakeDirectories(out_dir); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
-  }
-  ProbeJobOptions job_options;
-  job_options.out_dir = out_dir;
+  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
+      options.out_dir, options.program, plan->job, options.kill_grace, options.setup_timeout, env);
+  if (!job_options.ok()) return job_options.status();
+  const std::string out_dir = job_options->out_dir;  // absolute
   const std::string state_path = out_dir + "/bisect_state.json";
-  job_options.program = options.program;
-  job_options.job = plan->job;
-  job_options.base_env = env.base_env;
-  job_options.resources = env.resources;
-  job_options.kill_grace = options.kill_grace;
-  job_options.setup_timeout = options.setup_timeout;
-  job_options.progress = env.progress;
-  JobTrialRunner jobs(job_options, versions->configs, *env.runner, *env.clock);
+  JobTrialRunner jobs(*std::move(job_options), versions->configs, *env.runner, *env.clock);
   CachingTrialRunner caching(jobs, *cache, config.versions, versions->settings, state_path);
   if (env.progress) {
     std::fprintf(env.progress, "bisect %s over %s: %zu versions, good %s, bad %s, up to %d at once\n",
