@@ -2,7 +2,6 @@
 // is visible): the shipped scenario file holds on the device, and the seed's two rows read as
 // the seed measured them: work on the shared stream is swallowed with no error, a private
 // capture stream loses nothing, and every trial ran in its own process.
-#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -11,12 +10,10 @@
 #include "gmock/gmock.h"
 
 #include "harness/runtime/cuda_resources.h"
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
-
-constexpr int kSkipExitCode = 77;
 
 double MetricValue(const Record& r, const std::string& name) {
   const Metric* m = FindMetric(r.result.metrics, name);
@@ -71,18 +68,8 @@ TEST(BackgroundCaptureGpu, ShippedExpectationsHold) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (!GTEST_FLAG_GET(list_tests)) {
-    std::string why;
-    if (gh::VisibleGpuCount(&why) == 0) {
-      std::printf("SKIP: no GPU visible (%s)\n", why.c_str());
-      return gh::testing_einsum::kSkipExitCode;
-    }
-  }
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  return RUN_ALL_TESTS();
+  return gh::testing::GpuTestMain(argc, argv, gh::VisibleGpuCount);
 }

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
 
 std::map<std::string, std::vector<Record>> ByScenario(const std::vector<Record>& records) {
@@ -131,4 +131,4 @@ TEST(BackgroundCaptureHost, IsASkipWithTheReason) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing

@@ -2,79 +2,29 @@
 // mpirun at 2 ranks, each running one of tests/exec_programs/ and asserting what the job wrote:
 // records rank by rank (outcome, exact signature, output tail), the per-rank logs, what the
 // program saw of its placeholders and environment, and that a timeout killed the whole group.
-#include <signal.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/record.h"
-#include "harness/core/records_file.h"
+#include "tests/common/harness_run.h"
 
-namespace gh {
+namespace gh::testing {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-struct Job {
-  int exit_code = -1;
-  std::string out_dir;
-  std::string console;
-  double seconds = 0;
-};
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using Job = HarnessRun;
 
 std::string Programs() { return std::string(GH_SOURCE_DIR) + "/tests/exec_programs"; }
 
 Job RunJob(int np, const std::string& args) {
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  Job job;
-  char dir_template[] = "/tmp/gh_exec_test_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) {
-    ADD_FAILURE() << "mkdtemp failed";
-    return job;
-  }
-  job.out_dir = std::string(dir) + "/results";
-  const std::string log = std::string(dir) + "/console.log";
-  const std::string launcher =
-      np == 1 ? "" : std::string(GH_MPIRUN_BIN) + " --oversubscribe -np " + std::to_string(np) + " ";
-  std::string command = launcher + GH_GPUHARNESS_BIN + " " + args + " --out " + job.out_dir +
-                        " > " + log + " 2>&1 < /dev/null";
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(command.c_str());
-  job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  job.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  job.console = ReadWholeFile(log);
-  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), job.console.c_str(),
-              job.exit_code, job.seconds);
-  return job;
-}
-
-std::vector<Record> ReadRecords(const Job& job) {
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(job.out_dir + "/records.jsonl");
-  EXPECT_TRUE(contents.ok()) << contents.status() << "\n" << job.console;
-  if (!contents.ok()) return {};
-  EXPECT_EQ(contents->torn_lines, 0);
-  return contents->records;
+  return RunHarness(ArgsOptions(np, args + " --out {out}", GH_MPIRUN_BIN));
 }
 
 class ExecHost : public ::testing::TestWithParam<int> {
@@ -289,4 +239,4 @@ TEST(ExecJax, SingleDeviceProgramPassesOnCpuJax) {
 }
 
 }  // namespace
-}  // namespace gh
+}  // namespace gh::testing

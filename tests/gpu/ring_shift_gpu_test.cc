@@ -1,86 +1,16 @@
 // Whole-binary GPU tests: `gpuharness run` on the cuda backend, at 1 rank and with 2 and 4 ranks
 // sharing one GPU (--share-gpu), asserting the records rank by rank. Where no GPU is visible the
 // binary prints why and exits 77, which CTest reports as skipped (tests/gpu.cmake).
-#include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-
-#include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
+#include <vector>
 
-#include "harness/core/records_file.h"
 #include "harness/runtime/cuda_resources.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/harness_run.h"
 
-namespace gh {
+namespace gh::testing {
 namespace {
-
-constexpr int kSkipExitCode = 77;
-
-struct HarnessRun {
-  int exit_code = -1;
-  std::string out_dir;  // --out DIR
-  std::string console;  // stdout + stderr
-  double seconds = 0;
-};
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Runs gpuharness on `yaml` (relative to the source tree) with `np` ranks: alone at 1, under
-// mpirun with --share-gpu above 1. Console output is echoed so that ctest -V shows the table.
-HarnessRun RunHarness(int np, const std::string& yaml) {
-  HarnessRun run;
-  char dir_template[] = "/tmp/gh_gpu_test_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) {
-    ADD_FAILURE() << "mkdtemp failed";
-    return run;
-  }
-  run.out_dir = std::string(dir) + "/results";
-  const std::string log = std::string(dir) + "/console.log";
-  std::string command;
-  if (np > 1) {
-    const char* mpirun = getenv("GH_MPIRUN");
-    command = std::string(mpirun != nullptr ? mpirun : "mpirun") +
-              " --oversubscribe -np " + std::to_string(np) +
-              " -x NCCL_NVLS_ENABLE -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ";
-  }
-  command += std::string(GH_GPUHARNESS_BIN) + " run " + GH_SOURCE_DIR + "/" + yaml + " --out " +
-             run.out_dir + " --backend cuda" + (np > 1 ? " --share-gpu" : "") + " > " + log +
-             " 2>&1";
-  const auto start = std::chrono::steady_clock::now();
-  int status = std::system(command.c_str());
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.console = ReadWholeFile(log);
-  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), run.console.c_str(),
-              run.exit_code, run.seconds);
-  return run;
-}
-
-std::vector<Record> ReadRecords(const HarnessRun& run) {
-  auto contents = ReadRecordsFile(run.out_dir + "/records.jsonl");
-  EXPECT_TRUE(contents.ok()) << contents.status() << "\n" << run.console;
-  if (!contents.ok()) return {};
-  EXPECT_EQ(contents->torn_lines, 0);
-  return contents->records;
-}
-
-const Metric* FindMetric(const std::vector<Metric>& metrics, const std::string& name) {
-  for (const Metric& metric : metrics) {
-    if (metric.name == name) return &metric;
-  }
-  return nullptr;
-}
 
 // Every point passed on every rank, each rank on the GPU its local rank maps to, with timings.
 void ExpectAllPass(int np, const HarnessRun& run) {
@@ -131,12 +61,18 @@ void ExpectAllPass(int np, const HarnessRun& run) {
   EXPECT_EQ(env.value("env", nlohmann::json::object()).value("NCCL_NVLS_ENABLE", ""), "0");
 }
 
-TEST(RingShiftGpu, OneRankAllDtypesPass) { ExpectAllPass(1, RunHarness(1, "tests/gpu/ring_shift_pass.yaml")); }
-TEST(RingShiftGpu, TwoRanksSharingTheGpuPass) { ExpectAllPass(2, RunHarness(2, "tests/gpu/ring_shift_pass.yaml")); }
-TEST(RingShiftGpu, FourRanksSharingTheGpuPass) { ExpectAllPass(4, RunHarness(4, "tests/gpu/ring_shift_pass.yaml")); }
+TEST(RingShiftGpu, OneRankAllDtypesPass) {
+  ExpectAllPass(1, RunHarness(1, "tests/gpu/ring_shift_pass.yaml", "cuda"));
+}
+TEST(RingShiftGpu, TwoRanksSharingTheGpuPass) {
+  ExpectAllPass(2, RunHarness(2, "tests/gpu/ring_shift_pass.yaml", "cuda"));
+}
+TEST(RingShiftGpu, FourRanksSharingTheGpuPass) {
+  ExpectAllPass(4, RunHarness(4, "tests/gpu/ring_shift_pass.yaml", "cuda"));
+}
 
 TEST(RingShiftGpu, CorruptElementFailsNamingTheRank) {
-  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_corrupt.yaml");
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_corrupt.yaml", "cuda");
   EXPECT_EQ(run.exit_code, 0) << run.console;  // `expect: fail` was met
   std::vector<Record> records = ReadRecords(run);
   ASSERT_EQ(records.size(), 2u);
@@ -160,7 +96,7 @@ TEST(RingShiftGpu, CorruptElementFailsNamingTheRank) {
 }
 
 TEST(RingShiftGpu, StaleAndPartialBlocksFailWithExactCounts) {
-  HarnessRun run = RunHarness(1, "tests/gpu/ring_shift_stale_partial.yaml");
+  HarnessRun run = RunHarness(1, "tests/gpu/ring_shift_stale_partial.yaml", "cuda");
   EXPECT_EQ(run.exit_code, 0) << run.console;
   std::vector<Record> records = ReadRecords(run);
   ASSERT_EQ(records.size(), 2u);
@@ -184,7 +120,7 @@ TEST(RingShiftGpu, StaleAndPartialBlocksFailWithExactCounts) {
 }
 
 TEST(RingShiftGpu, StalledRankTimesOutNamingItsStep) {
-  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_stall.yaml");
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_stall.yaml", "cuda");
   EXPECT_LT(run.seconds, 8 + 60) << "the watchdog must end the job soon after the timeout";
   std::vector<Record> records = ReadRecords(run);
   ASSERT_EQ(records.size(), 1u) << run.console;
@@ -197,7 +133,7 @@ TEST(RingShiftGpu, StalledRankTimesOutNamingItsStep) {
 }
 
 TEST(RingShiftGpu, LostContextOnOneRankEndsTheJobWithoutAHang) {
-  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_device_fault.yaml");
+  HarnessRun run = RunHarness(2, "tests/gpu/ring_shift_device_fault.yaml", "cuda");
   EXPECT_EQ(run.exit_code, 3) << "no communicator can be built: an infrastructure failure";
   EXPECT_LT(run.seconds, 60) << "the healthy rank must not wait for the lost one";
   std::vector<Record> records = ReadRecords(run);
@@ -223,19 +159,8 @@ TEST(RingShiftGpu, LostContextOnOneRankEndsTheJobWithoutAHang) {
 }
 
 }  // namespace
-}  // namespace gh
+}  // namespace gh::testing
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (!GTEST_FLAG_GET(list_tests)) {
-    std::string why;
-    if (gh::VisibleGpuCount(&why) == 0) {
-      std::printf("SKIP: no GPU visible (%s)\n", why.c_str());
-      return gh::kSkipExitCode;
-    }
-  }
-  setenv("NCCL_NVLS_ENABLE", "0", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  return RUN_ALL_TESTS();
+  return gh::testing::GpuTestMain(argc, argv, gh::VisibleGpuCount);
 }

@@ -4,43 +4,22 @@
 // the exit status and the console.
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/record.h"
-#include "harness/core/records_file.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/harness_run.h"
 
-namespace gh {
+namespace gh::testing {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-struct Job {
-  int exit_code = -1;
-  std::string out_dir;  // --out DIR (not created by the test)
-  std::string console;  // stdout and stderr
-  double seconds = 0;
-};
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 bool Exists(const std::string& path) {
   struct stat info;
@@ -51,55 +30,10 @@ std::string Selftest(const std::string& name) {
   return std::string(GH_SOURCE_DIR) + "/scenarios/selftest/" + name;
 }
 
-std::string Launcher(int np) {
-  if (np == 1) return "";  // a singleton: no mpirun at all
-  return std::string(GH_MPIRUN_BIN) + " --oversubscribe -np " + std::to_string(np) + " ";
-}
+using Job = HarnessRun;
 
-// Runs `launcher gpuharness <args>` with DIR for {out}; the console goes to a log beside DIR.
-Job RunGpuharness(const std::string& launcher, const std::string& args) {
-  // CI containers run as root, which Open MPI refuses unless told; an explicit setting wins.
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", /*overwrite=*/0);
-  Job job;
-  char dir_template[] = "/tmp/gh_mpi_test_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  if (dir == nullptr) {
-    ADD_FAILURE() << "mkdtemp failed";
-    return job;
-  }
-  job.out_dir = std::string(dir) + "/results";
-  const std::string log = std::string(dir) + "/console.log";
-  std::string command = launcher + GH_GPUHARNESS_BIN + " " + args;
-  for (size_t at = command.find("{out}"); at != std::string::npos; at = command.find("{out}")) {
-    command.replace(at, 5, job.out_dir);
-  }
-  command += " > " + log + " 2>&1 < /dev/null";
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(command.c_str());
-  job.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  job.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  job.console = ReadWholeFile(log);
-  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), job.console.c_str(),
-              job.exit_code, job.seconds);
-  return job;
-}
-
-Job RunJob(int np, const std::string& args) { return RunGpuharness(Launcher(np), args); }
-
-std::vector<Record> ReadRecords(const Job& job) {
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(job.out_dir + "/records.jsonl");
-  EXPECT_TRUE(contents.ok()) << contents.status() << "\n" << job.console;
-  if (!contents.ok()) return {};
-  EXPECT_EQ(contents->torn_lines, 0);
-  return contents->records;
-}
-
-const Metric* FindMetric(const std::vector<Metric>& metrics, const std::string& name) {
-  for (const Metric& m : metrics) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
+Job RunJob(int np, const std::string& args) {
+  return RunHarness(ArgsOptions(np, args, GH_MPIRUN_BIN));
 }
 
 class RunHost : public ::testing::TestWithParam<int> {
@@ -378,11 +312,11 @@ TEST(RunInfrastructure, UnwritableResultsDirExitsThree) {
 
 TEST(RunMultiNode, LocalRanksFollowHostNames) {
   // Two "nodes" of two ranks each, told apart by GH_HOSTNAME (mpirun's MPMD form).
-  const std::string launcher = std::string(GH_MPIRUN_BIN) +
-                               " --oversubscribe -np 2 -x GH_HOSTNAME=node-a " +
-                               GH_GPUHARNESS_BIN + " run " + Selftest("ring_shift_needs_4.yaml") +
-                               " --out {out} : -np 2 -x GH_HOSTNAME=node-b ";
-  const Job job = RunGpuharness(launcher, "run " + Selftest("ring_shift_needs_4.yaml") + " --out {out}");
+  const std::string args = "run " + Selftest("ring_shift_needs_4.yaml") + " --out {out}";
+  HarnessOptions options = ArgsOptions(
+      2, args + " : -np 2 -x GH_HOSTNAME=node-b " + GH_GPUHARNESS_BIN + " " + args, GH_MPIRUN_BIN);
+  options.mpirun_env = {"GH_HOSTNAME=node-a"};
+  const Job job = RunHarness(options);
   EXPECT_EQ(job.exit_code, 0) << job.console;
   const nlohmann::json env =
       nlohmann::json::parse(ReadWholeFile(job.out_dir + "/environment.json"), nullptr, false);
@@ -412,4 +346,4 @@ TEST(List, PrintsEveryKindWithParamsAndBackendsDeterministically) {
 }
 
 }  // namespace
-}  // namespace gh
+}  // namespace gh::testing

@@ -8,19 +8,13 @@
 #include <string>
 
 #include "harness/runtime/cuda_resources.h"
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
 
-constexpr int kSkipExitCode = 77;
 constexpr size_t kGpuPoints = 5 * 3 * 2;  // allocator x collective x slice
 constexpr size_t kFaultPoints = 2 * 2;    // collective x fault
-
-double MetricOr(const std::vector<Metric>& metrics, const std::string& name, double missing) {
-  const Metric* metric = FindMetric(metrics, name);
-  return metric != nullptr ? metric->value : missing;
-}
 
 void ExpectAllExact(int np) {
   HarnessRun run = RunHarness(np, "scenarios/selftest/sliced_collective_gpu.yaml", "cuda");
@@ -126,19 +120,8 @@ TEST(SlicedCollectiveGpu, DeviceRingShiftRecordsItsBandwidthBesideACopy) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (!GTEST_FLAG_GET(list_tests)) {
-    std::string why;
-    if (gh::VisibleGpuCount(&why) == 0) {
-      std::printf("SKIP: no GPU visible (%s)\n", why.c_str());
-      return gh::testing_einsum::kSkipExitCode;
-    }
-  }
-  setenv("NCCL_NVLS_ENABLE", "0", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  return RUN_ALL_TESTS();
+  return gh::testing::GpuTestMain(argc, argv, gh::VisibleGpuCount);
 }

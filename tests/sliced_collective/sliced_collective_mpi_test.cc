@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
 
 constexpr size_t kHostMatrixPoints = 2 * 2 * 3 * 2;  // allocator x registration x collective x slice
@@ -19,11 +19,6 @@ const RankOutcome* RankOf(const Record& record, int rank) {
     if (r.rank == rank) return &r;
   }
   return nullptr;
-}
-
-double MetricOr(const std::vector<Metric>& metrics, const std::string& name, double missing) {
-  const Metric* metric = FindMetric(metrics, name);
-  return metric != nullptr ? metric->value : missing;
 }
 
 void ExpectHostMatrixPasses(int np) {
@@ -200,4 +195,4 @@ TEST_F(SlicedCollectiveFaults, WhatTheHostLacksIsASkipWithTheReason) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing

@@ -6,12 +6,12 @@
 #include <string>
 
 #include "harness/runtime/cuda_resources.h"
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
+#include "tests/windowed_einsum/output_elements.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
 
-constexpr int kSkipExitCode = 77;
 // 3 variants x m_shard {256, 100} x n_shard {256, 72} x dtype {bf16, f32} x layers {1, 2}.
 constexpr size_t kGpuPoints = 48;
 
@@ -94,19 +94,8 @@ TEST(WindowedEinsumGpu, PlantedFaultsFailOnTheRanksTheyDamage) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing
 
 int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (!GTEST_FLAG_GET(list_tests)) {
-    std::string why;
-    if (gh::VisibleGpuCount(&why) == 0) {
-      std::printf("SKIP: no GPU visible (%s)\n", why.c_str());
-      return gh::testing_einsum::kSkipExitCode;
-    }
-  }
-  setenv("NCCL_NVLS_ENABLE", "0", 1);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-  return RUN_ALL_TESTS();
+  return gh::testing::GpuTestMain(argc, argv, gh::VisibleGpuCount);
 }

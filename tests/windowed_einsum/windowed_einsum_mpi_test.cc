@@ -4,9 +4,10 @@
 #include <set>
 #include <string>
 
-#include "tests/windowed_einsum/harness_runner.h"
+#include "tests/common/harness_run.h"
+#include "tests/windowed_einsum/output_elements.h"
 
-namespace gh::testing_einsum {
+namespace gh::testing {
 namespace {
 
 // 3 variants x m_shard {3, 8} x dtype {f32, bf16} x layers {1, 2} (scenarios/selftest).
@@ -141,4 +142,4 @@ TEST(WindowedEinsumHost, InexactSizesAreSkippedWithTheReason) {
 }
 
 }  // namespace
-}  // namespace gh::testing_einsum
+}  // namespace gh::testing
