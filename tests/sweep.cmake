@@ -9,7 +9,7 @@ endif()
 find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
 add_executable(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc)
-target_link_libraries(gh_sweep_test PRIVATE gh_core GTest::gtest GTest::gtest_main gh_warnings)
+target_link_libraries(gh_sweep_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
 target_compile_definitions(gh_sweep_test PRIVATE
   GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(gh_sweep_test gpuharness)

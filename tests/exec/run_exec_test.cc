@@ -123,7 +123,9 @@ TEST_P(ExecHost, SignalIsACrashNamingItAndTheRanksLastLines) {
   EXPECT_EQ(crashed.signature, "killed by SIGSEGV");
   EXPECT_EQ(crashed.output_tail,
             "process " + std::to_string(fault_rank()) + ": about to touch freed memory\n");
-  if (np() > 1) EXPECT_EQ(records[0].result.ranks[0].outcome, Outcome::kPass);
+  if (np() > 1) {
+    EXPECT_EQ(records[0].result.ranks[0].outcome, Outcome::kPass);
+  }
 }
 
 // Alive means running or stopped: a zombie or a missing process is gone.

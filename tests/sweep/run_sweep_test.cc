@@ -180,6 +180,62 @@ TEST(SweepE2E, CrashAndHungJobsAreRecordedAndTheSweepGoesOn) {
   EXPECT_EQ(ReadFileToString(leftovers).value_or("?"), "");
 }
 
+// A point that crashes, or hangs past its own timeout, costs that point only: the sweep
+// continues the job (<job>.cont1, ...) with the runs it did not get to (docs/sweeps.md).
+TEST(SweepE2E, ACrashOrAnInJobTimeoutCostsOnlyItsPoint) {
+  std::string tmp = TempDir();
+  ASSERT_TRUE(WriteFileAtomically(
+                  tmp + "/faults.yaml",
+                  "name: crash_first\nkind: ring_shift\nparams: {bytes: [4K, 8K], fault: [crash, "
+                  "none], fault_rank: 1, transport: mpi_p2p}\ntimeout: 60s\nwarmup: 0\n"
+                  "iterations: 1\nexpect:\n  - when: {fault: crash}\n    outcome: crash\n"
+                  "  - pass\n---\n"
+                  "name: stall_first\nkind: ring_shift\nparams: {fault: [stall, none], bytes: 4K, "
+                  "fault_rank: 1, transport: mpi_p2p}\ntimeout: 3s\nwarmup: 0\niterations: 1\n"
+                  "expect:\n  - when: {fault: stall}\n    outcome: timeout\n  - pass\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomically(tmp + "/m.yaml",
+                                  "name: continue\nscenarios: [faults.yaml]\n"
+                                  "defaults: {backend: host, ranks: 2, timeout: 120s}\n")
+                  .ok());
+  Sweep s = RunSweep(tmp + "/m.yaml --out " + tmp + "/out", tmp + "/sweep.log");
+  EXPECT_EQ(s.exit_code, 0) << "every crash and timeout was expected, every other point passes";
+  EXPECT_LT(s.seconds, 100);
+  std::vector<std::string> got;
+  for (const Record& r : Records(tmp + "/out")) {
+    got.push_back(r.point + " " + std::string(OutcomeName(r.result.outcome)) +
+                  (r.not_run ? " not_run" : ""));
+  }
+  EXPECT_THAT(got, ::testing::UnorderedElementsAre(
+                       "crash_first/bytes=4K/transport=mpi_p2p/fault=crash/fault_rank=1/np=2 crash",
+                       "crash_first/bytes=4K/transport=mpi_p2p/fault=none/fault_rank=1/np=2 pass",
+                       "crash_first/bytes=8K/transport=mpi_p2p/fault=crash/fault_rank=1/np=2 crash",
+                       "crash_first/bytes=8K/transport=mpi_p2p/fault=none/fault_rank=1/np=2 pass",
+                       "stall_first/bytes=4K/transport=mpi_p2p/fault=stall/fault_rank=1/np=2 timeout",
+                       "stall_first/bytes=4K/transport=mpi_p2p/fault=none/fault_rank=1/np=2 pass"));
+  // The first job crashed in its first point; each crash and the timeout ended a job.
+  const std::string cell = tmp + "/out/cells/all";
+  nlohmann::json done = nlohmann::json::parse(ReadFileToString(cell + "/done.json").value_or("{}"));
+  ASSERT_EQ(done["jobs"].size(), 4u) << done.dump(2);
+  EXPECT_EQ(done["jobs"][0]["continued_runs"], 5);
+  EXPECT_EQ(ReadFileToString(cell + "/job.cont1.runs").value_or(""),
+            "crash_first/bytes=4K/transport=mpi_p2p/fault=none/fault_rank=1/np=2\t0\n"
+            "crash_first/bytes=8K/transport=mpi_p2p/fault=crash/fault_rank=1/np=2\t0\n"
+            "crash_first/bytes=8K/transport=mpi_p2p/fault=none/fault_rank=1/np=2\t0\n"
+            "stall_first/bytes=4K/transport=mpi_p2p/fault=stall/fault_rank=1/np=2\t0\n"
+            "stall_first/bytes=4K/transport=mpi_p2p/fault=none/fault_rank=1/np=2\t0\n");
+  // The in-job timeout's job recorded the last point as not run; its continuation ran it.
+  absl::StatusOr<RecordsFileContents> third =
+      ReadRecordsFile(cell + "/job.cont2/records.jsonl");
+  ASSERT_TRUE(third.ok()) << third.status();
+  ASSERT_EQ(third->records.size(), 3u);
+  EXPECT_EQ(third->records[1].result.outcome, Outcome::kTimeout);
+  EXPECT_TRUE(third->records[2].not_run);
+  EXPECT_EQ(third->records[2].result.signature,
+            "not run: job aborted after a timeout in "
+            "stall_first/bytes=4K/transport=mpi_p2p/fault=stall/fault_rank=1/np=2");
+}
+
 TEST(SweepE2E, BadMatrixExitsTwoNamingTheLineAndWritesNothing) {
   std::string tmp = TempDir();
   ASSERT_TRUE(WriteFileAtomically(tmp + "/m.yaml",

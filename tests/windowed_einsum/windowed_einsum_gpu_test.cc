@@ -55,7 +55,9 @@ void ExpectAllPass(int np) {
       const Metric* bits = FindMetric(rank.metrics, "bit_mismatches_vs_monolithic");
       ASSERT_NE(bitwise, nullptr);
       ASSERT_NE(bits, nullptr);
-      if (bitwise->value == 1.0) EXPECT_EQ(bits->value, 0);
+      if (bitwise->value == 1.0) {
+        EXPECT_EQ(bits->value, 0);
+      }
     }
   }
 }
