@@ -48,6 +48,15 @@ gh_report_cli_test(TwoDirsAreBadInput 2 NOTHING
 gh_report_cli_test(MissingDirArgumentIsBadInput 2 NOTHING
   ARGS --out ${_out}/MissingDirArgumentIsBadInput
   OUTPUT "missing DIR")
+gh_report_cli_test(BaselineIgnoreThatMergesCellsIsBadInput 2 NOTHING
+  ARGS ${_data}/sweep --baseline ${_data}/baseline --baseline-ignore nccl --out ${_out}/BaselineIgnoreThatMergesCellsIsBadInput
+  OUTPUT "--baseline-ignore nccl: cells 'nccl=2.28.3,proto=simple' and 'nccl=2.28.9,proto=simple' of .*sweep would compare as one")
+gh_report_cli_test(BaselineIgnoreOfAnUnknownAxisIsBadInput 2 NOTHING
+  ARGS ${_data}/sweep --baseline ${_data}/baseline --baseline-ignore bogus --out ${_out}/BaselineIgnoreOfAnUnknownAxisIsBadInput
+  OUTPUT "--baseline-ignore: no cell of .*sweep or .*baseline has an axis 'bogus'")
+gh_report_cli_test(BaselineIgnoreWithoutValueIsBadInput 2 NOTHING
+  ARGS ${_data}/sweep --baseline ${_data}/baseline --baseline-ignore
+  OUTPUT "--baseline-ignore needs an axis name")
 gh_report_cli_test(FlagWithoutValueIsBadInput 2 NOTHING
   ARGS ${_data}/pass --baseline
   OUTPUT "--baseline needs a directory")

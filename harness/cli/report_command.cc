@@ -11,11 +11,13 @@ namespace gh {
 namespace {
 
 constexpr char kReportUsage[] =
-    "usage: gpuharness report DIR [--baseline DIR] [--out DIR2]\n"
+    "usage: gpuharness report DIR [--baseline DIR [--baseline-ignore AXIS]...] [--out DIR2]\n"
     "  Reads DIR/records.jsonl (and sweep.json, environment.json, cells/*/environment.json when\n"
     "  present) and writes summary.md, report.html and junit.xml into DIR, or DIR2 with --out.\n"
     "  --baseline DIR  also compare with an earlier results directory: regressions, fixes,\n"
     "                  changed signatures, new and vanished points.\n"
+    "  --baseline-ignore AXIS  match cells with the baseline's without this axis, e.g. a\n"
+    "                  version axis whose label changes from run to run (repeatable).\n"
     "  Exit status: 0 all expectations met and no regression, 1 otherwise, 2 bad input,\n"
     "  3 a report could not be written.\n";
 
@@ -28,6 +30,7 @@ int BadUsage(const std::string& message) {
 
 int ReportCommand(int argc, char** argv) {
   ReportOptions options;
+  std::string ignored_axis;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -47,6 +50,8 @@ int ReportCommand(int argc, char** argv) {
       value = &options.baseline_dir;
     } else if (flag == "--out") {
       value = &options.out_dir;
+    } else if (flag == "--baseline-ignore") {
+      value = &ignored_axis;
     } else if (!arg.empty() && arg[0] == '-') {
       return BadUsage("unknown flag '" + std::string(arg) + "'");
     } else if (options.dir.empty()) {
@@ -55,14 +60,16 @@ int ReportCommand(int argc, char** argv) {
     } else {
       return BadUsage("unexpected argument '" + std::string(arg) + "' (one DIR only)");
     }
+    const char* needs = value == &ignored_axis ? " needs an axis name" : " needs a directory";
     if (has_inline) {
       *value = inline_value;
     } else if (i + 1 < argc) {
       *value = argv[++i];
     } else {
-      return BadUsage(std::string(flag) + " needs a directory");
+      return BadUsage(std::string(flag) + needs);
     }
-    if (value->empty()) return BadUsage(std::string(flag) + " needs a directory");
+    if (value->empty()) return BadUsage(std::string(flag) + needs);
+    if (value == &ignored_axis) options.baseline_ignore_axes.insert(ignored_axis);
   }
   if (options.dir.empty()) return BadUsage("missing DIR");
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/cli/commands.h"
 #include "harness/cli/flag_parser.h"
@@ -26,6 +27,9 @@ constexpr char kSweepUsage[] =
     "  Rerunning the same command resumes: done cells are kept, the others rerun.\n"
     "options:\n"
     "  --baseline DIR      compare with an earlier results directory (regressions exit 1)\n"
+    "  --baseline-ignore AXIS\n"
+    "                      match cells with the baseline's without this axis, e.g. a version\n"
+    "                      axis whose label changes from run to run (repeatable)\n"
     "  --gpus N            GPUs to pack cells onto (default: detected; 0 = CPU slots)\n"
     "  --slots N           CPU slots when there is no GPU (default: nproc)\n"
     "  --kill-grace T      SIGTERM to SIGKILL delay for a timed-out job (default 10s)\n"
@@ -43,10 +47,12 @@ void OnStopSignal(int) { g_stop.store(true); }
 int SweepCommand(int argc, char** argv) {
   driver::SweepOptions options;
   std::optional<int> gpus, slots;
+  std::vector<std::string> ignore_axes;
   FlagParser flags("sweep", kSweepUsage);
   flags.Positional(&options.matrix_path)
       .String("--out", &options.out_dir, "$0 needs a directory")
       .String("--baseline", &options.baseline_dir, "$0 needs a directory")
+      .Strings("--baseline-ignore", &ignore_axes, "$0 needs an axis name")
       .String("--program", &options.program, "$0 needs a path")
       .Int("--gpus", &gpus, 0, "$0 needs a count (--gpus >= 0, --slots >= 1)")
       .Int("--slots", &slots, 1, "$0 needs a count (--gpus >= 0, --slots >= 1)")
@@ -57,6 +63,7 @@ int SweepCommand(int argc, char** argv) {
   if (options.matrix_path.empty()) return flags.BadArgument("missing MATRIX.yaml");
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
+  options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());
 
   driver::PosixProcessRunner runner;
   driver::RealClock clock;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/report/comparison.h"
@@ -47,7 +48,8 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::vector<CellStatus>& cells,
                                                      const std::string& out_dir,
                                                      const std::vector<Record>* baseline,
-                                                     const std::string& baseline_dir) {
+                                                     const std::string& baseline_dir,
+                                                     const BaselineMatch& match) {
   std::vector<Record> records;
   for (size_t i = 0; i < plan.cells.size(); ++i) {
     if (cells[i].status == "pending") continue;
@@ -66,12 +68,16 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   st = WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, plan.matrix.name));
   if (!st.ok()) return st;
 
-  Comparison comparison = CompareResults(records, baseline);
+  Comparison comparison = CompareResults(records, baseline, match);
   ReportInput input;
   input.title = absl::StrCat("gpuharness sweep ", plan.matrix.name);
   input.comparison = &comparison;
   input.sweep = &info;
   input.baseline = baseline_dir;
+  if (!match.ignore_axes.empty()) {
+    absl::StrAppend(&input.baseline, " (cells matched without ",
+                    absl::StrJoin(match.ignore_axes, ", "), ")");
+  }
   // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
   absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
   if (dir.ok()) input.environments = std::move(dir->environments);

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "harness/core/record.h"
 #include "harness/driver/sweep_plan.h"
+#include "harness/report/comparison.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh::driver {
@@ -38,7 +39,8 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::vector<CellStatus>& cells,
                                                      const std::string& out_dir,
                                                      const std::vector<Record>* baseline,
-                                                     const std::string& baseline_dir);
+                                                     const std::string& baseline_dir,
+                                                     const BaselineMatch& match = {});
 
 // JSON lines of `records`, one per record.
 std::string RecordsToJsonl(const std::vector<Record>& records);

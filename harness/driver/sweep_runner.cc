@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -24,6 +25,7 @@
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
 #include "harness/driver/yaml_fields.h"
+#include "harness/report/comparison.h"
 #include "harness/report/results_dir.h"
 #include "nlohmann/json.hpp"
 
@@ -96,6 +98,8 @@ class Sweep {
   // Returns true when the cell has finished (all jobs).
   absl::StatusOr<bool> Service(ActiveCell& cell);
   absl::Status FinishCell(ActiveCell& cell);
+  absl::Status CheckIgnoredAxes(const BaselineMatch& match,
+                                const std::vector<Record>* baseline) const;
   void KillAll(std::deque<ActiveCell>& running);
   absl::Status WriteSweepJson();
   absl::Status WriteSetupFailedRecords(size_t i);
@@ -409,6 +413,34 @@ void Sweep::KillAll(std::deque<ActiveCell>& running) {
   }
 }
 
+// --baseline-ignore names axes of this matrix, needs a baseline, and must not make two cells
+// of either side one.
+absl::Status Sweep::CheckIgnoredAxes(const BaselineMatch& match,
+                                     const std::vector<Record>* baseline) const {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
+  if (baseline == nullptr) return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
+  std::vector<std::string> names;
+  for (const MatrixAxis& axis : plan_.matrix.axes) names.push_back(axis.name);
+  for (const std::string& axis : match.ignore_axes) {
+    if (std::find(names.begin(), names.end(), axis) == names.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--baseline-ignore: the matrix has no axis '", axis, "' (its axes: ",
+                       names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
+    }
+  }
+  std::map<std::string, std::string> cell_of;
+  for (const PlannedCell& cell : plan_.cells) {
+    const std::map<std::string, std::string> labels = cell.plan.LabelMap();
+    auto [it, inserted] = cell_of.emplace(MatchCellKey(labels, match), CellKey(labels));
+    if (!inserted) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--baseline-ignore ", absl::StrJoin(match.ignore_axes, ","), ": cells '", it->second,
+          "' and '", CellKey(labels), "' of the matrix would compare as one"));
+    }
+  }
+  return CheckBaselineMatch(*baseline, match, options_.baseline_dir);
+}
+
 absl::StatusOr<SweepResult> Sweep::Run() {
   // The baseline is input too: a bad one is reported before anything is written.
   std::optional<ResultsDir> baseline;
@@ -418,6 +450,11 @@ absl::StatusOr<SweepResult> Sweep::Run() {
       return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
     }
     baseline = *std::move(b);
+  }
+  const BaselineMatch match{options_.baseline_ignore_axes};
+  if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);
+      !checked.ok()) {
+    return checked;
   }
   out_dir_ = Absolute(options_.out_dir);
   absl::Status st = MakeDirectories(out_dir_ + "/cells");
@@ -508,8 +545,9 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   }
   progress_->Finish(env_.clock->Now());
 
-  absl::StatusOr<SweepOutputsResult> outputs = WriteSweepOutputs(
-      plan_, status_, out_dir_, baseline ? &baseline->records : nullptr, options_.baseline_dir);
+  absl::StatusOr<SweepOutputsResult> outputs =
+      WriteSweepOutputs(plan_, status_, out_dir_, baseline ? &baseline->records : nullptr,
+                        options_.baseline_dir, match);
   if (!outputs.ok()) return outputs.status();
   result_.records = outputs->records;
   result_.unmet = outputs->unmet;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,8 @@ struct SweepOptions {
   std::string matrix_path;
   std::string out_dir;
   std::string baseline_dir;           // "" for none
+  // Axes left out when cells meet their baseline cells (--baseline-ignore; a version axis).
+  std::set<std::string> baseline_ignore_axes;
   std::string program;                // the gpuharness binary the jobs run
   bool dry_run = false;               // print the cells and their command lines, write nothing
   absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL

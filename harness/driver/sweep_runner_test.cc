@@ -786,6 +786,58 @@ TEST_F(SweepTest, BaselineRegressionExitsOne) {
   EXPECT_FALSE(std::filesystem::exists(now.out_dir));
 }
 
+// Last run's sweep was over version "v1", this one over "v2": with --baseline-ignore the
+// version axis is left out when cells meet, so the failures are regressions, not new points.
+TEST_F(SweepTest, BaselineIgnoringTheVersionAxisFindsRegressionsAcrossVersions) {
+  WriteMatrix("axes: [{name: p, values: [a]}, {name: ver, values: [v1]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  const std::string baseline_dir = options_.out_dir;
+  WriteMatrix("axes: [{name: p, values: [a]}, {name: ver, values: [v2]}]\n");
+  runner_.behave = [](const Started&) {
+    Behavior b;
+    b.fail_points = true;
+    return b;
+  };
+  SweepOptions now = options_;
+  now.baseline_dir = baseline_dir;
+  now.out_dir = dir_ + "/plain";
+  absl::StatusOr<SweepResult> r = RunSweep(now, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->regressions, 0);  // every point is new, every baseline point vanished
+  now.out_dir = dir_ + "/across";
+  now.baseline_ignore_axes = {"ver"};
+  r = RunSweep(now, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->regressions, 3);
+  EXPECT_EQ(r->exit_status, 1);
+  EXPECT_THAT(r->headline, HasSubstr("3 regressions"));
+  absl::StatusOr<std::string> summary = ReadFileToString(now.out_dir + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_THAT(*summary, HasSubstr("(cells matched without ver)"));
+}
+
+TEST_F(SweepTest, BaselineIgnoreNeedsABaselineAnAxisAndDistinctCells) {
+  WriteMatrix("axes: [{name: p, values: [a, b]}, {name: ver, values: [v1]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  SweepOptions now = options_;
+  now.out_dir = dir_ + "/never";
+  auto message = [&](SweepOptions o) {
+    absl::StatusOr<SweepResult> r = RunSweep(o, env_);
+    EXPECT_TRUE(absl::IsInvalidArgument(r.status())) << r.status();
+    EXPECT_FALSE(std::filesystem::exists(o.out_dir));
+    return std::string(r.status().message());
+  };
+  now.baseline_ignore_axes = {"ver"};
+  EXPECT_EQ(message(now), "--baseline-ignore needs --baseline");
+  now.baseline_dir = options_.out_dir;
+  now.baseline_ignore_axes = {"nccl"};
+  EXPECT_EQ(message(now), "--baseline-ignore: the matrix has no axis 'nccl' (its axes: p, ver)");
+  now.baseline_ignore_axes = {"p"};
+  EXPECT_EQ(message(now),
+            "--baseline-ignore p: cells 'p=a,ver=v1' and 'p=b,ver=v1' of the matrix would "
+            "compare as one");
+}
+
 TEST_F(SweepTest, DryRunStartsAndWritesNothing) {
   WriteMatrix("axes: [{name: p, values: [a, b]}]\n");
   options_.dry_run = true;

@@ -81,6 +81,32 @@ std::string CellKey(const std::map<std::string, std::string>& cell) {
   return absl::StrJoin(cell, ",", absl::PairFormatter("="));
 }
 
+std::string MatchCellKey(const std::map<std::string, std::string>& cell,
+                         const BaselineMatch& match) {
+  if (match.ignore_axes.empty()) return CellKey(cell);
+  std::map<std::string, std::string> kept;
+  for (const auto& [axis, label] : cell) {
+    if (match.ignore_axes.count(axis) == 0) kept.emplace(axis, label);
+  }
+  return CellKey(kept);
+}
+
+absl::Status CheckBaselineMatch(const std::vector<Record>& records, const BaselineMatch& match,
+                                const std::string& where) {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
+  std::map<std::string, std::string> cell_of;  // match key -> the first full cell key
+  for (const Record& r : records) {
+    const std::string full = CellKey(r.cell);
+    auto [it, inserted] = cell_of.emplace(MatchCellKey(r.cell, match), full);
+    if (!inserted && it->second != full) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--baseline-ignore ", absl::StrJoin(match.ignore_axes, ","), ": cells '", it->second,
+          "' and '", full, "' of ", where, " would compare as one"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string ShortSignature(Outcome outcome, const std::string& signature) {
   switch (outcome) {
     case Outcome::kPass:
@@ -230,24 +256,28 @@ std::string_view BaselineChangeName(BaselineChange change) {
   return "unknown";
 }
 
-Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline) {
+Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
+                          const BaselineMatch& match) {
   Comparison comparison;
   comparison.has_baseline = baseline != nullptr;
   std::vector<PointTrials> current = AggregateTrials(now);
+  auto match_key = [&](const PointTrials& p) {
+    return PointKey{MatchCellKey(p.cell, match), p.key.point};
+  };
   std::vector<PointTrials> before;
   std::map<PointKey, size_t> before_index;
   if (baseline != nullptr) {
     before = AggregateTrials(*baseline);
-    for (size_t i = 0; i < before.size(); ++i) before_index[before[i].key] = i;
+    for (size_t i = 0; i < before.size(); ++i) before_index.emplace(match_key(before[i]), i);
   }
   std::set<PointKey> seen;
   ComparisonCounts& counts = comparison.counts;
   for (PointTrials& point : current) {
     PointComparison entry;
     entry.key = point.key;
-    seen.insert(point.key);
+    seen.insert(match_key(point));
     if (baseline != nullptr) {
-      auto found = before_index.find(point.key);
+      auto found = before_index.find(match_key(point));
       if (found == before_index.end()) {
         entry.change = BaselineChange::kNew;
       } else {
@@ -264,7 +294,7 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
     comparison.points.push_back(std::move(entry));
   }
   for (PointTrials& point : before) {
-    if (seen.count(point.key) != 0) continue;
+    if (seen.count(match_key(point)) != 0) continue;
     PointComparison entry;
     entry.key = point.key;
     entry.change = BaselineChange::kVanished;

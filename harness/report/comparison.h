@@ -8,10 +8,12 @@
 #include <compare>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "harness/core/expectation.h"
 #include "harness/core/metric.h"
 #include "harness/core/outcome.h"
@@ -115,8 +117,26 @@ struct Comparison {
   ComparisonCounts counts;
 };
 
+// How a current key finds its baseline key: the same point in the cell with the same labels,
+// except on the axes in `ignore_axes`, which both sides leave out. So a sweep over
+// nccl=2.28.9 compares with one over nccl=2.28.8: a version axis whose label changes from
+// run to run (`--baseline-ignore nccl`).
+struct BaselineMatch {
+  std::set<std::string> ignore_axes;
+};
+
+// The cell key with the ignored axes left out.
+std::string MatchCellKey(const std::map<std::string, std::string>& cell, const BaselineMatch& match);
+
+// InvalidArgument when leaving the ignored axes out makes two different cells of `records` one
+// ("--baseline-ignore nccl: cells 'nccl=2.28.3,proto=ll' and 'nccl=2.28.9,proto=ll' of
+// <where> would compare as one").
+absl::Status CheckBaselineMatch(const std::vector<Record>& records, const BaselineMatch& match,
+                                const std::string& where);
+
 // `baseline` null: no baseline comparison (every key kNotCompared).
-Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline);
+Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
+                          const BaselineMatch& match = {});
 
 // 1 when any expectation is unmet or any key regressed, else 0.
 int ComparisonExitStatus(const Comparison& comparison);

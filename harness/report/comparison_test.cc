@@ -258,6 +258,48 @@ TEST(CompareResultsTest, PlainRunAgainstSweepCellsIsNewAndVanished) {
   EXPECT_EQ(comparison.points[1].key.cell, "nccl=2.28.3");
 }
 
+// A version axis whose label changes from run to run: ignored, tonight's nccl=2.28.9 cell meets
+// last night's nccl=2.28.8 cell; the other axes still have to agree.
+TEST(CompareResultsTest, IgnoredAxesMatchCellsAcrossVersions) {
+  std::vector<Record> baseline = {
+      MakeRecord({.point_suffix = "p", .cell = {{"nccl", "2.28.8"}, {"proto", "ll"}}}),
+      MakeRecord({.point_suffix = "p", .cell = {{"nccl", "2.28.8"}, {"proto", "simple"}}})};
+  std::vector<Record> now = {
+      MakeRecord({.point_suffix = "p", .outcome = Outcome::kError, .signature = "boom",
+                  .cell = {{"nccl", "2.28.9"}, {"proto", "ll"}}}),
+      MakeRecord({.point_suffix = "p", .cell = {{"nccl", "2.28.9"}, {"proto", "ll128"}}})};
+  Comparison plain = CompareResults(now, &baseline);
+  EXPECT_EQ(plain.counts.regressions, 0);
+  EXPECT_EQ(plain.counts.new_points, 2);
+  EXPECT_EQ(plain.counts.vanished, 2);
+  BaselineMatch match{{"nccl"}};
+  Comparison across = CompareResults(now, &baseline, match);
+  ASSERT_EQ(across.points.size(), 3u);
+  EXPECT_EQ(across.points[0].change, BaselineChange::kRegression);
+  EXPECT_EQ(across.points[0].key.cell, "nccl=2.28.9,proto=ll");  // reports keep the full cell
+  EXPECT_EQ(across.points[0].baseline->key.cell, "nccl=2.28.8,proto=ll");
+  EXPECT_EQ(across.points[1].change, BaselineChange::kNew);
+  EXPECT_EQ(across.points[2].change, BaselineChange::kVanished);
+  EXPECT_EQ(across.points[2].key.cell, "nccl=2.28.8,proto=simple");
+  EXPECT_EQ(ComparisonExitStatus(across), 1);
+}
+
+TEST(CheckBaselineMatchTest, CellsThatWouldCompareAsOneAreAnError) {
+  std::vector<Record> records = {MakeRecord({.point_suffix = "p", .cell = {{"nccl", "2.28.3"}, {"proto", "ll"}}}),
+                                 MakeRecord({.point_suffix = "q", .cell = {{"nccl", "2.28.3"}, {"proto", "ll"}}}),
+                                 MakeRecord({.point_suffix = "p", .cell = {{"nccl", "2.28.9"}, {"proto", "ll"}}})};
+  EXPECT_TRUE(CheckBaselineMatch(records, {}, "x").ok());
+  EXPECT_TRUE(CheckBaselineMatch(records, BaselineMatch{{"proto"}}, "x").ok());  // one label
+  absl::Status status = CheckBaselineMatch(records, BaselineMatch{{"nccl"}}, "results/last");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "--baseline-ignore nccl: cells 'nccl=2.28.3,proto=ll' and 'nccl=2.28.9,proto=ll' of "
+            "results/last would compare as one");
+  EXPECT_TRUE(CheckBaselineMatch({records[0], records[1]}, BaselineMatch{{"nccl"}}, "x").ok());
+  EXPECT_EQ(MatchCellKey({{"nccl", "2.28.9"}, {"proto", "ll"}}, BaselineMatch{{"nccl"}}), "proto=ll");
+  EXPECT_EQ(MatchCellKey({{"nccl", "2.28.9"}}, BaselineMatch{{"nccl"}}), "");
+}
+
 TEST(CompareResultsTest, EmptyResults) {
   Comparison comparison = CompareResults({}, nullptr);
   EXPECT_TRUE(comparison.points.empty());

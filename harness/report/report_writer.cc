@@ -1,9 +1,11 @@
 #include "harness/report/report_writer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_html.h"
@@ -25,9 +27,29 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
     baseline = std::move(*loaded);
   }
 
+  const BaselineMatch match{options.baseline_ignore_axes};
+  if (!match.ignore_axes.empty()) {
+    if (!baseline) return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
+    for (const std::string& axis : match.ignore_axes) {
+      auto has_axis = [&](const std::vector<Record>& records) {
+        return std::any_of(records.begin(), records.end(),
+                           [&](const Record& r) { return r.cell.count(axis) != 0; });
+      };
+      if (!has_axis(results->records) && !has_axis(baseline->records)) {
+        return absl::InvalidArgumentError(absl::StrCat("--baseline-ignore: no cell of ",
+                                                       options.dir, " or ", options.baseline_dir,
+                                                       " has an axis '", axis, "'"));
+      }
+    }
+    absl::Status checked = CheckBaselineMatch(results->records, match, options.dir);
+    checked.Update(CheckBaselineMatch(baseline->records, match, options.baseline_dir));
+    if (!checked.ok()) return checked;
+  }
+
   ReportResult result;
   result.torn_lines = results->torn_lines;
-  result.comparison = CompareResults(results->records, baseline ? &baseline->records : nullptr);
+  result.comparison =
+      CompareResults(results->records, baseline ? &baseline->records : nullptr, match);
   result.headline = ComparisonHeadline(result.comparison);
   result.exit_status = ComparisonExitStatus(result.comparison);
 
@@ -44,6 +66,10 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   input.sweep = sweep;
   input.environments = std::move(results->environments);
   input.baseline = options.baseline_dir;
+  if (!match.ignore_axes.empty()) {
+    absl::StrAppend(&input.baseline, " (cells matched without ",
+                    absl::StrJoin(match.ignore_axes, ", "), ")");
+  }
   const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : "gpuharness";
 
   const std::pair<const char*, std::string> files[] = {

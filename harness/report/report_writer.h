@@ -4,6 +4,7 @@
 #ifndef GPUHARNESS_REPORT_REPORT_WRITER_H_
 #define GPUHARNESS_REPORT_REPORT_WRITER_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ namespace gh {
 struct ReportOptions {
   std::string dir;           // the results directory (see results_dir.h)
   std::string baseline_dir;  // "" for no baseline comparison
+  std::set<std::string> baseline_ignore_axes;  // left out when cells meet (BaselineMatch)
   std::string out_dir;       // where the files go; "" means `dir`
   std::string title;         // "" means "gpuharness sweep <matrix>" or "gpuharness results <dir>"
 };

@@ -195,6 +195,28 @@ TEST_F(ReportWriterTest, BadBaselineIsBadInputAndWritesNothing) {
   EXPECT_FALSE(Exists(dir + "/summary.md"));
 }
 
+TEST_F(ReportWriterTest, BaselineIgnoreMatchesCellsAcrossVersionLabels) {
+  const std::string base = root_ + "/last";
+  const std::string now = root_ + "/tonight";
+  WriteRecords(base, {testing::MakeRecord({.cell = {{"nightly", "2026-11-28"}, {"proto", "ll"}}})});
+  WriteRecords(now, {testing::MakeRecord({.outcome = Outcome::kError, .signature = "boom",
+                                          .cell = {{"nightly", "2026-11-29"}, {"proto", "ll"}}})});
+  absl::StatusOr<ReportResult> plain = WriteReports({.dir = now, .baseline_dir = base});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(plain->comparison.counts.regressions, 0);
+  EXPECT_EQ(plain->comparison.counts.new_points, 1);
+  absl::StatusOr<ReportResult> across =
+      WriteReports({.dir = now, .baseline_dir = base, .baseline_ignore_axes = {"nightly"}});
+  ASSERT_TRUE(across.ok()) << across.status();
+  EXPECT_EQ(across->comparison.counts.regressions, 1);
+  EXPECT_EQ(across->exit_status, 1);
+  absl::StatusOr<std::string> summary = ReadFileToString(now + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_THAT(*summary, HasSubstr("Baseline: " + base + " (cells matched without nightly)"));
+  absl::StatusOr<ReportResult> alone = WriteReports({.dir = now, .baseline_ignore_axes = {"nightly"}});
+  EXPECT_EQ(alone.status().message(), "--baseline-ignore needs --baseline");
+}
+
 TEST_F(ReportWriterTest, UncreatableOutDirIsBadInput) {
   const std::string dir = root_ + "/run";
   WriteRecords(dir, {testing::MakeRecord({})});
