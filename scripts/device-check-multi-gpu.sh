@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 10's runs on a multi-GPU node (run tool kind nvidia-h200-x2 or larger; carry the bundle
+# of scripts/device-bundle.sh), one rank per GPU, in one call: ring_shift bandwidth (NCCL
+# send/recv vs device-initiated stores), sliced_collective with NCCL 2.28.9 (wheel) and 2.28.3
+# (system), the packed-cells sweep against the same cells one after another, and the
+# windowed_einsum shard sweep. Everything lands in $OUT/multi_gpu.tar.gz after every step, so a
+# call cut short still brings back what it measured.
+#
+# Usage (run tool): scripts/device-check-multi-gpu.sh [--name BUNDLE] [--np N]
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+bundle=final
+np=2
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --name) bundle=$2; shift 2 ;;
+    --np) np=$2; shift 2 ;;
+    *) echo "device-check-multi-gpu.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+work=/tmp/gh_multi_gpu
+rm -rf "$work"
+mkdir -p "$work" "${OUT:-/tmp/gh_multi_gpu_out}"
+save() { tar -C "$(dirname "$work")" -czf "${OUT:-/tmp/gh_multi_gpu_out}/multi_gpu.tar.gz" "$(basename "$work")"; }
+launch="mpirun --oversubscribe -np $np -x LD_LIBRARY_PATH -x PATH -x NCCL_NVLS_ENABLE"
+
+# step NAME LIMIT NCCL COMMAND...: runs with the bundle and the chosen NCCL, logs, tars.
+step() {
+  local name=$1 limit=$2 nccl=$3
+  shift 3
+  echo "=== $name (NCCL $nccl)"
+  (
+    cd "$root"
+    source scripts/device-run.sh --name "$bundle" --nccl "$nccl" >"$work/$name.preflight.txt" 2>&1
+    start=$(date +%s%N)
+    timeout "$limit" "$@" >"$work/$name.txt" 2>&1
+    rc=$?
+    echo "exit $rc after $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee "$work/$name.exit.txt"
+    grep -E "^[0-9]+ points|elapsed|^cells:" "$work/$name.txt" | tail -n 3
+  )
+  save
+}
+
+nvidia-smi topo -m >"$work/topo.txt" 2>&1
+nvidia-smi --query-gpu=index,name,driver_version --format=csv >"$work/gpus.txt" 2>&1
+cat "$work/gpus.txt"
+step ring_shift 90 wheel $launch gpuharness run scenarios/multi_gpu/ring_shift_bandwidth.yaml \
+  --out "$work/ring_shift" --backend cuda
+step sliced_wheel 90 wheel $launch gpuharness run scenarios/sliced_collective.yaml \
+  scenarios/ring_shift_device.yaml --out "$work/sliced_wheel" --backend cuda
+step sliced_system 90 system $launch gpuharness run scenarios/sliced_collective.yaml \
+  scenarios/ring_shift_device.yaml --out "$work/sliced_system" --backend cuda
+step packed 60 wheel gpuharness sweep matrices/multi_gpu_packing.yaml --out "$work/packed" --gpus "$np"
+step one_by_one 90 wheel gpuharness sweep matrices/multi_gpu_packing.yaml --out "$work/one_by_one" --gpus 1
+step einsum 150 wheel $launch gpuharness run scenarios/windowed_einsum.yaml --out "$work/einsum" \
+  --backend cuda
+ls -la "${OUT:-/tmp/gh_multi_gpu_out}"
