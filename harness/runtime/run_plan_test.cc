@@ -85,8 +85,11 @@ TEST(PlanRuns, FilterKeepsMatchingPoints) {
 
 class KeepListedRunsTest : public ::testing::Test {
  protected:
+  // One file per test: CTest runs the tests of this binary in parallel.
   std::string WriteList(const std::string& text) {
-    const std::string path = ::testing::TempDir() + "/keep_listed_runs.runs";
+    const std::string path = ::testing::TempDir() + "/keep_listed_runs_" +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name() +
+                             ".runs";
     EXPECT_TRUE(WriteFileAtomically(path, text).ok());
     return path;
   }
