@@ -66,6 +66,15 @@ std::string MpirunRankSignal(const std::string& log_path) {
   return "";
 }
 
+// The records a job left in its --out DIR; none when it never created records.jsonl.
+absl::StatusOr<std::vector<Record>> ReadJobRecords(const std::string& run_dir) {
+  const std::string path = run_dir + "/records.jsonl";
+  if (!std::ifstream(path).good()) return std::vector<Record>{};
+  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path);
+  if (!contents.ok()) return contents.status();
+  return std::move(contents->records);
+}
+
 }  // namespace
 
 std::string FirstLineOf(const std::string& path, size_t max_chars) {
@@ -90,7 +99,7 @@ absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
         bool wanted = true;
         for (const std::string& f : file.filters) wanted = wanted && PointNameMatches(f, p.name);
         for (const std::string& f : cell_filters) wanted = wanted && PointNameMatches(f, p.name);
-        if (wanted) out.push_back(ExpectedPoint{&spec, file.path, std::move(p)});
+        if (wanted) out.push_back(ExpectedPoint{&spec, file.path, std::move(p), {}});
       }
     }
   }
@@ -108,10 +117,8 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
                                               const JobEnd& end) {
   Continuation next;
   if (end.timed_out || (!end.exit.signaled && end.exit.code == 2)) return next;
-  const std::string records_path = end.run_dir + "/records.jsonl";
-  if (!std::ifstream(records_path).good()) return next;
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(records_path);
-  if (!contents.ok()) return contents.status();
+  absl::StatusOr<std::vector<Record>> records = ReadJobRecords(end.run_dir);
+  if (!records.ok()) return records.status();
   std::set<RunKey> wanted;
   for (const ExpectedPoint& p : expected) {
     for (int trial : p.Trials()) wanted.insert(RunKey{p.point.name, trial});
@@ -119,7 +126,7 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
   std::map<RunKey, bool> recorded;  // -> not_run
   int ran = 0;
   bool last_was_crash = false;
-  for (const Record& r : contents->records) {
+  for (const Record& r : *records) {
     RunKey key{r.point, r.trial};
     if (wanted.count(key) == 0) continue;
     recorded[key] = r.not_run;
@@ -143,7 +150,6 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
         continue;
       }
       again.trials.push_back(trial);
-      next.runs.push_back(key);
       next.keys.insert(key);
     }
     if (!again.trials.empty()) next.points.push_back(std::move(again));
@@ -220,31 +226,27 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
                                                       const JobRecordsInfo& info,
                                                       bool only_expected) {
   std::vector<Record> out;
-  std::string records_path = end.run_dir + "/records.jsonl";
   std::set<std::pair<std::string, int>> seen;
-  std::ifstream probe(records_path);
   std::string backend = info.backend;
   std::set<std::string> wanted;
   for (const ExpectedPoint& p : expected) wanted.insert(p.point.name);
-  if (probe.good()) {
-    absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(records_path);
-    if (!contents.ok()) return contents.status();
-    for (Record& r : contents->records) {
-      if (only_expected && wanted.count(r.point) == 0) continue;
-      r.cell = info.cell;
-      if (end.timed_out && r.result.outcome == Outcome::kCrash &&
-          absl::StartsWith(r.result.signature, "killed by SIG")) {
-        // Rank 0's crash guard recorded the in-flight point when the driver's SIGTERM for the
-        // cell timeout reached it: that point did not crash, it ran out of time.
-        MissingVerdict timeout = MissingPointsVerdict(end);
-        r.result.outcome = timeout.outcome;
-        r.result.signature = timeout.signature;
-        r.matched = MeetsExpectation(r.expected, r.result.outcome, r.result.signature);
-      }
-      seen.insert({r.point, r.trial});
-      if (backend == "auto" && !r.backend.empty()) backend = r.backend;
-      out.push_back(std::move(r));
+  absl::StatusOr<std::vector<Record>> records = ReadJobRecords(end.run_dir);
+  if (!records.ok()) return records.status();
+  for (Record& r : *records) {
+    if (only_expected && wanted.count(r.point) == 0) continue;
+    r.cell = info.cell;
+    if (end.timed_out && r.result.outcome == Outcome::kCrash &&
+        absl::StartsWith(r.result.signature, "killed by SIG")) {
+      // Rank 0's crash guard recorded the in-flight point when the driver's SIGTERM for the
+      // cell timeout reached it: that point did not crash, it ran out of time.
+      MissingVerdict timeout = MissingPointsVerdict(end);
+      r.result.outcome = timeout.outcome;
+      r.result.signature = timeout.signature;
+      r.matched = MeetsExpectation(r.expected, r.result.outcome, r.result.signature);
     }
+    seen.insert({r.point, r.trial});
+    if (backend == "auto" && !r.backend.empty()) backend = r.backend;
+    out.push_back(std::move(r));
   }
   JobRecordsInfo filled = info;
   filled.backend = backend;

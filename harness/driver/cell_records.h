@@ -85,10 +85,9 @@ Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info,
 // run again: runs go in plan order, so it is the first unrecorded one after a last record that
 // is not a crash.
 struct Continuation {
-  std::vector<ExpectedPoint> points;  // the runs, by point, with `trials` set
-  std::vector<RunKey> runs;           // the same runs in plan order, for `run --runs`
-  std::set<RunKey> keys;
-  bool empty() const { return runs.empty(); }
+  std::vector<ExpectedPoint> points;  // the runs in plan order, by point, with `trials` set
+  std::set<RunKey> keys;              // the same runs, for lookup
+  bool empty() const { return keys.empty(); }
 };
 absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& expected,
                                               const JobEnd& end);

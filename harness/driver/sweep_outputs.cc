@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/report/comparison.h"
@@ -73,11 +72,7 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   input.title = absl::StrCat("gpuharness sweep ", plan.matrix.name);
   input.comparison = &comparison;
   input.sweep = &info;
-  input.baseline = baseline_dir;
-  if (!match.ignore_axes.empty()) {
-    absl::StrAppend(&input.baseline, " (cells matched without ",
-                    absl::StrJoin(match.ignore_axes, ", "), ")");
-  }
+  input.baseline = BaselineLabel(baseline_dir, match);
   // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
   absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
   if (dir.ok()) input.environments = std::move(dir->environments);

@@ -327,7 +327,7 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   if (cell.how.empty() || abnormal) cell.how = how;
   cell.jobs.back()["end"] = how;
   cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.job_started);
-  if (!next->empty()) cell.jobs.back()["continued_runs"] = next->runs.size();
+  if (!next->empty()) cell.jobs.back()["continued_runs"] = next->keys.size();
   // The reports look for each cell's environment at cells/<cell>/environment.json.
   std::string env_src = end.run_dir + "/environment.json";
   if (!Exists(cell.dir + "/environment.json") && Exists(env_src)) {
@@ -428,16 +428,10 @@ absl::Status Sweep::CheckIgnoredAxes(const BaselineMatch& match,
                        names.empty() ? "none" : absl::StrJoin(names, ", "), ")"));
     }
   }
-  std::map<std::string, std::string> cell_of;
-  for (const PlannedCell& cell : plan_.cells) {
-    const std::map<std::string, std::string> labels = cell.plan.LabelMap();
-    auto [it, inserted] = cell_of.emplace(MatchCellKey(labels, match), CellKey(labels));
-    if (!inserted) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--baseline-ignore ", absl::StrJoin(match.ignore_axes, ","), ": cells '", it->second,
-          "' and '", CellKey(labels), "' of the matrix would compare as one"));
-    }
-  }
+  std::vector<std::map<std::string, std::string>> cells;
+  for (const PlannedCell& cell : plan_.cells) cells.push_back(cell.plan.LabelMap());
+  absl::Status checked = CheckBaselineMatch(cells, match, "the matrix");
+  if (!checked.ok()) return checked;
   return CheckBaselineMatch(*baseline, match, options_.baseline_dir);
 }
 

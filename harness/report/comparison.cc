@@ -94,10 +94,19 @@ std::string MatchCellKey(const std::map<std::string, std::string>& cell,
 absl::Status CheckBaselineMatch(const std::vector<Record>& records, const BaselineMatch& match,
                                 const std::string& where) {
   if (match.ignore_axes.empty()) return absl::OkStatus();
+  std::vector<std::map<std::string, std::string>> cells;
+  cells.reserve(records.size());
+  for (const Record& r : records) cells.push_back(r.cell);
+  return CheckBaselineMatch(cells, match, where);
+}
+
+absl::Status CheckBaselineMatch(const std::vector<std::map<std::string, std::string>>& cells,
+                                const BaselineMatch& match, const std::string& where) {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
   std::map<std::string, std::string> cell_of;  // match key -> the first full cell key
-  for (const Record& r : records) {
-    const std::string full = CellKey(r.cell);
-    auto [it, inserted] = cell_of.emplace(MatchCellKey(r.cell, match), full);
+  for (const std::map<std::string, std::string>& cell : cells) {
+    const std::string full = CellKey(cell);
+    auto [it, inserted] = cell_of.emplace(MatchCellKey(cell, match), full);
     if (!inserted && it->second != full) {
       return absl::InvalidArgumentError(absl::StrCat(
           "--baseline-ignore ", absl::StrJoin(match.ignore_axes, ","), ": cells '", it->second,
@@ -105,6 +114,12 @@ absl::Status CheckBaselineMatch(const std::vector<Record>& records, const Baseli
     }
   }
   return absl::OkStatus();
+}
+
+std::string BaselineLabel(const std::string& baseline_dir, const BaselineMatch& match) {
+  if (match.ignore_axes.empty()) return baseline_dir;
+  return absl::StrCat(baseline_dir, " (cells matched without ",
+                      absl::StrJoin(match.ignore_axes, ", "), ")");
 }
 
 std::string ShortSignature(Outcome outcome, const std::string& signature) {

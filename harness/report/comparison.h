@@ -133,6 +133,12 @@ std::string MatchCellKey(const std::map<std::string, std::string>& cell, const B
 // <where> would compare as one").
 absl::Status CheckBaselineMatch(const std::vector<Record>& records, const BaselineMatch& match,
                                 const std::string& where);
+// The same over cells' labels (a matrix's cells before they ran).
+absl::Status CheckBaselineMatch(const std::vector<std::map<std::string, std::string>>& cells,
+                                const BaselineMatch& match, const std::string& where);
+
+// The baseline as the reports name it: its directory, and the axes left out when matching.
+std::string BaselineLabel(const std::string& baseline_dir, const BaselineMatch& match);
 
 // `baseline` null: no baseline comparison (every key kNotCompared).
 Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_html.h"
@@ -65,11 +64,7 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   input.comparison = &result.comparison;
   input.sweep = sweep;
   input.environments = std::move(results->environments);
-  input.baseline = options.baseline_dir;
-  if (!match.ignore_axes.empty()) {
-    absl::StrAppend(&input.baseline, " (cells matched without ",
-                    absl::StrJoin(match.ignore_axes, ", "), ")");
-  }
+  input.baseline = BaselineLabel(options.baseline_dir, match);
   const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : "gpuharness";
 
   const std::pair<const char*, std::string> files[] = {
