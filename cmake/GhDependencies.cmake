@@ -3,6 +3,12 @@ find_package(MPI REQUIRED COMPONENTS CXX)
 find_package(Threads REQUIRED)
 find_package(absl REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 REQUIRED)          # libcli11-dev: every subcommand's command line
+find_package(SQLite3 REQUIRED)        # libsqlite3-dev: the results history database
+# RE2 (libre2-dev) for every user regular expression: linear time, no recursion. Debian ships
+# a pkg-config file, not a CMake package.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
 if(GH_STATIC_DEPS)
   # Debian ships libyaml-cpp.a; a static link lets the binary run where yaml-cpp differs.

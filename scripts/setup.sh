@@ -15,7 +15,8 @@ case "${1:-}" in
 esac
 
 packages=(cmake g++ make pkg-config python3 openmpi-bin libopenmpi-dev libyaml-cpp-dev libabsl-dev
-          nlohmann-json3-dev libgtest-dev libgmock-dev libbenchmark-dev
+          nlohmann-json3-dev libcli11-dev libre2-dev libsqlite3-dev libgtest-dev libgmock-dev
+          libbenchmark-dev ccache
           slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm test (tests/slurm.cmake)
 missing=()
 for p in "${packages[@]}"; do
