@@ -3,12 +3,9 @@
 #ifndef GPUHARNESS_CLI_COMMANDS_H_
 #define GPUHARNESS_CLI_COMMANDS_H_
 
-namespace gh {
+#include "harness/core/exit_codes.h"
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitUnmet = 1;
-inline constexpr int kExitBadInput = 2;
-inline constexpr int kExitInfrastructure = 3;
+namespace gh {
 
 // argv[0] is the subcommand name ("run"), followed by its arguments.
 int RunCommand(int argc, char** argv);     // cli/run_command.cc: one job, under mpirun or alone

@@ -14,7 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/cli/commands.h"
+#include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
