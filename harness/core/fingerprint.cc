@@ -1,5 +1,6 @@
 #include "harness/core/fingerprint.h"
 
+#include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -44,6 +45,36 @@ EnvironmentFacts EnvironmentFingerprint::Facts() const {
   if (!nccl_runtime.empty()) facts.values["nccl_version"] = nccl_runtime;
   for (const auto& [name, value] : env) facts.values[absl::StrCat("env.", name)] = value;
   return facts;
+}
+
+absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& json) {
+  auto wrong = [](absl::string_view key, absl::string_view expected) {
+    return absl::InvalidArgumentError(absl::StrCat(key, ": expected ", expected));
+  };
+  if (!json.is_object()) return wrong("environment", "an object");
+  EnvironmentFingerprint fp;
+  auto backend = json.find("backend");
+  if (backend == json.end() || !backend->is_string()) return wrong("backend", "a string");
+  fp.backend = backend->get<std::string>();
+  auto nranks = json.find("nranks");
+  if (nranks == json.end() || !nranks->is_number_integer()) return wrong("nranks", "an integer");
+  fp.nranks = nranks->get<int>();
+  if (auto it = json.find("gpu_shared"); it != json.end()) {
+    if (!it->is_boolean()) return wrong("gpu_shared", "true or false");
+    fp.gpu_shared = it->get<bool>();
+  }
+  if (auto it = json.find("nccl_runtime"); it != json.end()) {
+    if (!it->is_string()) return wrong("nccl_runtime", "a string");
+    fp.nccl_runtime = it->get<std::string>();
+  }
+  if (auto it = json.find("env"); it != json.end()) {
+    if (!it->is_object()) return wrong("env", "an object");
+    for (const auto& [name, value] : it->items()) {
+      if (!value.is_string()) return wrong(absl::StrCat("env.", name), "a string");
+      fp.env[name] = value.get<std::string>();
+    }
+  }
+  return fp.Facts();
 }
 
 bool IsFingerprintedEnvVar(std::string_view name) {

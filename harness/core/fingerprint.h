@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
 #include "nlohmann/json.hpp"
 
@@ -42,6 +43,12 @@ struct EnvironmentFingerprint {
   nlohmann::json ToJson() const;
   EnvironmentFacts Facts() const;      // backend, nranks, gpu_shared, nccl_version, env.NAME
 };
+
+// The facts of a job read back from the environment.json it wrote (ToJson's form): the same as
+// the job's own Facts(). Only the fields facts come from are read: backend and nranks (both
+// required), gpu_shared, nccl_runtime and env. A field of the wrong type is InvalidArgument
+// naming it.
+absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& json);
 
 // Which environment variables the fingerprint keeps: NCCL_*, CUDA_*, XLA_*, NVIDIA_*, TF_*,
 // OMPI_MCA_*, UCX_*, GH_*.

@@ -62,6 +62,44 @@ TEST(FingerprintTest, Facts) {
   EXPECT_EQ(host.Facts().values.count("nccl_version"), 0u);  // no NCCL: no fact
 }
 
+TEST(FingerprintTest, FactsReadBackFromEnvironmentJsonAreTheJobsOwn) {
+  EnvironmentFingerprint fp = Sample();
+  fp.gpu_shared = true;
+  absl::StatusOr<EnvironmentFacts> facts = FactsFromEnvironmentJson(fp.ToJson());
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  EXPECT_EQ(facts->values, fp.Facts().values);
+  EXPECT_EQ(facts->values.at("gpu_shared"), "true");
+  // Through text, as the driver reads it.
+  facts = FactsFromEnvironmentJson(nlohmann::json::parse(Sample().ToJson().dump(2)));
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  EXPECT_EQ(facts->values, Sample().Facts().values);
+}
+
+TEST(FingerprintTest, MalformedEnvironmentJsonNamesTheField) {
+  auto error_of = [](nlohmann::json j) {
+    absl::StatusOr<EnvironmentFacts> facts = FactsFromEnvironmentJson(j);
+    EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+    return std::string(facts.status().message());
+  };
+  const nlohmann::json good = Sample().ToJson();
+  EXPECT_EQ(error_of(nlohmann::json::array()), "environment: expected an object");
+  nlohmann::json j = good;
+  j.erase("backend");
+  EXPECT_EQ(error_of(j), "backend: expected a string");
+  j = good;
+  j["nranks"] = "2";
+  EXPECT_EQ(error_of(j), "nranks: expected an integer");
+  j = good;
+  j["gpu_shared"] = "no";
+  EXPECT_EQ(error_of(j), "gpu_shared: expected true or false");
+  j = good;
+  j["nccl_runtime"] = 2.28;
+  EXPECT_EQ(error_of(j), "nccl_runtime: expected a string");
+  j = good;
+  j["env"]["NCCL_CUMEM_ENABLE"] = 0;
+  EXPECT_EQ(error_of(j), "env.NCCL_CUMEM_ENABLE: expected a string");
+}
+
 TEST(FingerprintTest, FingerprintedEnvVars) {
   for (const char* name : {"NCCL_DEBUG", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "NVIDIA_TF32_OVERRIDE",
                            "TF_CPP_MIN_LOG_LEVEL", "OMPI_MCA_btl", "UCX_TLS", "GH_SEED"}) {

@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <limits>
+#include <variant>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 namespace {
@@ -118,12 +121,6 @@ class Fields {
   std::string path_;
 };
 
-#define GH_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    absl::Status gh_status_ = (expr);     \
-    if (!gh_status_.ok()) return gh_status_; \
-  } while (false)
-
 absl::Status MetricsFromJson(const json* array, const std::string& path,
                              std::vector<Metric>* out) {
   if (array == nullptr) return absl::OkStatus();
@@ -164,7 +161,47 @@ absl::Status RankFromJson(const json& object, const std::string& path, RankOutco
   return MetricsFromJson(f.Find("metrics"), f.Path("metrics"), &r->metrics);
 }
 
+// A fact of the job, "" when the facts do not say.
+std::string FactOf(const EnvironmentFacts& facts, const std::string& name) {
+  auto it = facts.values.find(name);
+  return it == facts.values.end() ? std::string() : it->second;
+}
+
 }  // namespace
+
+Record MakeRecord(const ScenarioSpec& spec, const std::string& file, const Point& point,
+                  int trial, const EnvironmentFacts& facts) {
+  Record record;
+  record.scenario = spec.name;
+  record.kind = spec.kind;
+  record.description = spec.description;
+  record.file = file;
+  record.point = point.name;
+  record.params = PointParamsJson(point);
+  record.backend = FactOf(facts, "backend");
+  if (!absl::SimpleAtoi(FactOf(facts, "nranks"), &record.nranks)) record.nranks = point.nranks;
+  record.gpu_shared = FactOf(facts, "gpu_shared") == "true";
+  record.trial = trial;
+  record.trials = spec.trials;
+  record.verdict = spec.verdict;
+  record.expected = ExpectationFor(spec.expect, point, facts);
+  SetResult(record, PointOutcome{});
+  return record;
+}
+
+void SetResult(Record& record, PointOutcome result) {
+  record.result = std::move(result);
+  record.matched =
+      MeetsExpectation(record.expected, record.result.outcome, record.result.signature);
+}
+
+json PointParamsJson(const Point& point) {
+  json params = json::object();
+  for (const PointParam& param : point.params) {
+    std::visit([&](const auto& value) { params[param.name] = value; }, param.value);
+  }
+  return params;
+}
 
 json RecordToJson(const Record& record) {
   json expected = {{"outcome", std::string(OutcomeName(record.expected.outcome))}};

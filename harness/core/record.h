@@ -10,6 +10,8 @@
 #include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
 #include "harness/core/outcome.h"
+#include "harness/core/point.h"
+#include "harness/core/scenario_spec.h"
 #include "harness/core/trial_verdict.h"
 #include "nlohmann/json.hpp"
 
@@ -44,6 +46,22 @@ struct Record {
   double duration_s = 0;       // wall time of the point × trial, harness work included
   std::map<std::string, std::string> cell;  // sweep-cell axis values (empty for plain runs)
 };
+
+// The one constructor of a record: trial `trial` of `point` of `spec` (loaded from `file`), in
+// a job whose environment `facts` describe (EnvironmentFingerprint::Facts(): backend, nranks,
+// gpu_shared, nccl_version, env.NAME). The record's backend, nranks and gpu_shared are the
+// facts' (nranks falls back to the point's); its expectation is the first rule of
+// `spec.expect` whose conditions hold for the point in those facts; trials, verdict rule and
+// description are the spec's. The result is a pass until SetResult; started_at, duration_s,
+// not_run and cell are the caller's to fill.
+Record MakeRecord(const ScenarioSpec& spec, const std::string& file, const Point& point,
+                  int trial, const EnvironmentFacts& facts);
+
+// Sets the result and whether it met the expectation: the one place `matched` is decided.
+void SetResult(Record& record, PointOutcome result);
+
+// Every parameter of the point with its typed value (bytes as integers).
+nlohmann::json PointParamsJson(const Point& point);
 
 nlohmann::json RecordToJson(const Record& record);
 absl::StatusOr<Record> RecordFromJson(const nlohmann::json& json);

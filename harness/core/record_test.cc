@@ -3,6 +3,9 @@
 #include <cmath>
 
 #include "gtest/gtest.h"
+#include "harness/core/point.h"
+#include "harness/core/scenario_loader.h"
+#include "harness/core/testdata/fake_kinds.h"
 
 namespace gh {
 namespace {
@@ -49,6 +52,7 @@ void ExpectSameRecord(const Record& a, const Record& b) {
   EXPECT_EQ(a.schema_version, b.schema_version);
   EXPECT_EQ(a.scenario, b.scenario);
   EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.description, b.description);
   EXPECT_EQ(a.file, b.file);
   EXPECT_EQ(a.point, b.point);
   EXPECT_EQ(a.params, b.params);
@@ -56,6 +60,8 @@ void ExpectSameRecord(const Record& a, const Record& b) {
   EXPECT_EQ(a.nranks, b.nranks);
   EXPECT_EQ(a.trial, b.trial);
   EXPECT_EQ(a.trials, b.trials);
+  EXPECT_EQ(a.verdict.kind, b.verdict.kind);
+  EXPECT_EQ(a.verdict.threshold, b.verdict.threshold);
   EXPECT_EQ(a.result.outcome, b.result.outcome);
   EXPECT_EQ(a.result.signature, b.result.signature);
   ASSERT_EQ(a.result.ranks.size(), b.result.ranks.size());
@@ -68,6 +74,7 @@ void ExpectSameRecord(const Record& a, const Record& b) {
     EXPECT_EQ(x.outcome, y.outcome);
     EXPECT_EQ(x.signature, y.signature);
     EXPECT_EQ(x.step, y.step);
+    EXPECT_EQ(x.output_tail, y.output_tail);
     ASSERT_EQ(x.mismatch.has_value(), y.mismatch.has_value());
     if (x.mismatch) {
       EXPECT_EQ(x.mismatch->wrong_elements, y.mismatch->wrong_elements);
@@ -243,6 +250,112 @@ TEST(RecordJsonTest, UnknownFieldsAreIgnoredForForwardCompatibility) {
   absl::StatusOr<Record> r = RecordFromJson(j);
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectSameRecord(FullRecord(), *r);
+}
+
+// A scenario whose expectation depends on every kind of fact, run 5 times by a rate rule.
+constexpr char kRuled[] =
+    "name: ring\n"
+    "kind: fake_ring\n"
+    "description: a ring that NCCL 2.28.4 broke\n"
+    "params:\n"
+    "  bytes: [1K, 1M]\n"
+    "trials: 5\n"
+    "verdict: {failure_rate_above: 0.2}\n"
+    "expect:\n"
+    "  - when: {env: {NCCL_CUMEM_ENABLE: \"0\"}}\n"
+    "    outcome: pass\n"
+    "  - when: {bytes: 1M, nccl: \">=2.28.4\"}\n"
+    "    outcome: error\n"
+    "    signature: \"Cuda failure 1\"\n"
+    "  - when: {gpu_shared: true}\n"
+    "    outcome: fail\n";
+
+class MakeRecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::vector<ScenarioSpec>> specs =
+        LoadScenarioText(kRuled, "scenarios/ring.yaml", registry_);
+    ASSERT_TRUE(specs.ok()) << specs.status();
+    spec_ = (*specs)[0];
+    absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec_, 2);
+    ASSERT_TRUE(points.ok()) << points.status();
+    ASSERT_EQ(points->size(), 2u);
+    point_ = (*points)[1];
+    ASSERT_EQ(point_.name, "ring/bytes=1M/np=2");
+  }
+  // A CUDA job on 2 ranks with NCCL 2.28.9, as EnvironmentFingerprint::Facts() names them.
+  static EnvironmentFacts Facts() {
+    EnvironmentFacts facts;
+    facts.values = {{"backend", "cuda"},
+                    {"nranks", "2"},
+                    {"gpu_shared", "false"},
+                    {"nccl_version", "2.28.9"}};
+    return facts;
+  }
+  ScenarioRegistry registry_ = testing::MakeFakeRegistry();
+  ScenarioSpec spec_;
+  Point point_;
+};
+
+TEST_F(MakeRecordTest, CarriesTheSpecsRulesThePointAndTheJobsFacts) {
+  Record r = MakeRecord(spec_, "scenarios/ring.yaml", point_, 4, Facts());
+  EXPECT_EQ(r.schema_version, kRecordSchemaVersion);
+  EXPECT_EQ(r.scenario, "ring");
+  EXPECT_EQ(r.kind, "fake_ring");
+  EXPECT_EQ(r.description, "a ring that NCCL 2.28.4 broke");
+  EXPECT_EQ(r.file, "scenarios/ring.yaml");
+  EXPECT_EQ(r.point, "ring/bytes=1M/np=2");
+  EXPECT_EQ(r.params, (nlohmann::json{{"bytes", 1048576}, {"dtype", "f32"},
+                                      {"transport", "mpi_p2p"}, {"iters", 3},
+                                      {"scale", 1.5}, {"check", true}}));
+  EXPECT_EQ(r.backend, "cuda");
+  EXPECT_EQ(r.nranks, 2);
+  EXPECT_FALSE(r.gpu_shared);
+  EXPECT_EQ(r.trial, 4);
+  EXPECT_EQ(r.trials, 5);
+  EXPECT_EQ(r.verdict.kind, TrialVerdictRule::Kind::kFailureRateAbove);
+  EXPECT_EQ(r.verdict.threshold, 0.2);
+  EXPECT_EQ(r.expected.ToString(), "error ~ /Cuda failure 1/");
+  // Not yet run: a pass, which does not meet an expected error.
+  EXPECT_EQ(r.result.outcome, Outcome::kPass);
+  EXPECT_FALSE(r.matched);
+  EXPECT_TRUE(r.started_at.empty());
+  EXPECT_TRUE(r.cell.empty());
+  EXPECT_FALSE(r.not_run);
+
+  PointOutcome result;
+  result.outcome = Outcome::kError;
+  result.signature = "Cuda failure 1 'invalid argument' [ranks 1]";
+  SetResult(r, result);
+  EXPECT_TRUE(r.matched);
+  EXPECT_EQ(r.result.signature, "Cuda failure 1 'invalid argument' [ranks 1]");
+  result.signature = "ncclSystemError";
+  SetResult(r, result);
+  EXPECT_FALSE(r.matched);
+}
+
+TEST_F(MakeRecordTest, TheExpectationIsPickedByEveryFact) {
+  EnvironmentFacts facts = Facts();
+  facts.values["env.NCCL_CUMEM_ENABLE"] = "0";  // the first rule wins
+  EXPECT_EQ(MakeRecord(spec_, "f", point_, 0, facts).expected.ToString(), "pass");
+  facts = Facts();
+  facts.values["nccl_version"] = "2.28.3";  // before the break: nothing holds
+  EXPECT_EQ(MakeRecord(spec_, "f", point_, 0, facts).expected.ToString(), "pass");
+  facts.values["gpu_shared"] = "true";
+  Record shared = MakeRecord(spec_, "f", point_, 0, facts);
+  EXPECT_EQ(shared.expected.ToString(), "fail");
+  EXPECT_TRUE(shared.gpu_shared);
+  facts.values.erase("nccl_version");  // a host job reports no NCCL: the range fails
+  facts.values["gpu_shared"] = "false";
+  EXPECT_EQ(MakeRecord(spec_, "f", point_, 0, facts).expected.ToString(), "pass");
+}
+
+TEST_F(MakeRecordTest, RankCountFallsBackToThePoints) {
+  EnvironmentFacts facts;
+  Record r = MakeRecord(spec_, "f", point_, 0, facts);
+  EXPECT_EQ(r.nranks, 2);
+  EXPECT_EQ(r.backend, "");
+  EXPECT_FALSE(r.gpu_shared);
 }
 
 }  // namespace

@@ -90,6 +90,23 @@ absl::Status RepairTornTail(int write_fd, const std::string& path) {
 
 }  // namespace
 
+std::string RecordJsonLine(const Record& record) {
+  std::string line =
+      RecordToJson(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  line.push_back('\n');
+  return line;
+}
+
+std::string RecordsToJsonl(const std::vector<Record>& records) {
+  std::string out;
+  for (const Record& record : records) out += RecordJsonLine(record);
+  return out;
+}
+
+absl::Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records) {
+  return WriteFileAtomically(path, RecordsToJsonl(records));
+}
+
 absl::StatusOr<RecordsWriter> RecordsWriter::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) {
@@ -121,10 +138,7 @@ RecordsWriter::~RecordsWriter() {
 
 absl::Status RecordsWriter::Append(const Record& record) {
   if (fd_ < 0) return absl::FailedPreconditionError("records file is not open");
-  // Signatures carry raw error text: replace invalid UTF-8 rather than lose the record.
-  std::string line =
-      RecordToJson(record).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  line.push_back('\n');
+  const std::string line = RecordJsonLine(record);
   if (!WriteLine(fd_, line.data(), line.size())) {
     return absl::InternalError(
         absl::StrCat("cannot append to the records file: ", std::strerror(errno)));

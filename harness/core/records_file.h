@@ -1,5 +1,6 @@
-// records.jsonl: append-only, one JSON object per line. Each line goes out in one write(2) on an
-// O_APPEND descriptor so a crash leaves whole lines only; readers skip a torn last line.
+// records.jsonl: one JSON object per line, every line rendered by RecordJsonLine. A job appends
+// (each line in one write(2) on an O_APPEND descriptor so a crash leaves whole lines only;
+// readers skip a torn last line); the driver writes whole files atomically (WriteRecordsFile).
 #ifndef GPUHARNESS_CORE_RECORDS_FILE_H_
 #define GPUHARNESS_CORE_RECORDS_FILE_H_
 
@@ -10,6 +11,17 @@
 #include "harness/core/record.h"
 
 namespace gh {
+
+// The record as one records.jsonl line, ending in '\n'. Signatures carry raw error text:
+// invalid UTF-8 is replaced rather than the record lost.
+std::string RecordJsonLine(const Record& record);
+
+// The lines of `records`, in order.
+std::string RecordsToJsonl(const std::vector<Record>& records);
+
+// Replaces `path` with the lines of `records`, atomically: readers see the old file or the
+// new one, never half of it.
+absl::Status WriteRecordsFile(const std::string& path, const std::vector<Record>& records);
 
 class RecordsWriter {
  public:

@@ -201,6 +201,111 @@ TEST_F(RecordsFileTest, ReopeningATornFirstLineEmptiesTheFile) {
   EXPECT_EQ(*ReadFileToString(path_), "");
 }
 
+// Every field set to something other than its default, so a field the writer or the reader
+// dropped shows.
+Record EveryField() {
+  Record r;
+  r.scenario = "ring";
+  r.kind = "ring_shift";
+  r.description = "a ring; \"quoted\"";
+  r.file = "scenarios/ring.yaml";
+  r.point = "ring/bytes=1M/np=2";
+  r.params = {{"bytes", 1048576}, {"dtype", "bf16"}, {"scale", 0.1}, {"check", true}};
+  r.backend = "cuda";
+  r.nranks = 2;
+  r.trial = 3;
+  r.trials = 5;
+  r.verdict = TrialVerdictRule{TrialVerdictRule::Kind::kFailureRateAbove, 0.2};
+  r.result.outcome = Outcome::kFail;
+  r.result.signature = "wrong data [ranks 1]";
+  RankOutcome r0;
+  r0.rank = 0;
+  r0.host = "node-a";
+  r0.device = 0;
+  r0.metrics = {{"time_median_us", 15.9, "us"}};
+  RankOutcome r1;
+  r1.rank = 1;
+  r1.host = "node-b";
+  r1.device = 1;
+  r1.outcome = Outcome::kFail;
+  r1.signature = "wrong data";
+  r1.step = "verify";
+  r1.mismatch = Mismatch{3, 524288, 17, "1.5", "0"};
+  r1.output_tail = "last words\n";
+  r.result.ranks = {r0, r1};
+  r.result.metrics = {{"bandwidth_GBps", 65.95, "GB/s"}};
+  r.expected.outcome = Outcome::kError;
+  r.expected.signature_regex = "Cuda failure [0-9]+";
+  r.expected.reason = "issue 1";
+  r.matched = false;
+  r.gpu_shared = true;
+  r.not_run = true;
+  r.started_at = "2026-11-29T09:30:00.123Z";
+  r.duration_s = 0.1 + 0.2;
+  r.cell = {{"nccl", "2.28.9"}, {"proto", "ll"}};
+  return r;
+}
+
+TEST_F(RecordsFileTest, WrittenFilesRoundTripEveryField) {
+  Record any_failure = EveryField();
+  any_failure.verdict = TrialVerdictRule{};
+  any_failure.point = "ring/bytes=1K/np=2";
+  const std::vector<Record> records = {EveryField(), any_failure};
+  const nlohmann::json first = RecordToJson(records[0]);
+  std::vector<std::string> keys;
+  for (const auto& item : first.items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{
+                      "backend", "cell", "description", "duration_s", "expected", "file",
+                      "gpu_shared", "kind", "matched", "metrics", "not_run", "nranks",
+                      "outcome", "params", "point", "ranks", "scenario", "schema_version",
+                      "signature", "started_at", "trial", "trials", "verdict"}));
+  ASSERT_TRUE(WriteRecordsFile(path_, records).ok());
+  absl::StatusOr<std::string> text = ReadFileToString(path_);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, RecordJsonLine(records[0]) + RecordJsonLine(records[1]));
+  EXPECT_EQ(*text, RecordsToJsonl(records));
+  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_EQ(contents->records.size(), 2u);
+  for (size_t i = 0; i < records.size(); ++i) {
+    const Record& back = contents->records[i];
+    EXPECT_EQ(RecordToJson(back), RecordToJson(records[i])) << i;
+    EXPECT_EQ(back.description, records[i].description);
+    EXPECT_EQ(back.verdict.kind, records[i].verdict.kind);
+    EXPECT_EQ(back.verdict.threshold, records[i].verdict.threshold);
+    EXPECT_EQ(back.not_run, records[i].not_run);
+    EXPECT_EQ(back.gpu_shared, records[i].gpu_shared);
+    EXPECT_EQ(back.matched, records[i].matched);
+    EXPECT_EQ(back.duration_s, records[i].duration_s);
+    ASSERT_EQ(back.result.ranks.size(), 2u);
+    EXPECT_EQ(back.result.ranks[1].output_tail, "last words\n");
+    EXPECT_EQ(back.result.ranks[1].mismatch->first_index, 17);
+  }
+  EXPECT_EQ(contents->records[0].verdict.kind, TrialVerdictRule::Kind::kFailureRateAbove);
+  EXPECT_EQ(contents->records[1].verdict.kind, TrialVerdictRule::Kind::kAnyFailure);
+  // Rewriting replaces the file; no records leave it empty.
+  ASSERT_TRUE(WriteRecordsFile(path_, {}).ok());
+  EXPECT_EQ(*ReadFileToString(path_), "");
+}
+
+TEST_F(RecordsFileTest, InvalidUtf8IsReplacedNotThrownInEveryWriter) {
+  Record r = Make("s/a", Outcome::kError);
+  r.result.signature = "bad byte \xff here";
+  const std::string line = RecordJsonLine(r);
+  EXPECT_NE(line.find("bad byte \xef\xbf\xbd here"), std::string::npos) << line;
+  ASSERT_TRUE(WriteRecordsFile(path_, {r}).ok());
+  {
+    absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(path_);
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE(writer->Append(r).ok());
+  }
+  EXPECT_EQ(*ReadFileToString(path_), line + line);
+  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
+  ASSERT_TRUE(contents.ok()) << contents.status();
+  ASSERT_EQ(contents->records.size(), 2u);
+  EXPECT_EQ(contents->records[1].result.signature, "bad byte \xef\xbf\xbd here");
+}
+
 TEST_F(RecordsFileTest, OpenErrorsNameThePath) {
   absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(dir_ + "/missing/records.jsonl");
   ASSERT_FALSE(writer.ok());

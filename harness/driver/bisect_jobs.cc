@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/version_setup.h"
@@ -154,14 +155,14 @@ absl::StatusOr<TrialResult> JobTrialRunner::Finish(Running& job, const ProcessEx
   end.exit = exit;
   end.log_path = job.dir + "/job.log";
   end.run_dir = job.dir + "/job";
-  driver::JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap()};
+  driver::JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
+                              driver::ApplyEnvPlan(options_.base_env, c.env, {},
+                                                   ProbeVersionDir(options_.out_dir, *job.config))};
   absl::StatusOr<std::vector<driver::ExpectedPoint>> expected = driver::ExpectedPoints(options_.job.files, c.ranks, c.points);
   if (!expected.ok()) return expected.status();
   absl::StatusOr<std::vector<Record>> records = driver::CollectJobRecords(*expected, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
-  std::string lines;
-  for (const Record& r : *records) lines += RecordToJson(r).dump() + "\n";
-  if (absl::Status st = WriteFileAtomically(job.dir + "/records.jsonl", lines); !st.ok()) return st;
+  if (absl::Status st = WriteRecordsFile(job.dir + "/records.jsonl", *records); !st.ok()) return st;
   TrialResult trial = ReduceJobRecords(*records);
   trial.wall_s = absl::ToDoubleSeconds(clock_.Now() - job.started);
   trial.detail = job.dir;

@@ -14,15 +14,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
+#include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
 #include "harness/driver/yaml_fields.h"
 
 namespace gh::driver {
 namespace {
-
-nlohmann::json ParamJson(const PointParam& p) {
-  return std::visit([](const auto& v) { return nlohmann::json(v); }, p.value);
-}
 
 struct RankCrash {
   int rank = 0;
@@ -197,27 +194,44 @@ MissingVerdict MissingPointsVerdict(const JobEnd& end) {
   return v;
 }
 
-Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info, Outcome outcome,
+EnvironmentFacts DriverKnownFacts(const JobRecordsInfo& info) {
+  EnvironmentFingerprint known;
+  known.backend = info.backend;
+  known.nranks = info.nranks;
+  known.gpu_shared = info.share_gpu;
+  for (const std::string& entry : info.env) {
+    const size_t eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    std::string name = entry.substr(0, eq);
+    if (IsFingerprintedEnvVar(name)) known.env[name] = entry.substr(eq + 1);
+  }
+  return known.Facts();
+}
+
+absl::StatusOr<EnvironmentFacts> JobEnvironmentFacts(const std::string& run_dir,
+                                                     const JobRecordsInfo& info) {
+  const std::string path = run_dir + "/environment.json";
+  if (run_dir.empty() || !std::ifstream(path).good()) return DriverKnownFacts(info);
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not JSON"));
+  absl::StatusOr<EnvironmentFacts> facts = FactsFromEnvironmentJson(json);
+  if (!facts.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", facts.status().message()));
+  }
+  return facts;
+}
+
+Record SynthesizedRecord(const ExpectedPoint& point, int trial, const EnvironmentFacts& facts,
+                         const std::map<std::string, std::string>& cell, Outcome outcome,
                          const std::string& signature) {
-  Record r;
-  r.scenario = point.spec->name;
-  r.kind = point.spec->kind;
-  r.file = point.file;
-  r.point = point.point.name;
-  r.params = nlohmann::json::object();
-  for (const PointParam& p : point.point.params) r.params[p.name] = ParamJson(p);
-  r.backend = info.backend;
-  r.nranks = info.nranks;
-  r.trials = point.spec->trials;
-  r.result.outcome = outcome;
-  r.result.signature = signature;
-  EnvironmentFacts facts;
-  facts.values["backend"] = info.backend;
-  facts.values["nranks"] = absl::StrCat(info.nranks);
-  r.expected = ExpectationFor(point.spec->expect, point.point, facts);
-  r.matched = MeetsExpectation(r.expected, outcome, signature);
-  r.gpu_shared = info.share_gpu;
-  r.cell = info.cell;
+  Record r = MakeRecord(*point.spec, point.file, point.point, trial, facts);
+  PointOutcome result;
+  result.outcome = outcome;
+  result.signature = signature;
+  SetResult(r, std::move(result));
+  r.cell = cell;
   return r;
 }
 
@@ -240,9 +254,10 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
       // Rank 0's crash guard recorded the in-flight point when the driver's SIGTERM for the
       // cell timeout reached it: that point did not crash, it ran out of time.
       MissingVerdict timeout = MissingPointsVerdict(end);
-      r.result.outcome = timeout.outcome;
-      r.result.signature = timeout.signature;
-      r.matched = MeetsExpectation(r.expected, r.result.outcome, r.result.signature);
+      PointOutcome result = std::move(r.result);
+      result.outcome = timeout.outcome;
+      result.signature = timeout.signature;
+      SetResult(r, std::move(result));
     }
     seen.insert({r.point, r.trial});
     if (backend == "auto" && !r.backend.empty()) backend = r.backend;
@@ -250,21 +265,21 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   }
   JobRecordsInfo filled = info;
   filled.backend = backend;
+  absl::StatusOr<EnvironmentFacts> facts = JobEnvironmentFacts(end.run_dir, filled);
+  if (!facts.ok()) return facts.status();
   std::optional<MissingVerdict> verdict;
   for (const ExpectedPoint& p : expected) {
     for (int trial : p.Trials()) {
       if (seen.count({p.point.name, trial}) != 0) continue;
-      Record r;
       if (!p.spec->ranks.Admits(info.nranks)) {
-        r = SynthesizedRecord(p, filled, Outcome::kSkip,
-                              absl::StrCat("needs ", p.spec->ranks.ToString(),
-                                           " ranks, the cell runs ", info.nranks));
+        out.push_back(SynthesizedRecord(p, trial, *facts, info.cell, Outcome::kSkip,
+                                        absl::StrCat("needs ", p.spec->ranks.ToString(),
+                                                     " ranks, the cell runs ", info.nranks)));
       } else {
         if (!verdict) verdict = MissingPointsVerdict(end);
-        r = SynthesizedRecord(p, filled, verdict->outcome, verdict->signature);
+        out.push_back(
+            SynthesizedRecord(p, trial, *facts, info.cell, verdict->outcome, verdict->signature));
       }
-      r.trial = trial;
-      out.push_back(std::move(r));
     }
   }
   return out;

@@ -56,7 +56,20 @@ struct JobRecordsInfo {
   int nranks = 1;
   bool share_gpu = false;
   std::map<std::string, std::string> cell;  // axis -> label
+  // The environment the job was started with (NAME=VALUE, as ProcessSpec::env): its
+  // fingerprinted variables are the env facts of a job that wrote no environment.json.
+  std::vector<std::string> env;
 };
+
+// What the driver knows of a job's environment facts (EnvironmentFingerprint::Facts()'s names):
+// info's backend, ranks and GPU sharing, and the fingerprinted variables of info.env.
+EnvironmentFacts DriverKnownFacts(const JobRecordsInfo& info);
+
+// The facts the job judged its expectations on: those of the environment.json it wrote in
+// `run_dir`, else DriverKnownFacts(info). A malformed environment.json is InvalidArgument
+// naming it.
+absl::StatusOr<EnvironmentFacts> JobEnvironmentFacts(const std::string& run_dir,
+                                                     const JobRecordsInfo& info);
 
 // The job's records plus synthesized ones for missing points, all carrying `info.cell`.
 // With `only_expected`, records of points not in `expected` are dropped (a job given one
@@ -73,8 +86,11 @@ struct MissingVerdict {
 };
 MissingVerdict MissingPointsVerdict(const JobEnd& end);
 
-// A record for `point` that never ran to completion.
-Record SynthesizedRecord(const ExpectedPoint& point, const JobRecordsInfo& info, Outcome outcome,
+// The record of trial `trial` of `point`, which never ran to completion, in a job whose
+// environment `facts` describe (MakeRecord: the expectation the job itself would have picked),
+// labelled with `cell`.
+Record SynthesizedRecord(const ExpectedPoint& point, int trial, const EnvironmentFacts& facts,
+                         const std::map<std::string, std::string>& cell, Outcome outcome,
                          const std::string& signature);
 
 // What to run again after a job ended early: a crash, another point's timeout or a lost CUDA

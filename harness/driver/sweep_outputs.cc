@@ -14,12 +14,6 @@
 
 namespace gh::driver {
 
-std::string RecordsToJsonl(const std::vector<Record>& records) {
-  std::string out;
-  for (const Record& r : records) absl::StrAppend(&out, RecordToJson(r).dump(), "\n");
-  return out;
-}
-
 SweepInfo MakeSweepInfo(const SweepPlan& plan, const std::vector<CellStatus>& cells) {
   SweepInfo info;
   info.matrix_name = plan.matrix.name;
@@ -60,7 +54,7 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
     for (Record& r : contents->records) records.push_back(std::move(r));
   }
   SweepInfo info = MakeSweepInfo(plan, cells);
-  absl::Status st = WriteFileAtomically(out_dir + "/records.jsonl", RecordsToJsonl(records));
+  absl::Status st = WriteRecordsFile(out_dir + "/records.jsonl", records);
   if (!st.ok()) return st;
   st = WriteFileAtomically(out_dir + "/sweep.json", info.ToJson().dump(2) + "\n");
   if (!st.ok()) return st;

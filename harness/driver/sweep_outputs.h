@@ -42,9 +42,6 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::string& baseline_dir,
                                                      const BaselineMatch& match = {});
 
-// JSON lines of `records`, one per record.
-std::string RecordsToJsonl(const std::vector<Record>& records);
-
 }  // namespace gh::driver
 
 #endif  // GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_

@@ -18,6 +18,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_outputs.h"
@@ -135,7 +136,9 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
   fs::remove_all(dir, ec);
   absl::Status st = MakeDirectories(dir);
   if (!st.ok()) return st;
-  JobRecordsInfo info{cell.plan.backend, cell.plan.ranks, cell.plan.share_gpu, cell.plan.LabelMap()};
+  JobRecordsInfo info{cell.plan.backend, cell.plan.ranks, cell.plan.share_gpu, cell.plan.LabelMap(),
+                      ApplyEnvPlan(env_.base_env, cell.plan.env, {}, VersionDir(cell.plan))};
+  const EnvironmentFacts facts = DriverKnownFacts(info);
   std::vector<Record> records;
   std::set<std::string> seen;
   for (const PlannedJob& job : plan_.jobs) {
@@ -145,14 +148,12 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
     for (const ExpectedPoint& p : *expected) {
       if (!seen.insert(p.point.name).second) continue;
       for (int trial = 0; trial < p.spec->trials; ++trial) {
-        Record r = SynthesizedRecord(p, info, Outcome::kError,
-                                     absl::StrCat("version setup failed: ", status_[i].detail));
-        r.trial = trial;
-        records.push_back(std::move(r));
+        records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kError,
+                                            absl::StrCat("version setup failed: ", status_[i].detail)));
       }
     }
   }
-  return WriteFileAtomically(dir + "/records.jsonl", RecordsToJsonl(records));
+  return WriteRecordsFile(dir + "/records.jsonl", records);
 }
 
 absl::Status Sweep::RunSetups(const std::vector<size_t>& todo) {
@@ -297,7 +298,8 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   end.exit = *exit;
   end.log_path = absl::StrCat(cell.dir, "/", name, ".log");
   end.run_dir = absl::StrCat(cell.dir, "/", name);
-  JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap()};
+  JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
+                      ApplyEnvPlan(env_.base_env, c.env, {}, cell.version_dir)};
   const PlannedJob& job = plan_.jobs[cell.job_order[cell.job]];
   if (cell.continuation == 0) {
     absl::StatusOr<std::vector<ExpectedPoint>> all = ExpectedPoints(job.files, c.ranks, c.points);
@@ -366,7 +368,7 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   summary.failed = summary.unmet > 0 || cell.abnormal;
   summary.how = cell.how;
   summary.wall_s = wall;
-  absl::Status st = WriteFileAtomically(cell.dir + "/records.jsonl", RecordsToJsonl(cell.records));
+  absl::Status st = WriteRecordsFile(cell.dir + "/records.jsonl", cell.records);
   if (!st.ok()) return st;
   // Written last: its presence means the cell's records are complete.
   st = WriteFileAtomically(

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/records_file.h"
 
 namespace gh {
 namespace {
@@ -118,7 +119,7 @@ std::string RenderCrashRecordTemplate(Record record) {
   // A crash expectation with a signature regex cannot be judged before the signature exists;
   // the template says unmatched then, the conservative answer.
   if (record.expected.signature_regex.has_value()) record.matched = false;
-  return RecordToJson(record).dump() + "\n";
+  return RecordJsonLine(record);
 }
 
 size_t CrashRecordCapacity(size_t template_length, int nranks) {

@@ -313,7 +313,7 @@ void JobRunner::RunPlanned(size_t index) {
   current_ = index;
   current_started_ = absl::Now();
   if (is_root()) {
-    Record crash = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+    Record crash = RecordFor(run, facts_);
     crash.started_at = Rfc3339Utc(current_started_);
     for (int r = 0; r < world_.size(); ++r) {
       RankOutcome details;
@@ -370,7 +370,7 @@ void JobRunner::RunPlanned(size_t index) {
   bool recreate = false;
   if (is_root()) {
     ClearPendingCrashRecord();
-    Record record = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+    Record record = RecordFor(run, facts_);
     record.started_at = Rfc3339Utc(current_started_);
     SetResult(record, ReduceRankOutcomes(*std::move(gathered)));
     recreate = record.result.outcome == Outcome::kError;
@@ -394,7 +394,7 @@ void JobRunner::RunPlanned(size_t index) {
 }
 
 void JobRunner::RecordSkip(size_t index, const std::string& reason, bool not_run) {
-  Record record = RecordFor(plan_[index], backend_, world_.size(), gpu_shared_, facts_);
+  Record record = RecordFor(plan_[index], facts_);
   record.not_run = not_run;
   record.started_at = Rfc3339Utc(absl::Now());
   SetResult(record, SkipOutcome(reason));
@@ -445,7 +445,7 @@ void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogRepo
   ClearPendingCrashRecord();
   const size_t index = current_;
   const PlannedRun& run = plan_[index];
-  Record record = RecordFor(run, backend_, world_.size(), gpu_shared_, facts_);
+  Record record = RecordFor(run, facts_);
   record.started_at = Rfc3339Utc(current_started_);
   SetResult(record, TimeoutOutcome(timeout, reports, world_.hosts(), devices_));
   record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);

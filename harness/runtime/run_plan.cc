@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
@@ -64,38 +63,8 @@ absl::StatusOr<std::vector<PlannedRun>> KeepListedRuns(std::vector<PlannedRun> p
   return kept;
 }
 
-nlohmann::json PointParamsJson(const Point& point) {
-  nlohmann::json params = nlohmann::json::object();
-  for (const PointParam& param : point.params) {
-    std::visit([&](const auto& value) { params[param.name] = value; }, param.value);
-  }
-  return params;
-}
-
-Record RecordFor(const PlannedRun& run, Backend backend, int nranks, bool gpu_shared,
-                 const EnvironmentFacts& facts) {
-  Record record;
-  const ScenarioSpec& spec = run.scenario->spec;
-  record.scenario = spec.name;
-  record.kind = spec.kind;
-  record.description = spec.description;
-  record.file = run.scenario->file;
-  record.point = run.point.name;
-  record.params = PointParamsJson(run.point);
-  record.backend = std::string(BackendName(backend));
-  record.nranks = nranks;
-  record.trial = run.trial;
-  record.trials = spec.trials;
-  record.verdict = spec.verdict;
-  record.expected = ExpectationFor(spec.expect, run.point, facts);
-  record.gpu_shared = gpu_shared;
-  return record;
-}
-
-void SetResult(Record& record, PointOutcome result) {
-  record.result = std::move(result);
-  record.matched =
-      MeetsExpectation(record.expected, record.result.outcome, record.result.signature);
+Record RecordFor(const PlannedRun& run, const EnvironmentFacts& facts) {
+  return MakeRecord(run.scenario->spec, run.scenario->file, run.point, run.trial, facts);
 }
 
 PointOutcome SkipOutcome(const std::string& reason) {

@@ -41,15 +41,9 @@ absl::StatusOr<std::vector<PlannedRun>> PlanRuns(const std::vector<LoadedScenari
 absl::StatusOr<std::vector<PlannedRun>> KeepListedRuns(std::vector<PlannedRun> plan,
                                                        const std::string& path);
 
-// Every parameter of the point with its typed value (bytes as integers).
-nlohmann::json PointParamsJson(const Point& point);
-
-// A record for `run` with everything but the result, matched, started_at and duration_s.
-Record RecordFor(const PlannedRun& run, Backend backend, int nranks, bool gpu_shared,
-                 const EnvironmentFacts& facts);
-
-// Sets the result and whether it met the expectation.
-void SetResult(Record& record, PointOutcome result);
+// The record of `run` in a job whose environment `facts` describe (MakeRecord): the result a
+// pass until SetResult, started_at and duration_s the caller's.
+Record RecordFor(const PlannedRun& run, const EnvironmentFacts& facts);
 
 // A point-level skip with no per-rank details.
 PointOutcome SkipOutcome(const std::string& reason);

@@ -150,7 +150,8 @@ TEST(RecordFor, CarriesThePointAndItsExpectation) {
   EnvironmentFacts facts;
   facts.values["backend"] = "host";
   facts.values["nranks"] = "2";
-  Record record = RecordFor((*plan)[4], Backend::kHost, 2, true, facts);
+  facts.values["gpu_shared"] = "true";
+  Record record = RecordFor((*plan)[4], facts);
   EXPECT_EQ(record.scenario, "s");
   EXPECT_EQ(record.kind, "fake");
   EXPECT_EQ(record.file, "t.yaml");
@@ -169,7 +170,7 @@ TEST(RecordFor, CarriesThePointAndItsExpectation) {
   SetResult(record, SkipOutcome("why"));
   EXPECT_FALSE(record.matched);
   EXPECT_EQ(record.result.signature, "why");
-  EXPECT_EQ(RecordFor((*plan)[0], Backend::kHost, 2, false, facts).expected.outcome, Outcome::kPass);
+  EXPECT_EQ(RecordFor((*plan)[0], facts).expected.outcome, Outcome::kPass);
 }
 
 TEST(Rfc3339Utc, MillisecondsAndZ) {

@@ -1,0 +1,179 @@
+// Records the driver writes for runs a job never recorded (cell_records.h): they are made by the
+// same constructor as the job's own (core MakeRecord) and judged on the job's facts, so a crash
+// in the last trial cannot change a point's verdict rule or its expectation.
+#include <signal.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+#include "harness/core/fingerprint.h"
+#include "harness/core/records_file.h"
+#include "harness/core/scenario_loader.h"
+#include "harness/core/testdata/fake_kinds.h"
+#include "harness/driver/cell_records.h"
+#include "harness/report/comparison.h"
+
+namespace gh::driver {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SynthesizedRecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char dir[] = "/tmp/gh_synth_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    run_dir_ = dir;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(run_dir_, ec);
+  }
+
+  // The scenario and every point it expands to at 2 ranks.
+  void Load(const std::string& yaml) {
+    absl::StatusOr<std::vector<ScenarioSpec>> specs =
+        LoadScenarioText(yaml, "scenarios/s.yaml", registry_);
+    ASSERT_TRUE(specs.ok()) << specs.status();
+    files_ = {JobScenarioFile{"scenarios/s.yaml", *std::move(specs), {}}};
+    absl::StatusOr<std::vector<ExpectedPoint>> expected = ExpectedPoints(files_, 2);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    expected_ = *std::move(expected);
+  }
+
+  // What `gpuharness run` leaves: environment.json, and a passing record of each of `runs`
+  // (point index, trial) judged on the job's own facts.
+  void WriteJob(const EnvironmentFingerprint& fp, const std::vector<std::pair<int, int>>& runs) {
+    ASSERT_TRUE(WriteFileAtomically(run_dir_ + "/environment.json", fp.ToJson().dump(2)).ok());
+    std::vector<Record> records;
+    for (const auto& [index, trial] : runs) {
+      const ExpectedPoint& p = expected_[static_cast<size_t>(index)];
+      records.push_back(MakeRecord(*p.spec, p.file, p.point, trial, fp.Facts()));
+    }
+    ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", records).ok());
+  }
+
+  // The job died by SIGSEGV without recording the rest.
+  JobEnd Crashed() const {
+    JobEnd end;
+    end.exit.signaled = true;
+    end.exit.signal = SIGSEGV;
+    end.log_path = run_dir_ + "/job.log";
+    end.run_dir = run_dir_;
+    return end;
+  }
+
+  static EnvironmentFingerprint CudaJob() {
+    EnvironmentFingerprint fp;
+    fp.backend = "cuda";
+    fp.nranks = 2;
+    fp.nccl_runtime = "2.28.9";
+    fp.env = {{"NCCL_PROTO", "LL"}};
+    return fp;
+  }
+
+  ScenarioRegistry registry_ = testing::MakeFakeRegistry();
+  std::vector<JobScenarioFile> files_;  // the expected points point at its specs
+  std::vector<ExpectedPoint> expected_;
+  std::string run_dir_;
+  JobRecordsInfo info_{"auto", 2, false, {{"proto", "ll"}}, {}};
+};
+
+TEST_F(SynthesizedRecordTest, ACrashedLastTrialKeepsTheVerdictRuleAndDescription) {
+  Load("name: s\nkind: fake_ring\ndescription: flaky by design\ntrials: 5\n"
+       "verdict: {failure_rate_above: 0.2}\n");
+  ASSERT_EQ(expected_.size(), 1u);
+  WriteJob(CudaJob(), {{0, 0}, {0, 1}, {0, 2}, {0, 3}});
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, Crashed(), info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 5u);
+  const Record& last = records->back();
+  EXPECT_EQ(last.trial, 4);
+  EXPECT_EQ(last.trials, 5);
+  EXPECT_EQ(last.result.outcome, Outcome::kCrash);
+  EXPECT_EQ(last.result.signature, "crash: job killed by SIGSEGV");
+  EXPECT_EQ(last.verdict.kind, TrialVerdictRule::Kind::kFailureRateAbove);
+  EXPECT_EQ(last.verdict.threshold, 0.2);
+  EXPECT_EQ(last.description, "flaky by design");
+  EXPECT_EQ(last.backend, "cuda");  // the job's, from its environment.json
+  EXPECT_EQ(last.cell, (std::map<std::string, std::string>{{"proto", "ll"}}));
+  // It says so in the file too, and the point is judged by its own rule: 1 of 5 is not above 0.2.
+  const nlohmann::json line = nlohmann::json::parse(RecordJsonLine(last));
+  EXPECT_EQ(line["verdict"], (nlohmann::json{{"failure_rate_above", 0.2}}));
+  EXPECT_EQ(line["description"], "flaky by design");
+  std::vector<PointTrials> points = AggregateTrials(*records);
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].verdict.kind, TrialVerdictRule::Kind::kFailureRateAbove);
+  EXPECT_EQ(points[0].failed, 1);
+  EXPECT_TRUE(points[0].expectation_met());
+}
+
+// The scenario's expectation depends on an environment variable and on NCCL's version, facts
+// the driver does not have but the job's environment.json does.
+constexpr char kFactRules[] =
+    "name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M]\n"
+    "expect:\n"
+    "  - when: {env: {NCCL_PROTO: LL}, bytes: 1K}\n"
+    "    outcome: crash\n"
+    "    reason: LL crashes small messages\n"
+    "  - when: {nccl: \">=2.28.4\", bytes: 1M}\n"
+    "    outcome: crash\n"
+    "    reason: 2.28.4 broke large ones\n";
+
+TEST_F(SynthesizedRecordTest, ExpectationIsTheOneTheJobWouldHavePicked) {
+  Load(kFactRules);
+  ASSERT_EQ(expected_.size(), 2u);
+  const EnvironmentFingerprint job = CudaJob();
+  WriteJob(job, {});
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, Crashed(), info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const ExpectedPoint& p = expected_[i];
+    const Record own = MakeRecord(*p.spec, p.file, p.point, 0, job.Facts());
+    const Record& synthesized = (*records)[i];
+    EXPECT_EQ(synthesized.point, own.point);
+    EXPECT_EQ(synthesized.expected.outcome, Outcome::kCrash) << i;
+    EXPECT_EQ(synthesized.expected.reason, own.expected.reason) << i;
+    EXPECT_TRUE(synthesized.matched) << i;  // the crash was expected
+  }
+  EXPECT_EQ((*records)[0].expected.reason, "LL crashes small messages");
+  EXPECT_EQ((*records)[1].expected.reason, "2.28.4 broke large ones");
+}
+
+TEST_F(SynthesizedRecordTest, WithoutEnvironmentJsonTheDriversFactsDecide) {
+  Load(kFactRules);
+  // The job died before writing anything: the cell's variables stand in for the job's.
+  info_.env = {"PATH=/usr/bin", "NCCL_PROTO=LL"};
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, Crashed(), info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[0].expected.reason, "LL crashes small messages");
+  EXPECT_TRUE((*records)[0].matched);
+  EXPECT_EQ((*records)[1].expected.outcome, Outcome::kPass);  // no NCCL version known
+  EXPECT_FALSE((*records)[1].matched);
+  EXPECT_EQ((*records)[1].backend, "auto");
+
+  const EnvironmentFacts facts = DriverKnownFacts(info_);
+  EXPECT_EQ(facts.values, (std::map<std::string, std::string>{{"backend", "auto"},
+                                                              {"nranks", "2"},
+                                                              {"gpu_shared", "false"},
+                                                              {"env.NCCL_PROTO", "LL"}}));
+}
+
+TEST_F(SynthesizedRecordTest, AMalformedEnvironmentJsonIsAnErrorNamingIt) {
+  Load(kFactRules);
+  ASSERT_TRUE(WriteFileAtomically(run_dir_ + "/environment.json", "{\"backend\": 1}").ok());
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, Crashed(), info_);
+  ASSERT_FALSE(records.ok());
+  EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(records.status().message(),
+            run_dir_ + "/environment.json: backend: expected a string");
+}
+
+}  // namespace
+}  // namespace gh::driver
