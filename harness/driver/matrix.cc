@@ -303,6 +303,68 @@ std::string DirName(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// `scenarios:`: file names, or {file, points} maps; paths resolve against the matrix's dir.
+absl::Status ReadScenarios(const YamlDoc& doc, YamlMap& top, const std::string& dir, Matrix& m) {
+  YAML::Node scenarios = top.Child("scenarios");
+  if (!scenarios.IsSequence() || scenarios.size() == 0) {
+    return YamlError(scenarios.IsDefined() ? doc.Loc(scenarios) : top.Loc(), "scenarios",
+                     "expected a non-empty list of {file: ..., points: [...]}");
+  }
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::string path = absl::StrCat("scenarios[", i, "]");
+    MatrixScenario s;
+    s.loc = doc.Loc(scenarios[i]);
+    if (scenarios[i].IsScalar()) {
+      s.as_written = scenarios[i].Scalar();
+    } else {
+      absl::StatusOr<YamlMap> map = YamlMap::Of(doc, scenarios[i], path, {"file", "points"});
+      if (!map.ok()) return map.status();
+      absl::StatusOr<std::string> f = map->String("file", true);
+      if (!f.ok()) return f.status();
+      s.as_written = *f;
+      absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
+      if (!points.ok()) return points.status();
+      s.points = *points;
+      absl::Status st = map->Finish();
+      if (!st.ok()) return st;
+    }
+    s.path = (!s.as_written.empty() && s.as_written[0] == '/') ? s.as_written
+                                                                : absl::StrCat(dir, "/", s.as_written);
+    m.scenarios.push_back(std::move(s));
+  }
+
+  return absl::OkStatus();
+}
+
+// `defaults:` over the built-in ones (1 rank, mpirun, 10m, backend auto, no GPU sharing).
+absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
+  m.defaults.ranks = 1;
+  m.defaults.launcher = "mpirun";
+  m.defaults.timeout = absl::Minutes(10);
+  m.defaults.backend = "auto";
+  m.defaults.share_gpu = false;
+  m.defaults_loc = top.Loc();
+  YAML::Node defaults = top.Child("defaults");
+  if (defaults.IsDefined() && !defaults.IsNull()) {
+    m.defaults_loc = doc.Loc(defaults);
+    absl::StatusOr<YamlMap> map = YamlMap::Of(doc, defaults, "defaults", SettingKeys(false, /*label=*/false));
+    if (!map.ok()) return map.status();
+    CellSettings read;
+    absl::Status st = ReadSettings(*map, false, &read);
+    if (!st.ok()) return st;
+    st = map->Finish();
+    if (!st.ok()) return st;
+    read.ranks = read.ranks.value_or(*m.defaults.ranks);
+    read.launcher = read.launcher.value_or(*m.defaults.launcher);
+    read.timeout = read.timeout.value_or(*m.defaults.timeout);
+    read.backend = read.backend.value_or(*m.defaults.backend);
+    read.share_gpu = read.share_gpu.value_or(*m.defaults.share_gpu);
+    m.defaults = std::move(read);
+  }
+
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
@@ -348,57 +410,9 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
   if (!description.ok()) return description.status();
   m.description = *description;
 
-  YAML::Node scenarios = top->Child("scenarios");
-  if (!scenarios.IsSequence() || scenarios.size() == 0) {
-    return YamlError(scenarios.IsDefined() ? doc.Loc(scenarios) : top->Loc(), "scenarios",
-                     "expected a non-empty list of {file: ..., points: [...]}");
-  }
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    std::string path = absl::StrCat("scenarios[", i, "]");
-    MatrixScenario s;
-    s.loc = doc.Loc(scenarios[i]);
-    if (scenarios[i].IsScalar()) {
-      s.as_written = scenarios[i].Scalar();
-    } else {
-      absl::StatusOr<YamlMap> map = YamlMap::Of(doc, scenarios[i], path, {"file", "points"});
-      if (!map.ok()) return map.status();
-      absl::StatusOr<std::string> f = map->String("file", true);
-      if (!f.ok()) return f.status();
-      s.as_written = *f;
-      absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
-      if (!points.ok()) return points.status();
-      s.points = *points;
-      absl::Status st = map->Finish();
-      if (!st.ok()) return st;
-    }
-    s.path = (!s.as_written.empty() && s.as_written[0] == '/') ? s.as_written
-                                                                : absl::StrCat(dir, "/", s.as_written);
-    m.scenarios.push_back(std::move(s));
-  }
+  GH_RETURN_IF_ERROR(ReadScenarios(doc, *top, dir, m));
 
-  m.defaults.ranks = 1;
-  m.defaults.launcher = "mpirun";
-  m.defaults.timeout = absl::Minutes(10);
-  m.defaults.backend = "auto";
-  m.defaults.share_gpu = false;
-  m.defaults_loc = top->Loc();
-  YAML::Node defaults = top->Child("defaults");
-  if (defaults.IsDefined() && !defaults.IsNull()) {
-    m.defaults_loc = doc.Loc(defaults);
-    absl::StatusOr<YamlMap> map = YamlMap::Of(doc, defaults, "defaults", SettingKeys(false, /*label=*/false));
-    if (!map.ok()) return map.status();
-    CellSettings read;
-    absl::Status st = ReadSettings(*map, false, &read);
-    if (!st.ok()) return st;
-    st = map->Finish();
-    if (!st.ok()) return st;
-    read.ranks = read.ranks.value_or(*m.defaults.ranks);
-    read.launcher = read.launcher.value_or(*m.defaults.launcher);
-    read.timeout = read.timeout.value_or(*m.defaults.timeout);
-    read.backend = read.backend.value_or(*m.defaults.backend);
-    read.share_gpu = read.share_gpu.value_or(*m.defaults.share_gpu);
-    m.defaults = std::move(read);
-  }
+  GH_RETURN_IF_ERROR(ReadDefaults(doc, *top, m));
 
   YAML::Node axes = top->Child("axes");
   if (axes.IsDefined() && !axes.IsNull()) {
