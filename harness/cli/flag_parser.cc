@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/substitute.h"
 #include "harness/cli/commands.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/duration_text.h"
 
 namespace gh {
 
@@ -78,7 +78,7 @@ FlagParser& FlagParser::Double(std::string name, double* target, std::string inv
 
 FlagParser& FlagParser::Duration(std::string name, absl::Duration* target, std::string missing) {
   return Custom(std::move(name), std::move(missing), [target](const std::string& v) {
-    absl::StatusOr<absl::Duration> d = driver::ParseDurationText(v);
+    absl::StatusOr<absl::Duration> d = ParseDurationText(v);
     if (!d.ok()) return d.status();
     *target = *d;
     return absl::OkStatus();

@@ -8,7 +8,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/duration_text.h"
+#include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
 namespace {

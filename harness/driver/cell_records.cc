@@ -16,7 +16,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/duration_text.h"
 
 namespace gh::driver {
 namespace {

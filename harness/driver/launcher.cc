@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
 namespace {
@@ -75,7 +75,8 @@ absl::StatusOr<LauncherSpec> LoadLauncherText(const std::string& text,
     return YamlError(SourceLoc{display_name, 1, 1}, "(document)",
                      "a launcher file holds exactly one YAML document");
   }
-  absl::StatusOr<YamlMap> map = YamlMap::Of(display_name, (*docs)[0], "");
+  absl::StatusOr<YamlMap> map = YamlMap::Of(YamlDoc(display_name), (*docs)[0], "",
+                                                  {"name", "argv", "env_flag", "max_ranks"});
   if (!map.ok()) return map.status();
   LauncherSpec spec;
   spec.source = display_name;

@@ -89,6 +89,14 @@ TEST(LauncherTest, Errors) {
                               .status()
                               .message()),
               HasSubstr("l.yaml:3:1: shell: unknown key"));
+  EXPECT_EQ(std::string(LoadLauncherText("name: x\nargv: ['{program}']\nmax_rank: 1\n", "l.yaml")
+                            .status()
+                            .message()),
+            "l.yaml:3:1: max_rank: unknown key; did you mean max_ranks?");
+  EXPECT_EQ(std::string(LoadLauncherText("nme: x\nargv: ['{program}']\n", "l.yaml")
+                            .status()
+                            .message()),
+            "l.yaml:1:1: nme: unknown key; did you mean name?");
   absl::StatusOr<LauncherSpec> unknown = ResolveLauncher("pbs", "/nonexistent");
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("launcher 'pbs': no launchers/pbs.yaml"));

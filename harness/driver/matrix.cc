@@ -10,13 +10,25 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/status_macros.h"
+#include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
 namespace {
 
 constexpr int kMaxRanks = 4096;
 constexpr size_t kMaxCells = 100000;
+
+// The keys of an axis value, of `defaults` and of a version `list.template`. Version values
+// also take setup and launcher_prefix.
+std::vector<std::string> SettingKeys(bool version, bool label) {
+  std::vector<std::string> keys = {"env",     "flags",   "env_prepend", "env_append",
+                                   "ranks",   "launcher", "timeout",    "backend",
+                                   "share_gpu", "args",   "points"};
+  if (version) keys.insert(keys.end(), {"setup", "launcher_prefix"});
+  if (label) keys.push_back("label");
+  return keys;
+}
 
 absl::Status ReadFlagList(YamlMap& map, const std::string& key, const std::string& var,
                           const YAML::Node& node, std::vector<std::string>* out) {
@@ -29,16 +41,16 @@ absl::Status ReadFlagList(YamlMap& map, const std::string& key, const std::strin
   } else if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
       absl::StatusOr<std::string> item =
-          ScalarString(map.file(), node[i], absl::StrCat(path, "[", i, "]"));
+          map.doc().Scalar(node[i], absl::StrCat(path, "[", i, "]"), "a flag");
       if (!item.ok()) return item.status();
       tokens.push_back(*item);
     }
   } else {
-    return YamlError(LocOf(map.file(), node), path, "expected a list of flags");
+    return map.doc().Error(node, path, "expected a list of flags");
   }
   for (const std::string& token : tokens) {
     if (token.size() < 2 || token[0] != '-') {
-      return YamlError(LocOf(map.file(), node), path,
+      return map.doc().Error(node, path,
                        absl::StrCat("'", token, "' is not a flag (flags start with - or --)"));
     }
     out->push_back(token);
@@ -55,7 +67,7 @@ absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
   YAML::Node flags = map.Child("flags");
   if (flags.IsDefined() && !flags.IsNull()) {
     if (!flags.IsMap()) {
-      return YamlError(LocOf(map.file(), flags), map.Path("flags"),
+      return map.doc().Error(flags, map.Path("flags"),
                        "expected a map VARIABLE: [--flag=value, ...]");
     }
     for (auto it = flags.begin(); it != flags.end(); ++it) {
@@ -116,14 +128,14 @@ absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<AxisValue> ReadValue(const std::string& file, const YAML::Node& node,
+absl::StatusOr<AxisValue> ReadValue(const YamlDoc& doc, const YAML::Node& node,
                                     const std::string& path, bool version) {
   AxisValue value;
-  value.loc = LocOf(file, node);
+  value.loc = doc.Loc(node);
   if (node.IsScalar()) {  // `- simple` is a value with a label only
     value.label = node.Scalar();
   } else {
-    absl::StatusOr<YamlMap> map = YamlMap::Of(file, node, path);
+    absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, path, SettingKeys(version, /*label=*/true));
     if (!map.ok()) return map.status();
     absl::StatusOr<std::string> label = map->String("label", true);
     if (!label.ok()) return label.status();
@@ -150,17 +162,17 @@ absl::Status CheckUniqueLabels(const MatrixAxis& axis, const std::string& path) 
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<AxisValue>> ReadValues(const std::string& file, YamlMap& map,
+absl::StatusOr<std::vector<AxisValue>> ReadValues(YamlMap& map,
                                                   bool version) {
   YAML::Node values = map.Child("values");
   if (!values.IsSequence() || values.size() == 0) {
-    return YamlError(values.IsDefined() ? LocOf(file, values) : map.Loc(), map.Path("values"),
+    return YamlError(values.IsDefined() ? map.doc().Loc(values) : map.Loc(), map.Path("values"),
                      "expected a non-empty list of values");
   }
   std::vector<AxisValue> out;
   for (size_t i = 0; i < values.size(); ++i) {
     absl::StatusOr<AxisValue> v =
-        ReadValue(file, values[i], absl::StrCat(map.Path("values"), "[", i, "]"), version);
+        ReadValue(map.doc(), values[i], absl::StrCat(map.Path("values"), "[", i, "]"), version);
     if (!v.ok()) return v.status();
     out.push_back(*std::move(v));
   }
@@ -186,10 +198,10 @@ CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
   return s;
 }
 
-absl::StatusOr<MatrixAxis> ReadVersions(const std::string& file, const YAML::Node& node,
+absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& node,
                                         const std::string& dir,
                                         const ListCommandRunner& list_runner) {
-  absl::StatusOr<YamlMap> map = YamlMap::Of(file, node, "versions");
+  absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, "versions", {"name", "values", "list"});
   if (!map.ok()) return map.status();
   MatrixAxis axis;
   axis.is_version = true;
@@ -201,11 +213,11 @@ absl::StatusOr<MatrixAxis> ReadVersions(const std::string& file, const YAML::Nod
     return YamlError(map->Loc(), "versions", "needs exactly one of `values` or `list`");
   }
   if (map->Has("values")) {
-    absl::StatusOr<std::vector<AxisValue>> values = ReadValues(file, *map, true);
+    absl::StatusOr<std::vector<AxisValue>> values = ReadValues(*map, true);
     if (!values.ok()) return values.status();
     axis.values = *std::move(values);
   } else {
-    absl::StatusOr<YamlMap> list = YamlMap::Of(file, map->Child("list"), "versions.list");
+    absl::StatusOr<YamlMap> list = YamlMap::Of(doc, map->Child("list"), "versions.list", {"command", "template"});
     if (!list.ok()) return list.status();
     absl::StatusOr<std::string> command = list->String("command", true);
     if (!command.ok()) return command.status();
@@ -213,7 +225,7 @@ absl::StatusOr<MatrixAxis> ReadVersions(const std::string& file, const YAML::Nod
     CellSettings tmpl;
     YAML::Node tnode = list->Child("template");
     if (tnode.IsDefined() && !tnode.IsNull()) {
-      absl::StatusOr<YamlMap> tmap = YamlMap::Of(file, tnode, "versions.list.template");
+      absl::StatusOr<YamlMap> tmap = YamlMap::Of(doc, tnode, "versions.list.template", SettingKeys(true, /*label=*/false));
       if (!tmap.ok()) return tmap.status();
       absl::Status st = ReadSettings(*tmap, true, &tmpl);
       if (!st.ok()) return st;
@@ -242,39 +254,39 @@ absl::StatusOr<MatrixAxis> ReadVersions(const std::string& file, const YAML::Nod
   return axis;
 }
 
-absl::StatusOr<std::vector<ComboRule>> ReadRules(const std::string& file, YamlMap& top,
+absl::StatusOr<std::vector<ComboRule>> ReadRules(const YamlDoc& doc, YamlMap& top,
                                                  const std::string& key,
                                                  const std::vector<MatrixAxis>& axes) {
   std::vector<ComboRule> rules;
   YAML::Node node = top.Child(key);
   if (!node.IsDefined() || node.IsNull()) return rules;
   if (!node.IsSequence()) {
-    return YamlError(LocOf(file, node), key, "expected a list of {axis: label} maps");
+    return doc.Error(node, key, "expected a list of {axis: label} maps");
   }
   for (size_t i = 0; i < node.size(); ++i) {
     std::string path = absl::StrCat(key, "[", i, "]");
     if (!node[i].IsMap() || node[i].size() == 0) {
-      return YamlError(LocOf(file, node[i]), path, "expected a non-empty {axis: label} map");
+      return doc.Error(node[i], path, "expected a non-empty {axis: label} map");
     }
     ComboRule rule;
-    rule.loc = LocOf(file, node[i]);
+    rule.loc = doc.Loc(node[i]);
     for (auto it = node[i].begin(); it != node[i].end(); ++it) {
       std::string axis_name = it->first.Scalar();
       absl::StatusOr<std::string> label =
-          ScalarString(file, it->second, absl::StrCat(path, ".", axis_name));
+          doc.Scalar(it->second, absl::StrCat(path, ".", axis_name), "a label");
       if (!label.ok()) return label.status();
       const MatrixAxis* axis = nullptr;
       for (const MatrixAxis& a : axes) {
         if (a.name == axis_name) axis = &a;
       }
       if (axis == nullptr) {
-        return YamlError(LocOf(file, it->first), absl::StrCat(path, ".", axis_name),
+        return doc.Error(it->first, absl::StrCat(path, ".", axis_name),
                          "no axis of that name");
       }
       bool known = false;
       for (const AxisValue& v : axis->values) known = known || v.label == *label;
       if (!known) {
-        return YamlError(LocOf(file, it->second), absl::StrCat(path, ".", axis_name),
+        return doc.Error(it->second, absl::StrCat(path, ".", axis_name),
                          absl::StrCat("axis '", axis_name, "' has no label '", *label, "'"));
       }
       rule.labels[axis_name] = *label;
@@ -289,6 +301,68 @@ std::string DirName(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
+}
+
+// `scenarios:`: file names, or {file, points} maps; paths resolve against the matrix's dir.
+absl::Status ReadScenarios(const YamlDoc& doc, YamlMap& top, const std::string& dir, Matrix& m) {
+  YAML::Node scenarios = top.Child("scenarios");
+  if (!scenarios.IsSequence() || scenarios.size() == 0) {
+    return YamlError(scenarios.IsDefined() ? doc.Loc(scenarios) : top.Loc(), "scenarios",
+                     "expected a non-empty list of {file: ..., points: [...]}");
+  }
+  for (size_t i = 0; i < scenarios.size(); ++i) {
+    std::string path = absl::StrCat("scenarios[", i, "]");
+    MatrixScenario s;
+    s.loc = doc.Loc(scenarios[i]);
+    if (scenarios[i].IsScalar()) {
+      s.as_written = scenarios[i].Scalar();
+    } else {
+      absl::StatusOr<YamlMap> map = YamlMap::Of(doc, scenarios[i], path, {"file", "points"});
+      if (!map.ok()) return map.status();
+      absl::StatusOr<std::string> f = map->String("file", true);
+      if (!f.ok()) return f.status();
+      s.as_written = *f;
+      absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
+      if (!points.ok()) return points.status();
+      s.points = *points;
+      absl::Status st = map->Finish();
+      if (!st.ok()) return st;
+    }
+    s.path = (!s.as_written.empty() && s.as_written[0] == '/') ? s.as_written
+                                                                : absl::StrCat(dir, "/", s.as_written);
+    m.scenarios.push_back(std::move(s));
+  }
+
+  return absl::OkStatus();
+}
+
+// `defaults:` over the built-in ones (1 rank, mpirun, 10m, backend auto, no GPU sharing).
+absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
+  m.defaults.ranks = 1;
+  m.defaults.launcher = "mpirun";
+  m.defaults.timeout = absl::Minutes(10);
+  m.defaults.backend = "auto";
+  m.defaults.share_gpu = false;
+  m.defaults_loc = top.Loc();
+  YAML::Node defaults = top.Child("defaults");
+  if (defaults.IsDefined() && !defaults.IsNull()) {
+    m.defaults_loc = doc.Loc(defaults);
+    absl::StatusOr<YamlMap> map = YamlMap::Of(doc, defaults, "defaults", SettingKeys(false, /*label=*/false));
+    if (!map.ok()) return map.status();
+    CellSettings read;
+    absl::Status st = ReadSettings(*map, false, &read);
+    if (!st.ok()) return st;
+    st = map->Finish();
+    if (!st.ok()) return st;
+    read.ranks = read.ranks.value_or(*m.defaults.ranks);
+    read.launcher = read.launcher.value_or(*m.defaults.launcher);
+    read.timeout = read.timeout.value_or(*m.defaults.timeout);
+    read.backend = read.backend.value_or(*m.defaults.backend);
+    read.share_gpu = read.share_gpu.value_or(*m.defaults.share_gpu);
+    m.defaults = std::move(read);
+  }
+
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -321,8 +395,10 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
     return YamlError(SourceLoc{display_name, 1, 1}, "(document)",
                      "a matrix file holds exactly one YAML document");
   }
-  const std::string& file = display_name;
-  absl::StatusOr<YamlMap> top = YamlMap::Of(file, (*docs)[0], "");
+  const YamlDoc doc(display_name);
+  absl::StatusOr<YamlMap> top = YamlMap::Of(
+      doc, (*docs)[0], "",
+      {"name", "description", "scenarios", "defaults", "axes", "versions", "include", "exclude"});
   if (!top.ok()) return top.status();
   Matrix m;
   m.file = display_name;
@@ -334,73 +410,25 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
   if (!description.ok()) return description.status();
   m.description = *description;
 
-  YAML::Node scenarios = top->Child("scenarios");
-  if (!scenarios.IsSequence() || scenarios.size() == 0) {
-    return YamlError(scenarios.IsDefined() ? LocOf(file, scenarios) : top->Loc(), "scenarios",
-                     "expected a non-empty list of {file: ..., points: [...]}");
-  }
-  for (size_t i = 0; i < scenarios.size(); ++i) {
-    std::string path = absl::StrCat("scenarios[", i, "]");
-    MatrixScenario s;
-    s.loc = LocOf(file, scenarios[i]);
-    if (scenarios[i].IsScalar()) {
-      s.as_written = scenarios[i].Scalar();
-    } else {
-      absl::StatusOr<YamlMap> map = YamlMap::Of(file, scenarios[i], path);
-      if (!map.ok()) return map.status();
-      absl::StatusOr<std::string> f = map->String("file", true);
-      if (!f.ok()) return f.status();
-      s.as_written = *f;
-      absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
-      if (!points.ok()) return points.status();
-      s.points = *points;
-      absl::Status st = map->Finish();
-      if (!st.ok()) return st;
-    }
-    s.path = (!s.as_written.empty() && s.as_written[0] == '/') ? s.as_written
-                                                                : absl::StrCat(dir, "/", s.as_written);
-    m.scenarios.push_back(std::move(s));
-  }
+  GH_RETURN_IF_ERROR(ReadScenarios(doc, *top, dir, m));
 
-  m.defaults.ranks = 1;
-  m.defaults.launcher = "mpirun";
-  m.defaults.timeout = absl::Minutes(10);
-  m.defaults.backend = "auto";
-  m.defaults.share_gpu = false;
-  m.defaults_loc = top->Loc();
-  YAML::Node defaults = top->Child("defaults");
-  if (defaults.IsDefined() && !defaults.IsNull()) {
-    m.defaults_loc = LocOf(file, defaults);
-    absl::StatusOr<YamlMap> map = YamlMap::Of(file, defaults, "defaults");
-    if (!map.ok()) return map.status();
-    CellSettings read;
-    absl::Status st = ReadSettings(*map, false, &read);
-    if (!st.ok()) return st;
-    st = map->Finish();
-    if (!st.ok()) return st;
-    read.ranks = read.ranks.value_or(*m.defaults.ranks);
-    read.launcher = read.launcher.value_or(*m.defaults.launcher);
-    read.timeout = read.timeout.value_or(*m.defaults.timeout);
-    read.backend = read.backend.value_or(*m.defaults.backend);
-    read.share_gpu = read.share_gpu.value_or(*m.defaults.share_gpu);
-    m.defaults = std::move(read);
-  }
+  GH_RETURN_IF_ERROR(ReadDefaults(doc, *top, m));
 
   YAML::Node axes = top->Child("axes");
   if (axes.IsDefined() && !axes.IsNull()) {
     if (!axes.IsSequence()) {
-      return YamlError(LocOf(file, axes), "axes", "expected a list of {name, values}");
+      return doc.Error(axes, "axes", "expected a list of {name, values}");
     }
     for (size_t i = 0; i < axes.size(); ++i) {
       std::string path = absl::StrCat("axes[", i, "]");
-      absl::StatusOr<YamlMap> map = YamlMap::Of(file, axes[i], path);
+      absl::StatusOr<YamlMap> map = YamlMap::Of(doc, axes[i], path, {"name", "values"});
       if (!map.ok()) return map.status();
       MatrixAxis axis;
       axis.loc = map->Loc();
       absl::StatusOr<std::string> axis_name = map->String("name", true);
       if (!axis_name.ok()) return axis_name.status();
       axis.name = *axis_name;
-      absl::StatusOr<std::vector<AxisValue>> values = ReadValues(file, *map, false);
+      absl::StatusOr<std::vector<AxisValue>> values = ReadValues(*map, false);
       if (!values.ok()) return values.status();
       axis.values = *std::move(values);
       absl::Status st = map->Finish();
@@ -412,7 +440,7 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
   }
   YAML::Node versions = top->Child("versions");
   if (versions.IsDefined() && !versions.IsNull()) {
-    absl::StatusOr<MatrixAxis> axis = ReadVersions(file, versions, dir, list_runner);
+    absl::StatusOr<MatrixAxis> axis = ReadVersions(doc, versions, dir, list_runner);
     if (!axis.ok()) return axis.status();
     m.axes.push_back(*std::move(axis));
   }
@@ -432,10 +460,10 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
                        absl::StrCat("the matrix has more than ", kMaxCells, " cells"));
     }
   }
-  absl::StatusOr<std::vector<ComboRule>> include = ReadRules(file, *top, "include", m.axes);
+  absl::StatusOr<std::vector<ComboRule>> include = ReadRules(doc, *top, "include", m.axes);
   if (!include.ok()) return include.status();
   m.include = *std::move(include);
-  absl::StatusOr<std::vector<ComboRule>> exclude = ReadRules(file, *top, "exclude", m.axes);
+  absl::StatusOr<std::vector<ComboRule>> exclude = ReadRules(doc, *top, "exclude", m.axes);
   if (!exclude.ok()) return exclude.status();
   m.exclude = *std::move(exclude);
   absl::Status st = top->Finish();

@@ -10,7 +10,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
 namespace {

@@ -6,7 +6,7 @@
 #include "harness/core/file_util.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
-#include "harness/driver/yaml_fields.h"
+#include "harness/core/duration_text.h"
 #include "nlohmann/json.hpp"
 
 namespace gh::driver {
