@@ -7,7 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
+#include "harness/core/file_util.h"
+#include "harness/core/job_reporter.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/report/console_table.h"
+#include "harness/report/junit.h"
 #include "harness/runtime/job_runner.h"
 #include "harness/runtime/mpi_world.h"
 #include "harness/runtime/run_options.h"
@@ -23,6 +27,21 @@ int BadInput(const std::string& message) {
   }
   return kExitBadInput;
 }
+
+// What a run leaves besides its records and environment: junit.xml and, on stdout, the
+// console table and where the results are.
+class RunReports : public JobReporter {
+ public:
+  absl::Status WriteReports(const std::string& out_dir, const std::vector<Record>& records) override {
+    const absl::Status junit =
+        WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, "gpuharness"));
+    std::printf("\n%s\n", RenderConsoleTable(records).c_str());
+    std::printf("results: %s/records.jsonl (%zu records), %s/junit.xml, %s/environment.json\n",
+                out_dir.c_str(), records.size(), out_dir.c_str(), out_dir.c_str());
+    std::fflush(stdout);
+    return junit;
+  }
+};
 
 }  // namespace
 
@@ -50,7 +69,8 @@ int RunCommand(int argc, char** argv) {
       scenarios.push_back(LoadedScenario{file, std::move(spec)});
     }
   }
-  return RunJob(*options, scenarios, &argc, &argv);
+  RunReports reports;
+  return RunJob(*options, scenarios, reports, &argc, &argv);
 }
 
 }  // namespace gh

@@ -18,12 +18,12 @@ namespace gh {
 // A line of the output matching `regex` ends the rank as `outcome` with signature `name`.
 struct ExecSignatureRule {
   std::string name;       // the record's signature, e.g. "async_computation_precondition"
-  std::string regex;      // template; ECMAScript, searched in each line
+  std::string regex;      // template; RE2 syntax, searched in each line
   Outcome outcome = Outcome::kError;  // error (default) or fail
 };
 
 // A line matching `regex` makes the rank a skip. The reason is `reason` when given, else the
-// regex's first capture group when it has one, else the whole line.
+// regex's first capture group when it captured something, else the whole line.
 struct ExecSkipRule {
   std::string regex;   // template
   std::string reason;  // template; may be empty

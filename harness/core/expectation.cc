@@ -1,11 +1,11 @@
 #include "harness/core/expectation.h"
 
 #include <algorithm>
-#include <regex>
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/expectation_conditions.h"
 #include "harness/core/point.h"
+#include "harness/core/regex.h"
 
 namespace gh {
 namespace {
@@ -64,11 +64,9 @@ bool MeetsExpectation(const Expectation& expected, Outcome observed,
                       const std::string& signature) {
   if (expected.outcome != observed) return false;
   if (!expected.signature_regex.has_value()) return true;
-  try {
-    return std::regex_search(signature, std::regex(*expected.signature_regex));
-  } catch (const std::regex_error&) {
-    return false;  // the loader rejects bad regexes; one built in code simply never matches
-  }
+  // The loader rejects bad regexes; one built in code simply never matches.
+  absl::StatusOr<Regex> regex = Regex::Compile(*expected.signature_regex);
+  return regex.ok() && regex->Search(signature);
 }
 
 }  // namespace gh

@@ -1,11 +1,11 @@
 #include "harness/core/trial_verdict.h"
 
 #include <algorithm>
-#include <regex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/regex.h"
 
 namespace gh {
 
@@ -52,14 +52,10 @@ bool TrialsMeetExpectation(const Expectation& expected, const TrialSummary& summ
   if (expected.outcome == Outcome::kPass) return !failed;
   if (!failed) return false;
   if (!expected.signature_regex.has_value()) return true;
-  std::regex pattern;
-  try {
-    pattern = std::regex(*expected.signature_regex, std::regex::ECMAScript);
-  } catch (const std::regex_error&) {
-    return false;  // the loader validated it; an unusable pattern never matches
-  }
+  absl::StatusOr<Regex> pattern = Regex::Compile(*expected.signature_regex);
+  if (!pattern.ok()) return false;  // the loader validated it; an unusable pattern never matches
   for (const auto& [signature, count] : summary.signatures) {
-    if (std::regex_search(signature, pattern)) return true;
+    if (pattern->Search(signature)) return true;
   }
   return false;
 }

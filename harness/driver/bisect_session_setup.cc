@@ -1,7 +1,6 @@
 #include "harness/driver/bisect_session_setup.h"
 
 #include <filesystem>
-#include <regex>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -11,12 +10,7 @@ namespace gh {
 
 absl::Status CheckHuntSignature(const HuntSpec& hunt) {
   if (!hunt.signature) return absl::OkStatus();
-  try {
-    std::regex check(*hunt.signature, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return absl::InvalidArgumentError(absl::StrCat("--hunt-signature: bad regex '", *hunt.signature, "': ", e.what()));
-  }
-  return absl::OkStatus();
+  return CompileHuntSignature(*hunt.signature).status();
 }
 
 absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,

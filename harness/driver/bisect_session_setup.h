@@ -16,7 +16,7 @@
 namespace gh {
 
 // InvalidArgument ("--hunt-signature: bad regex ...") when the hunt's signature is set and is not
-// an ECMAScript regex.
+// a valid regex (RE2 syntax).
 absl::Status CheckHuntSignature(const HuntSpec& hunt);
 
 // Creates `out_dir` (--out) and returns the options of the probe jobs that run there, with

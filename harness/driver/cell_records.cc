@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <utility>
 
@@ -17,6 +16,7 @@
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
 #include "harness/core/duration_text.h"
+#include "harness/core/regex.h"
 
 namespace gh::driver {
 namespace {
@@ -52,12 +52,13 @@ std::vector<RankCrash> ReadRankCrashes(const std::string& run_dir) {
 std::string MpirunRankSignal(const std::string& log_path) {
   std::ifstream in(log_path);
   std::string line;
-  static const std::regex re(R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+))");
+  static const Regex re =
+      *Regex::Compile(R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+))");
   while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, re)) {
-      int sig = std::stoi(m[2].str());
-      return absl::StrCat("rank ", m[1].str(), " killed by ", SignalName(sig));
+    int sig = 0;
+    std::optional<std::vector<std::string>> m = re.SearchGroups(line);
+    if (m && absl::SimpleAtoi((*m)[2], &sig)) {
+      return absl::StrCat("rank ", (*m)[1], " killed by ", SignalName(sig));
     }
   }
   return "";

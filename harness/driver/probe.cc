@@ -22,17 +22,18 @@ absl::StatusOr<Hunt> Hunt::Create(Outcome outcome, std::string signature_regex, 
         "--hunt-outcome: must be a failure (fail, error, timeout, crash), got '",
         std::string(OutcomeName(outcome)), "'"));
   }
-  Hunt hunt;
-  hunt.outcome_ = outcome;
-  hunt.other_as_bad_ = other_as_bad;
-  try {
-    hunt.regex_ = std::regex(signature_regex, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--hunt-signature: bad regex '", signature_regex, "': ", e.what()));
+  absl::StatusOr<Regex> regex = CompileHuntSignature(signature_regex);
+  if (!regex.ok()) return regex.status();
+  return Hunt(outcome, *std::move(regex), other_as_bad);
+}
+
+absl::StatusOr<Regex> CompileHuntSignature(std::string_view signature_regex) {
+  absl::StatusOr<Regex> regex = Regex::Compile(signature_regex);
+  if (!regex.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--hunt-signature: bad regex '", std::string(signature_regex),
+                                                   "': ", regex.status().message()));
   }
-  hunt.signature_regex_ = std::move(signature_regex);
-  return hunt;
+  return regex;
 }
 
 std::string SignatureToRegex(const std::string& signature) {
@@ -82,12 +83,12 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
 Hunt::TrialClass Hunt::Classify(const TrialResult& trial) const {
   if (trial.setup_failed || trial.outcome == Outcome::kSkip) return TrialClass::kSkip;
   if (trial.outcome == Outcome::kPass) return TrialClass::kPass;
-  if (trial.outcome == outcome_ && std::regex_search(trial.signature, regex_)) return TrialClass::kHunted;
+  if (trial.outcome == outcome_ && regex_.Search(trial.signature)) return TrialClass::kHunted;
   return other_as_bad_ ? TrialClass::kHunted : TrialClass::kOther;
 }
 
 std::string Hunt::ToString() const {
-  std::string out = absl::StrCat(std::string(OutcomeName(outcome_)), " ~ /", signature_regex_, "/");
+  std::string out = absl::StrCat(std::string(OutcomeName(outcome_)), " ~ /", regex_.pattern(), "/");
   if (other_as_bad_) absl::StrAppend(&out, " (other failures count as bad)");
   return out;
 }

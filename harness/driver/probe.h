@@ -5,12 +5,12 @@
 
 #include <map>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
+#include "harness/core/regex.h"
 #include "harness/driver/sprt.h"
 
 namespace gh {
@@ -28,15 +28,19 @@ struct TrialResult {
 // The failure being hunted: an outcome and a regex searched in the signature.
 struct HuntSpec {
   std::optional<Outcome> outcome;          // unset: taken from the bad end
-  std::optional<std::string> signature;    // ECMAScript regex; unset: from the bad end
+  std::optional<std::string> signature;    // RE2 regex; unset: from the bad end
   bool other_as_bad = false;               // count other failures as bad
   std::string ToString() const;            // "fail ~ /wrong data/"
 };
 
+// The --hunt-signature regex, compiled; InvalidArgument "--hunt-signature: bad regex '...':
+// <RE2's reason>" when it does not compile.
+absl::StatusOr<Regex> CompileHuntSignature(std::string_view signature_regex);
+
 // A HuntSpec with both parts known and the regex compiled.
 class Hunt {
  public:
-  // InvalidArgument "--hunt-signature: bad regex '...': ..." for an invalid regex.
+  // InvalidArgument "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex.
   static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad);
   // Fills what `spec` leaves unset from the bad end's observed failure (the most common
   // non-pass, non-skip outcome and signature among `bad_end_trials`). NotFound when the bad
@@ -47,15 +51,16 @@ class Hunt {
   TrialClass Classify(const TrialResult& trial) const;
 
   Outcome outcome() const { return outcome_; }
-  const std::string& signature_regex() const { return signature_regex_; }
+  const std::string& signature_regex() const { return regex_.pattern(); }
   bool other_as_bad() const { return other_as_bad_; }
   std::string ToString() const;
 
  private:
-  Outcome outcome_ = Outcome::kFail;
-  std::string signature_regex_;
-  std::regex regex_;
-  bool other_as_bad_ = false;
+  Hunt(Outcome outcome, Regex regex, bool other_as_bad)
+      : outcome_(outcome), regex_(std::move(regex)), other_as_bad_(other_as_bad) {}
+  Outcome outcome_;
+  Regex regex_;  // compiled once, searched in every trial's signature
+  bool other_as_bad_;
 };
 
 // A regex matching `signature` literally, without the " [ranks 1,3]" suffix the rank reduction

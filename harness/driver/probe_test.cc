@@ -40,8 +40,11 @@ TEST(HuntTest, ClassifiesByOutcomeAndSignature) {
 TEST(HuntTest, BadRegexAndPassingOutcomeAreRejected) {
   absl::StatusOr<Hunt> bad_regex = Hunt::Create(Outcome::kFail, "([a", false);
   ASSERT_FALSE(bad_regex.ok());
-  EXPECT_TRUE(absl::StartsWith(bad_regex.status().message(), "--hunt-signature: bad regex '([a': "))
-      << bad_regex.status();
+  EXPECT_EQ(bad_regex.status().message(), "--hunt-signature: bad regex '([a': missing ]: [a")
+      << "RE2's reason";
+  EXPECT_EQ(CompileHuntSignature("(a)\\1").status().message(),
+            "--hunt-signature: bad regex '(a)\\1': invalid escape sequence: \\1")
+      << "back-references are not RE2";
   absl::StatusOr<Hunt> pass = Hunt::Create(Outcome::kPass, "", false);
   ASSERT_FALSE(pass.ok());
   EXPECT_EQ(pass.status().message(),

@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_html.h"
 #include "harness/report/report_input.h"

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "harness/core/record.h"
 #include "harness/driver/sweep_plan.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh::driver {

@@ -26,7 +26,7 @@
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
 #include "harness/core/duration_text.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 #include "harness/report/results_dir.h"
 #include "nlohmann/json.hpp"
 

@@ -15,7 +15,7 @@
 #include "harness/core/scenario_loader.h"
 #include "harness/core/testdata/fake_kinds.h"
 #include "harness/driver/cell_records.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 namespace gh::driver {
 namespace {

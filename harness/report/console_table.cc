@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 namespace gh {
 namespace {

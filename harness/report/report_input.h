@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 #include "harness/report/environment_table.h"
 #include "harness/report/sweep_info.h"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 namespace gh {
 

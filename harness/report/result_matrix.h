@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh {

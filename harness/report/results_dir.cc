@@ -7,9 +7,9 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/comparison.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
-#include "harness/report/comparison.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {

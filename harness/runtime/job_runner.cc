@@ -14,13 +14,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/comparison.h"
 #include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
-#include "harness/report/comparison.h"
-#include "harness/report/console_table.h"
-#include "harness/report/junit.h"
 #include "harness/runtime/crash_guard.h"
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/gpu_binding.h"
@@ -116,8 +114,8 @@ std::string HeadlineMetric(const PointOutcome& result) {
 class JobRunner {
  public:
   JobRunner(const RunOptions& options, const std::vector<LoadedScenario>& scenarios,
-            MpiWorld& world)
-      : options_(options), scenarios_(scenarios), world_(world) {}
+            JobReporter& reporter, MpiWorld& world)
+      : options_(options), scenarios_(scenarios), reporter_(reporter), world_(world) {}
 
   int Run();
 
@@ -139,6 +137,7 @@ class JobRunner {
 
   const RunOptions& options_;
   const std::vector<LoadedScenario>& scenarios_;
+  JobReporter& reporter_;
   MpiWorld& world_;
   Backend backend_ = Backend::kHost;
   std::vector<PlannedRun> plan_;
@@ -481,16 +480,10 @@ int JobRunner::Finish() {
   int status = kExitOk;
   if (is_root()) {
     status = ExitStatus();
-    const std::string junit_path = options_.out_dir + "/junit.xml";
-    if (absl::Status written = WriteFileAtomically(junit_path, RenderJUnit(records_, "gpuharness"));
-        !written.ok()) {
+    if (absl::Status written = reporter_.WriteReports(options_.out_dir, records_); !written.ok()) {
       std::fprintf(stderr, "gpuharness run: %s\n", std::string(written.message()).c_str());
       status = kExitInfrastructure;
     }
-    std::printf("\n%s\n", RenderConsoleTable(records_).c_str());
-    std::printf("results: %s/records.jsonl (%zu records), %s/junit.xml, %s/environment.json\n",
-                options_.out_dir.c_str(), records_.size(), options_.out_dir.c_str(),
-                options_.out_dir.c_str());
     std::fflush(stdout);
   }
   return status;
@@ -498,8 +491,8 @@ int JobRunner::Finish() {
 
 }  // namespace
 
-int RunJob(const RunOptions& options, const std::vector<LoadedScenario>& scenarios, int* argc,
-           char*** argv) {
+int RunJob(const RunOptions& options, const std::vector<LoadedScenario>& scenarios,
+           JobReporter& reporter, int* argc, char*** argv) {
   absl::StatusOr<std::unique_ptr<MpiWorld>> world = MpiWorld::Init(argc, argv);
   if (!world.ok()) {
     std::fprintf(stderr, "gpuharness run: MPI start-up failed: %s\n",
@@ -508,7 +501,7 @@ int RunJob(const RunOptions& options, const std::vector<LoadedScenario>& scenari
   }
   int status;
   {
-    JobRunner runner(options, scenarios, **world);
+    JobRunner runner(options, scenarios, reporter, **world);
     status = runner.Run();
   }
   // Every rank leaves with rank 0's verdict (mpirun reports the first non-zero status).

@@ -22,6 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/core/exec_template.h"
 #include "harness/core/registry.h"
+#include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/exec_classify.h"
 #include "harness/scenarios/exec_process.h"
@@ -190,22 +191,26 @@ class Exec : public Scenario {
     absl::StatusOr<std::string> workdir = ExpandExecTemplate(block.workdir, values);
     if (!workdir.ok()) return workdir.status();
     command.workdir = *workdir;
-    for (const std::string& pass : block.pass) {
-      absl::StatusOr<std::string> text = ExpandExecTemplate(pass, values);
+    for (size_t i = 0; i < block.pass.size(); ++i) {
+      absl::StatusOr<std::string> text = ExpandExecTemplate(block.pass[i], values);
       if (!text.ok()) return text.status();
-      rules.pass.push_back(*text);
+      GH_RETURN_IF_ERROR(rules.AddPass(absl::StrCat("exec.pass[", i, "]"), *text));
     }
-    for (const ExecSignatureRule& rule : block.signatures) {
+    for (size_t i = 0; i < block.signatures.size(); ++i) {
+      const ExecSignatureRule& rule = block.signatures[i];
       absl::StatusOr<std::string> text = ExpandExecTemplate(rule.regex, values);
       if (!text.ok()) return text.status();
-      rules.signatures.push_back({rule.name, *text, rule.outcome});
+      GH_RETURN_IF_ERROR(rules.AddSignature(absl::StrCat("exec.signatures[", i, "].regex"),
+                                            rule.name, *text, rule.outcome));
     }
-    for (const ExecSkipRule& rule : block.skips) {
+    for (size_t i = 0; i < block.skips.size(); ++i) {
+      const ExecSkipRule& rule = block.skips[i];
       absl::StatusOr<std::string> regex = ExpandExecTemplate(rule.regex, values);
       if (!regex.ok()) return regex.status();
       absl::StatusOr<std::string> reason = ExpandExecTemplate(rule.reason, values);
       if (!reason.ok()) return reason.status();
-      rules.skips.push_back({*regex, *reason});
+      GH_RETURN_IF_ERROR(
+          rules.AddSkip(absl::StrCat("exec.skip[", i, "]"), *regex, *std::move(reason)));
     }
     rules.exit_status = block.exit_status;
     rules.tail_lines = block.tail_lines;

@@ -1,9 +1,10 @@
 #include "harness/scenarios/exec_classify.h"
 
 #include <csignal>
-#include <regex>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 namespace {
@@ -22,26 +23,46 @@ std::vector<std::string_view> Lines(std::string_view output) {
   return lines;
 }
 
-// The first line `regex` finds something in; its match in *match.
-bool FindLine(const std::vector<std::string_view>& lines, const std::string& pattern,
-              std::string* line_out, std::smatch* match) {
-  const std::regex regex(pattern);  // validated by the loader
+// The first line `regex` finds something in.
+std::optional<std::string_view> FindLine(const std::vector<std::string_view>& lines,
+                                         const Regex& regex) {
   for (std::string_view line : lines) {
-    std::string text(line);
-    std::smatch m;
-    if (std::regex_search(text, m, regex)) {
-      if (line_out != nullptr) *line_out = text;
-      if (match != nullptr) {
-        // Re-run on the stored copy so that the match refers to live storage.
-        std::regex_search(*line_out, *match, regex);
-      }
-      return true;
-    }
+    if (regex.Search(line)) return line;
   }
-  return false;
+  return std::nullopt;
+}
+
+absl::StatusOr<Regex> CompileRule(std::string_view key, std::string_view pattern) {
+  absl::StatusOr<Regex> regex = Regex::Compile(pattern);
+  if (!regex.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(std::string(key), ": invalid regular expression '",
+                                                   std::string(pattern), "': ",
+                                                   regex.status().message()));
+  }
+  return regex;
 }
 
 }  // namespace
+
+absl::Status ExecRules::AddPass(std::string_view key, std::string_view pattern) {
+  GH_ASSIGN_OR_RETURN(Regex regex, CompileRule(key, pattern));
+  pass.push_back(std::move(regex));
+  return absl::OkStatus();
+}
+
+absl::Status ExecRules::AddSignature(std::string_view key, std::string name,
+                                     std::string_view pattern, Outcome outcome) {
+  GH_ASSIGN_OR_RETURN(Regex regex, CompileRule(key, pattern));
+  signatures.push_back({std::move(name), std::move(regex), outcome});
+  return absl::OkStatus();
+}
+
+absl::Status ExecRules::AddSkip(std::string_view key, std::string_view pattern,
+                                std::string reason) {
+  GH_ASSIGN_OR_RETURN(Regex regex, CompileRule(key, pattern));
+  skips.push_back({std::move(regex), std::move(reason)});
+  return absl::OkStatus();
+}
 
 std::string ExecSignalName(int signal_number) {
   switch (signal_number) {
@@ -91,23 +112,21 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
                      absl::StrCat("timeout in exec: the command ran past ",
                                   absl::FormatDuration(end.elapsed), "; its process group was killed"));
   }
-  for (const ExecSkipRule& skip : rules.skips) {
-    std::string line;
-    std::smatch match;
-    if (FindLine(lines, skip.regex, &line, &match)) {
-      r.outcome = Outcome::kSkip;
-      if (!skip.reason.empty()) {
-        r.signature = skip.reason;
-      } else if (match.size() > 1 && match[1].matched) {
-        r.signature = match[1].str();
-      } else {
-        r.signature = line;
-      }
-      return r;
+  for (const ExecRules::Skip& skip : rules.skips) {
+    const std::optional<std::string_view> line = FindLine(lines, skip.regex);
+    if (!line.has_value()) continue;
+    r.outcome = Outcome::kSkip;
+    r.signature = skip.reason;
+    if (r.signature.empty()) {
+      // The first group when it captured something, else the whole line.
+      const std::optional<std::vector<std::string>> groups = skip.regex.SearchGroups(*line);
+      const bool captured = groups.has_value() && groups->size() > 1 && !(*groups)[1].empty();
+      r.signature = captured ? (*groups)[1] : std::string(*line);
     }
+    return r;
   }
-  for (const ExecSignatureRule& rule : rules.signatures) {
-    if (FindLine(lines, rule.regex, nullptr, nullptr)) {
+  for (const ExecRules::Signature& rule : rules.signatures) {
+    if (FindLine(lines, rule.regex)) {
       return with_tail(end.signaled ? Outcome::kCrash : rule.outcome, rule.name);
     }
   }
@@ -117,9 +136,10 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
   if (end.exit_status != rules.exit_status) {
     return with_tail(Outcome::kError, absl::StrCat("exit status ", end.exit_status));
   }
-  for (const std::string& pass : rules.pass) {
-    if (!FindLine(lines, pass, nullptr, nullptr)) {
-      return with_tail(Outcome::kFail, absl::StrCat("missing output: no line matches '", pass, "'"));
+  for (const Regex& pass : rules.pass) {
+    if (!FindLine(lines, pass)) {
+      return with_tail(Outcome::kFail,
+                       absl::StrCat("missing output: no line matches '", pass.pattern(), "'"));
     }
   }
   r.outcome = Outcome::kPass;

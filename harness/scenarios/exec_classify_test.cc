@@ -1,7 +1,9 @@
 #include "harness/scenarios/exec_classify.h"
 
 #include <csignal>
+#include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gh {
@@ -9,10 +11,14 @@ namespace {
 
 ExecRules Rules() {
   ExecRules rules;
-  rules.pass = {"^process 1: ok$"};
-  rules.signatures = {{"precondition", "FAILED_PRECONDITION: .*async_computation", Outcome::kError},
-                      {"wrong data", "^wrong", Outcome::kFail}};
-  rules.skips = {{"^skip: (.*)$", ""}, {"no GPU", "needs a GPU"}};
+  EXPECT_TRUE(rules.AddPass("exec.pass[0]", "^process 1: ok$").ok());
+  EXPECT_TRUE(rules.AddSignature("exec.signatures[0].regex", "precondition",
+                                 "FAILED_PRECONDITION: .*async_computation", Outcome::kError)
+                  .ok());
+  EXPECT_TRUE(rules.AddSignature("exec.signatures[1].regex", "wrong data", "^wrong", Outcome::kFail)
+                  .ok());
+  EXPECT_TRUE(rules.AddSkip("exec.skip[0]", "^skip: (.*)$", "").ok());
+  EXPECT_TRUE(rules.AddSkip("exec.skip[1]", "no GPU", "needs a GPU").ok());
   rules.tail_lines = 2;
   return rules;
 }
@@ -75,6 +81,68 @@ TEST(ExecClassify, TailIsTheLastLinesWithNonTextShownAsQuestionMarks) {
   EXPECT_EQ(OutputTail("1\n2\n", 0), "");
   EXPECT_EQ(ExecSignalName(SIGABRT), "SIGABRT");
   EXPECT_EQ(ExecSignalName(42), "signal 42");
+}
+
+TEST(ExecClassify, SkipReasonIsTheFirstGroupWhenItCapturedElseTheLine) {
+  ExecRules rules;
+  ASSERT_TRUE(rules.AddSkip("exec.skip[0]", "^skip:(.*)$", "").ok());
+  EXPECT_EQ(ClassifyExecEnd(Exited(0), "skip: no jax\n", rules).signature, " no jax");
+  EXPECT_EQ(ClassifyExecEnd(Exited(0), "skip:\n", rules).signature, "skip:");
+}
+
+TEST(ExecClassify, BadRegexAfterPlaceholdersNamesTheKeyAndRe2sReason) {
+  ExecRules rules;
+  absl::Status added = rules.AddSignature("exec.signatures[1].regex", "broken",
+                                          "Cuda failure (1", Outcome::kError);
+  EXPECT_EQ(added.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(added.message(),
+            "exec.signatures[1].regex: invalid regular expression 'Cuda failure (1': "
+            "missing ): Cuda failure (1");
+  EXPECT_TRUE(rules.signatures.empty());
+  EXPECT_THAT(std::string(rules.AddPass("exec.pass[0]", "a{2,1}").message()),
+              ::testing::StartsWith("exec.pass[0]: invalid regular expression 'a{2,1}': "));
+  EXPECT_THAT(std::string(rules.AddSkip("exec.skip[2]", "(?<=x)y", "").message()),
+              ::testing::StartsWith("exec.skip[2]: invalid regular expression '(?<=x)y': "));
+}
+
+// std::regex recursed once per character and overflowed the stack on a ~100 KB line (real XLA
+// verifier errors embed HLO that long); RE2 is linear and recursion-free.
+std::string MiBLine(bool with_signature) {
+  std::string line = "jax.errors.JaxRuntimeError: FAILED_PRECONDITION: verifier: ";
+  line.append(size_t{1} << 20, 'h');
+  line += with_signature ? " in async_computation" : " in the main computation";
+  return line;
+}
+
+TEST(ExecClassify, OneMiBLineMatchesTheSignatureOrFallsThrough) {
+  RankOutcome r = ClassifyExecEnd(Exited(1), "start\n" + MiBLine(true) + "\nend\n", Rules());
+  EXPECT_EQ(r.outcome, Outcome::kError);
+  EXPECT_EQ(r.signature, "precondition");
+  EXPECT_EQ(r.output_tail.size(), MiBLine(true).size() + 1 + 4) << "its last 2 lines";
+  r = ClassifyExecEnd(Exited(1), "start\n" + MiBLine(false) + "\nend\n", Rules());
+  EXPECT_EQ(r.outcome, Outcome::kError);
+  EXPECT_EQ(r.signature, "exit status 1");
+  r = ClassifyExecEnd(Exited(0), MiBLine(false) + "\nprocess 1: ok\n", Rules());
+  EXPECT_EQ(r.outcome, Outcome::kPass) << r.signature;
+}
+
+// 10 MiB over 160 Ki lines of 64 bytes, the signature (if any) on the last.
+std::string TenMiBOutput(bool with_signature) {
+  std::string out;
+  const std::string filler(63, 'x');
+  while (out.size() < (size_t{10} << 20)) out += filler + "\n";
+  out += with_signature ? "E: FAILED_PRECONDITION: in async_computation\n" : "E: done\n";
+  return out;
+}
+
+TEST(ExecClassify, TenMiBOutputMatchesTheSignatureOrFallsThrough) {
+  RankOutcome r = ClassifyExecEnd(Exited(1), TenMiBOutput(true), Rules());
+  EXPECT_EQ(r.outcome, Outcome::kError);
+  EXPECT_EQ(r.signature, "precondition");
+  EXPECT_EQ(r.output_tail, std::string(63, 'x') + "\nE: FAILED_PRECONDITION: in async_computation\n");
+  r = ClassifyExecEnd(Exited(0), TenMiBOutput(false), Rules());
+  EXPECT_EQ(r.outcome, Outcome::kFail);
+  EXPECT_EQ(r.signature, "missing output: no line matches '^process 1: ok$'");
 }
 
 }  // namespace

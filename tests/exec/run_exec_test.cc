@@ -207,6 +207,53 @@ TEST(ExecBadInput, UnknownPlaceholderAndBadRegexExitTwoNamingFileLineColumnAndKe
                         "expression 'Cuda failure (1'"));
 }
 
+// std::regex recursed once per character: on a ~100 KB line gpuharness itself died of SIGSEGV,
+// recorded as the scenario's crash in step classify. Through RE2 each point ends as the
+// program did: the signature where the regex matches, the exit status where it does not.
+TEST(ExecHugeOutput, OneMiBLineAndTenMiBOutputMatchOrNotWithoutCrashingTheHarness) {
+  const Job job = RunJob(1, "run " + Programs() + "/exec_huge_output.yaml");
+  EXPECT_EQ(job.exit_code, 0) << "expect error was met by every point\n" << job.console;
+  const std::vector<Record> records = ReadRecords(job);
+  ASSERT_EQ(records.size(), 4u) << job.console;
+  const std::string precondition = "E: FAILED_PRECONDITION: Buffer for all-gather-start.1 ";
+  struct Want {
+    std::string variant, signature;
+    size_t tail_size;
+    std::string tail_end;
+  };
+  const std::vector<Want> wants = {
+      {"line_match", "async_computation_precondition", 59 + (1u << 20) + 22, "h in async_computation\n"},
+      {"line_nomatch", "exit status 1", 59 + (1u << 20) + 9, "hhh in main\n"},
+      {"bulk_match", "async_computation_precondition", 0,
+       precondition + "in async_computation is not ready\n"},
+      {"bulk_nomatch", "exit status 1", 0, precondition + "is not ready\n"},
+  };
+  for (size_t i = 0; i < wants.size(); ++i) {
+    const Want& want = wants[i];
+    SCOPED_TRACE(want.variant);
+    const Record& record = records[i];
+    EXPECT_EQ(record.point, "exec_huge_output/variant=" + want.variant + "/np=1");
+    EXPECT_EQ(record.result.outcome, Outcome::kError) << record.result.signature;
+    EXPECT_EQ(record.result.signature, want.signature);
+    EXPECT_TRUE(record.matched);
+    ASSERT_EQ(record.result.ranks.size(), 1u);
+    const RankOutcome& rank = record.result.ranks[0];
+    EXPECT_EQ(rank.step, "exec") << "classify did not crash";
+    EXPECT_EQ(rank.signature, want.signature);
+    const std::string& tail = rank.output_tail;
+    if (want.tail_size == 0) {
+      EXPECT_EQ(tail, want.tail_end) << "tail_lines: 1";
+    } else {
+      EXPECT_EQ(tail.size(), want.tail_size) << "the whole 1 MiB line is the tail";
+      EXPECT_THAT(tail, StartsWith("jax.errors.JaxRuntimeError: FAILED_PRECONDITION: verifier: hhh"));
+      EXPECT_TRUE(tail.size() >= want.tail_end.size() &&
+                  tail.compare(tail.size() - want.tail_end.size(), std::string::npos,
+                               want.tail_end) == 0)
+          << tail.substr(tail.size() - 40);
+    }
+  }
+}
+
 TEST(ExecJax, SingleDeviceProgramPassesOnCpuJax) {
   const std::string probe = std::string(GH_PYTHON3_BIN) + " -c 'import jax' > /dev/null 2>&1";
   if (std::string(GH_PYTHON3_BIN).empty() || std::system(probe.c_str()) != 0) {

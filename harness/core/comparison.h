@@ -2,8 +2,8 @@
 // Records are grouped by key (cell, point); a key's trials are aggregated (n trials, k failed,
 // signature counts), then each key is judged against its expectation (every trial `matched`)
 // and against the same key in the baseline. No CUDA, no MPI: plain data in, plain data out.
-#ifndef GPUHARNESS_REPORT_COMPARISON_H_
-#define GPUHARNESS_REPORT_COMPARISON_H_
+#ifndef GPUHARNESS_CORE_COMPARISON_H_
+#define GPUHARNESS_CORE_COMPARISON_H_
 
 #include <compare>
 #include <map>
@@ -153,4 +153,4 @@ std::string ComparisonHeadline(const Comparison& comparison);
 
 }  // namespace gh
 
-#endif  // GPUHARNESS_REPORT_COMPARISON_H_
+#endif  // GPUHARNESS_CORE_COMPARISON_H_

@@ -1,13 +1,13 @@
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <regex>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/regex.h"
 
 namespace gh {
 namespace {
@@ -131,9 +131,10 @@ std::string ShortSignature(Outcome outcome, const std::string& signature) {
     case Outcome::kTimeout:
       return "timeout";
     case Outcome::kCrash: {
-      static const std::regex kSignal("SIG[A-Z]+[0-9]*");
-      std::smatch match;
-      if (std::regex_search(signature, match, kSignal)) return absl::StrCat("crash (", match.str(), ")");
+      static const Regex kSignal = *Regex::Compile("SIG[A-Z]+[0-9]*");
+      if (std::optional<std::vector<std::string>> match = kSignal.SearchGroups(signature)) {
+        return absl::StrCat("crash (", (*match)[0], ")");
+      }
       return "crash";
     }
     case Outcome::kFail:

@@ -1,9 +1,9 @@
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "harness/report/report_test_records.h"
+#include "harness/core/testdata/test_records.h"
 
 namespace gh {
 namespace {
