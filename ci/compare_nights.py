@@ -6,10 +6,12 @@ The nightly matrices carry the night's version on their version axis, so tonight
 `gpuharness sweep --baseline` would see only new and vanished points. Here a point is keyed by
 its name and its flag-axis labels, the version axis left out, and the rule is gpuharness's:
 a regression is a point whose baseline trials all passed and of which a trial now failed
-(fail, error, crash or timeout). A regression is "new" unless the previous night (given with
---previous) already reported it, so bisect runs once per regression, not every night.
+(fail, error, crash or timeout). A regression is "new" when the results history says its
+point turned to a failure tonight (--flips: `gpuharness history flips --night NIGHT --format
+tsv`, whose columns are matrix, cell, point, from, to, night, ...), so bisect runs once per
+regression, not every night; without --flips every regression is new.
 
-usage: compare_nights.py NIGHT_DIR BASELINE_DIR [--previous REGRESSIONS_JSON] --out FILE
+usage: compare_nights.py NIGHT_DIR BASELINE_DIR [--flips FLIPS_TSV] --out FILE
   NIGHT_DIR, BASELINE_DIR: sweep results directories (records.jsonl, sweep.json)
 writes FILE: {"version_axis", "regressions": [{point, cell, cell_arg, baseline, now,
 signature, new}]} and prints one line per regression. Exit 0 (written), 2 bad input.
@@ -74,17 +76,27 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("night")
     parser.add_argument("baseline")
-    parser.add_argument("--previous")
+    parser.add_argument("--flips")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
 
     drop = version_axes(args.night) | version_axes(args.baseline)
     now = load_points(args.night, drop)
     base = load_points(args.baseline, drop)
-    reported = set()
-    if args.previous and os.path.exists(args.previous):
-        for r in load_json(args.previous).get("regressions", []):
-            reported.add((r["point"], r["cell_arg"]))
+    matrix = load_json(os.path.join(args.night, "sweep.json")).get("matrix_name", os.path.basename(args.night))
+    turned = None  # (point, cell_arg) that became a failure tonight; None: no history given
+    if args.flips:
+        turned = set()
+        try:
+            with open(args.flips) as f:
+                for n, line in enumerate(f, 1):
+                    fields = line.rstrip("\n").split("\t")
+                    if len(fields) < 6:
+                        fail(f"{args.flips}:{n}: expected matrix, cell, point, from, to, night")
+                    if fields[0] == matrix and fields[4] in FAILED and fields[3] not in FAILED:
+                        turned.add((fields[2], fields[1]))
+        except OSError as e:
+            fail(f"{args.flips}: {e}")
 
     regressions = []
     for (point, cell), entry in now.items():
@@ -103,7 +115,7 @@ def main():
             "failed_trials": sum(o in FAILED for o in entry["outcomes"]),
             "trials": len(entry["outcomes"]),
             "signature": entry["signature"],
-            "new": (point, cell_arg) not in reported,
+            "new": turned is None or (point, cell_arg) in turned,
         })
     result = {"version_axis": sorted(drop), "regressions": regressions}
     tmp = args.out + ".tmp"

@@ -22,6 +22,9 @@
 #   -- ...                passed to every `gpuharness sweep` and `gpuharness bisect` (--gpus N,
 #                         --slots N, --kill-grace T, --setup-timeout T)
 #
+# Every sweep, then the whole night (its bisects too), is ingested into the results history
+# database ROOT/history.sqlite (`gpuharness history`, docs/history.md); a regression is "new"
+# when `history flips --night ID` shows its point turning to a failure tonight.
 # Writes nights/<ID>/: <matrix>/ (the sweep: records.jsonl, junit.xml, summary.md,
 # report.html, regressions.json), bisect/<matrix>-<k>/ (one bisect per new regression),
 # summary.md (the night: headlines, regressions, each bisect's answer and summary attached),
@@ -68,14 +71,14 @@ if [ -z "$program" ]; then
   program="$build_dir/bin/gpuharness"
 fi
 [ -x "$program" ] || bad_input "--program '$program' is not an executable"
+# GH_NIGHTLY_HISTORY: a program that is `gpuharness history` by itself (the tests' stand-in).
+if [ -n "${GH_NIGHTLY_HISTORY:-}" ]; then history=("$GH_NIGHTLY_HISTORY"); else history=("$program" history); fi
+history_db="$root/history.sqlite"
 
 night_dir="$root/nights/$night"
 mkdir -p "$night_dir/bisect" || { echo "ci/nightly.sh: cannot create $night_dir" >&2; exit 3; }
 baseline_dir=""
 if [ -e "$root/last-good/nightly.json" ]; then baseline_dir=$(cd "$root/last-good" && pwd -P); fi
-previous_dir=""
-if [ -e "$root/last-night/nightly.json" ]; then previous_dir=$(cd "$root/last-night" && pwd -P); fi
-[ "$previous_dir" != "$(cd "$night_dir" && pwd -P)" ] || previous_dir=""
 good_version=""
 if [ -n "$baseline_dir" ]; then
   good_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$baseline_dir/nightly.json") \
@@ -102,13 +105,15 @@ for m in "${matrices[@]}"; do
     2) echo "ci/nightly.sh: the sweep of $m rejected its input (exit 2)" >&2; exit 2 ;;
     *) echo "ci/nightly.sh: the sweep of $m failed (exit $rc)" >&2; worse 3; continue ;;
   esac
+  "${history[@]}" ingest "$out" --night "$night" --db "$history_db" \
+      || { echo "ci/nightly.sh: ingesting $out into $history_db failed" >&2; worse 3; continue; }
   if [ -z "$baseline_dir" ] || [ ! -f "$baseline_dir/$name/records.jsonl" ]; then
     echo "== $name: no baseline yet"
     continue
   fi
-  previous=()
-  [ -n "$previous_dir" ] && previous=(--previous "$previous_dir/$name/regressions.json")
-  python3 "$src/ci/compare_nights.py" "$out" "$baseline_dir/$name" "${previous[@]}" \
+  "${history[@]}" flips --night "$night" --format tsv --db "$history_db" >"$out/flips.tsv" \
+      || { echo "ci/nightly.sh: history flips failed" >&2; worse 3; continue; }
+  python3 "$src/ci/compare_nights.py" "$out" "$baseline_dir/$name" --flips "$out/flips.tsv" \
       --out "$out/regressions.json" || { worse 3; continue; }
   count=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["regressions"]))' "$out/regressions.json")
   [ "$count" -eq 0 ] || worse 1
@@ -134,6 +139,10 @@ import json, sys
 for r in json.load(open(sys.argv[1]))["regressions"]:
     if r["new"]: print(r["point"] + "\t" + r["cell_arg"])' "$out/regressions.json")
 done
+
+# The whole night again: its sweeps add nothing (ingest is idempotent), its bisects' probes land.
+"${history[@]}" ingest "$night_dir" --night "$night" --db "$history_db" >/dev/null \
+    || { echo "ci/nightly.sh: ingesting $night_dir into $history_db failed" >&2; worse 3; }
 
 good=0
 if [ "$status" -eq 0 ] || { [ "$accept" -eq 1 ] && [ "$status" -le 1 ]; }; then good=1; fi

@@ -7,12 +7,18 @@
 #                   (n03 good .. n08 bad) names n06 first bad and n05 last good, attached to
 #                   the night's summary.md; the baseline stays night 1
 #   night 3 at n08: the same regression, no longer new -> exit 1 and no second bisect
-#   bash tests/nightly_dryrun/nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB
+# then the results history the nights were ingested into: `history flips` names the planted
+# point at night 2 (version n08), and night 1 ingested again as a fourth night makes that point
+# alternate, which `history flaky` finds.
+#   bash tests/nightly_dryrun/nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB [HISTORY_BIN]
+# HISTORY_BIN: `gpuharness history` by itself (tests/history.cmake's gh_history_tool) while the
+# binary does not dispatch it; default "GPUHARNESS_BIN history".
 # Exit: 0 pass, 1 an assertion failed.
 set -uo pipefail
 bin=${1:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
 src=${2:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
 fake_lib=${3:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
+if [ -n "${4:-}" ]; then export GH_NIGHTLY_HISTORY=$4; history=("$4"); else history=("$bin" history); fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-nightly-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -93,4 +99,19 @@ for f in failures: print("FAIL:", f)
 if failures: sys.exit(1)
 print("PASS: night1 baseline, night2 regression bisected to n06 (planted), night3 not re-bisected")
 PY
+# The history database the nights were ingested into.
+p2p="ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"
+db="$root/history.sqlite"
+flips=$("${history[@]}" flips --format tsv --db "$db") || fail "history flips exited $?"
+[ "$(printf '%s\n' "$flips" | cut -f1-8)" = "$(printf 'nightly\ttransport=p2p\t%s\tpass\tfail\tnight2\tn08\tnight1' "$p2p")" ] \
+  || fail "history flips: '$flips', expected the planted point turning pass -> fail at night2 (n08)"
+shown=$("${history[@]}" show "$p2p" --db "$db") || fail "history show exited $?"
+[ "$(printf '%s\n' "$shown" | grep -c '^  night')" -eq 3 ] || fail "history show: '$shown', expected three nights"
+cp "$db" "$work/h4.sqlite"
+"${history[@]}" ingest "$root/nights/night1" --night night4 --db "$work/h4.sqlite" >/dev/null || fail "ingesting night4 exited $?"
+flaky=$("${history[@]}" flaky --db "$work/h4.sqlite") || fail "history flaky exited $?"
+[ "$flaky" = "nightly [transport=p2p] :: $p2p: pass fail fail pass (2 changes)" ] || fail "history flaky: '$flaky'"
+"${history[@]}" report --out "$work/history.html" --db "$work/h4.sqlite" >/dev/null || fail "history report exited $?"
+grep -q '<polyline' "$work/history.html" || fail "history report has no trend line"
+
 [ "$failures" -eq 0 ] || { echo "nightly dry run: $failures failure(s); results were in $root"; exit 1; }
