@@ -187,7 +187,17 @@ absl::StatusOr<CommandLine::Result> CommandLine::Split(const std::vector<std::st
   }
   std::vector<std::string> positional_values;
   CLI::Option* positional = app.add_option("positionals", positional_values)->allow_extra_args(false);
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 pops from the back
+  // CLI11 pops from the back. It reads "--out=" as "--out" and takes the next argument; here it
+  // is an empty value, as "--out ''" is.
+  std::vector<std::string> reversed;
+  for (auto it = args.rbegin(); it != args.rend(); ++it) {
+    if (it->size() > 3 && it->starts_with("--") && it->back() == '=') {
+      reversed.emplace_back();
+      reversed.push_back(it->substr(0, it->size() - 1));
+    } else {
+      reversed.push_back(*it);
+    }
+  }
   try {
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {

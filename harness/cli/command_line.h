@@ -10,7 +10,8 @@
 //   --takes-no-value takes no value              (--dry-run=yes)
 //   missing MATRIX.yaml                          (a required positional)
 // --help and -h print Help(); help wins over every error but a missing last value.
-// A flag that takes a value takes the next argument, whatever it is (`--out --help` sets --out).
+// A flag that takes a value takes the next argument, whatever it is (`--out --help` sets --out);
+// `--out=` is an empty value.
 #ifndef GPUHARNESS_CLI_COMMAND_LINE_H_
 #define GPUHARNESS_CLI_COMMAND_LINE_H_
 

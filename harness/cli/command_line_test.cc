@@ -139,7 +139,7 @@ TEST(CommandLineTest, MissingOrEmptyValueNamesTheFlag) {
   for (const auto& [flag, message] : cases) {
     EXPECT_EQ(ErrorOf({"m.yaml", flag}), message);
     EXPECT_EQ(ErrorOf({"m.yaml", std::string(flag) + "="}), message);
-    EXPECT_EQ(ErrorOf({std::string(flag) + "=", "m.yaml"}), "") << "the next argument is the value";
+    EXPECT_EQ(ErrorOf({std::string(flag) + "=", "m.yaml"}), message) << "an empty value, not the next argument";
     EXPECT_EQ(ErrorOf({flag, ""}), message);
   }
 }

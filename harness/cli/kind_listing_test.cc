@@ -44,11 +44,11 @@ TEST(KindListingTest, ARegisteredKindAsDeclared) {
   EXPECT_EQ(listing["isolate_trials"], true);
   EXPECT_EQ(listing["ranks"], nlohmann::json::parse(R"({"min": 1, "max": null})"));
   EXPECT_EQ(listing["backends"][0], "host");
-  EXPECT_EQ(listing["params"], nlohmann::json::parse(R"([
+  EXPECT_EQ(listing["params"], nlohmann::json::parse(R"j([
       {"name": "fault", "type": "enum", "default": "none", "choices": ["none", "crash", "hang", "exit", "fail"],
        "min": null, "max": null, "help": "what the chosen trial does"},
       {"name": "fault_trial", "type": "int", "default": 0, "choices": [], "min": -1, "max": 10000,
-       "help": "the trial that faults (-1: every trial)"}])"));
+       "help": "the trial that faults (-1: every trial)"}])j"));
 }
 
 }  // namespace
