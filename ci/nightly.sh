@@ -71,8 +71,7 @@ if [ -z "$program" ]; then
   program="$build_dir/bin/gpuharness"
 fi
 [ -x "$program" ] || bad_input "--program '$program' is not an executable"
-# GH_NIGHTLY_HISTORY: a program that is `gpuharness history` by itself (the tests' stand-in).
-if [ -n "${GH_NIGHTLY_HISTORY:-}" ]; then history=("$GH_NIGHTLY_HISTORY"); else history=("$program" history); fi
+history=("$program" history)
 history_db="$root/history.sqlite"
 
 night_dir="$root/nights/$night"

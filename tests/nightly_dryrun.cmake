@@ -2,7 +2,7 @@
 # version range on the host backend with mpirun, a regression planted at n06; asserts the
 # baseline policy and that the bisect the regression triggers names n06. The versions reuse
 # tests/bisect.cmake's fake MPI library (gh_bisect_fake_version). The nights go into a history
-# database through gh_history_tool (tests/history.cmake) until gpuharness dispatches `history`.
+# database through `gpuharness history`.
 if(NOT TARGET gpuharness OR NOT TARGET gh_bisect_fake_version)
   return()
 endif()
@@ -12,6 +12,5 @@ find_program(GH_NIGHTLY_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
 add_test(NAME gpuharness.nightly.dryrun
          COMMAND ${GH_NIGHTLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/nightly_dryrun_test.sh
-                 $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:gh_bisect_fake_version>
-                 $<TARGET_FILE:gh_history_tool>)
+                 $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:gh_bisect_fake_version>)
 set_tests_properties(gpuharness.nightly.dryrun PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)

@@ -41,7 +41,7 @@ gh_report_cli_test(MissingBaselineIsBadInput 2 NOTHING
   OUTPUT "baseline: .*no_such_baseline: no such results directory")
 gh_report_cli_test(UnknownFlagIsBadInput 2 NOTHING
   ARGS ${_data}/pass --bogus --out ${_out}/UnknownFlagIsBadInput
-  OUTPUT "unknown flag '--bogus'")
+  OUTPUT "gpuharness report: unknown flag --bogus\n")
 gh_report_cli_test(TwoDirsAreBadInput 2 NOTHING
   ARGS ${_data}/pass ${_data}/sweep --out ${_out}/TwoDirsAreBadInput
   OUTPUT "unexpected argument")

@@ -1,25 +1,29 @@
-// `gpuharness list`: every registered kind with its backends, rank requirement and parameters.
+// `gpuharness list [--json]`: every registered kind with its backends, rank requirement and
+// parameters, as text or as JSON.
 #include <cstdio>
+#include <optional>
 #include <set>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "harness/cli/command_line.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/kind_listing.h"
+#include "harness/core/did_you_mean.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 
 namespace gh {
 namespace {
 
-constexpr char kListUsage[] =
-    "usage: gpuharness list [KIND...]\n"
-    "\n"
-    "Prints every scenario kind (or the named ones): what it does, the backends built into this\n"
-    "binary that run it, the rank counts it accepts, and each parameter with its type, default,\n"
-    "allowed values and meaning.\n";
+constexpr char kListAbout[] =
+    "  Prints every scenario kind (or the named ones): what it does, the backends built into this\n"
+    "  binary that run it, the rank counts it accepts, and each parameter with its type, default,\n"
+    "  allowed values and meaning.\n";
 
 std::string FormatBound(ParamType type, double bound) {
   if (type == ParamType::kBytes) return FormatBytes(static_cast<int64_t>(bound));
@@ -60,31 +64,30 @@ std::string DescribeKind(const KindInfo& kind) {
 }  // namespace
 
 int ListCommand(int argc, char** argv) {
-  std::set<std::string> wanted;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::fputs(kListUsage, stdout);
-      return kExitOk;
-    }
-    if (!arg.empty() && arg[0] == '-') {
-      std::fprintf(stderr, "gpuharness list: unknown flag '%s'\n\n%s", arg.c_str(), kListUsage);
+  std::vector<std::string> names;
+  bool json = false;
+  CommandLine flags("list", "[KIND...] [--json]", kListAbout);
+  flags.Positionals("KIND", &names)
+      .Bool("--json", &json, "print the listing as JSON (harness/cli/kind_listing.h describes it)");
+  if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  std::vector<std::string> known;
+  for (const KindInfo* kind : ScenarioRegistry::Global().All()) known.push_back(kind->name);
+  for (const std::string& name : names) {
+    if (ScenarioRegistry::Global().Find(name) == nullptr) {
+      std::fprintf(stderr, "gpuharness list: unknown kind '%s' (known: %s)%s\n", name.c_str(),
+                   absl::StrJoin(known, ", ").c_str(), DidYouMeanSuffix(name, known).c_str());
       return kExitBadInput;
     }
-    if (ScenarioRegistry::Global().Find(arg) == nullptr) {
-      std::vector<std::string> known;
-      for (const KindInfo* kind : ScenarioRegistry::Global().All()) known.push_back(kind->name);
-      std::fprintf(stderr, "gpuharness list: unknown kind '%s' (known: %s)\n", arg.c_str(),
-                   absl::StrJoin(known, ", ").c_str());
-      return kExitBadInput;
-    }
-    wanted.insert(arg);
   }
-  bool first = true;
+  const std::set<std::string> wanted(names.begin(), names.end());
+  std::vector<const KindInfo*> kinds;
   for (const KindInfo* kind : ScenarioRegistry::Global().All()) {
-    if (!wanted.empty() && wanted.count(kind->name) == 0) continue;
-    std::printf("%s%s", first ? "" : "\n", DescribeKind(*kind).c_str());
-    first = false;
+    if (wanted.empty() || wanted.count(kind->name) != 0) kinds.push_back(kind);
+  }
+  if (json) {
+    std::printf("%s\n", KindListingJson(kinds).dump(2).c_str());
+  } else {
+    for (size_t i = 0; i < kinds.size(); ++i) std::printf("%s%s", i == 0 ? "" : "\n", DescribeKind(*kinds[i]).c_str());
   }
   std::fflush(stdout);
   return kExitOk;

@@ -5,15 +5,13 @@
 #define GPUHARNESS_CLI_PROBE_COMMAND_H_
 
 #include <cstdio>
-#include <initializer_list>
 #include <optional>
 #include <string>
-#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
-#include "harness/cli/flag_parser.h"
+#include "harness/cli/command_line.h"
 #include "harness/core/outcome.h"
 #include "harness/driver/bisect_session.h"
 #include "harness/driver/clock.h"
@@ -23,68 +21,57 @@
 
 namespace gh {
 
-// A flag whose value must not be empty: "--out: needs a value".
-inline void AddProbeStringFlags(FlagParser& flags,
-                                std::initializer_list<std::pair<const char*, std::string*>> targets) {
-  for (const auto& [name, target] : targets) flags.String(name, target, "$0: needs a value", /*reject_empty=*/true);
-}
-
-// A count of at least one: "--jobs: expected an integer >= 1, got '0'".
-inline void AddProbeCountFlag(FlagParser& flags, const char* name, int* target) {
-  flags.Int(name, target, 1, "$0: expected an integer >= 1, got '$1'");
-}
-
 // --gpus and --slots (default: detected).
 struct ProbeResources {
   std::optional<int> gpus, slots;
 };
 
-// `Options`: BisectOptions or MinimizeOptions.
+// The flags bisect and minimize share, after the command's own. `Options`: BisectOptions or
+// MinimizeOptions.
 template <typename Options>
-void AddProbeFlags(FlagParser& flags, Options& options, ProbeResources& resources) {
-  flags.Positional(&options.matrix_path);
-  AddProbeStringFlags(flags, {{"--out", &options.out_dir},
-                              {"--scenario", &options.scenario_path},
-                              {"--points", &options.points},
-                              {"--program", &options.program}});
+void AddProbeFlags(CommandLine& flags, Options& options, ProbeResources& resources) {
+  flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
+      .String("--out", kDirValue, &options.out_dir, "the results directory (resumed when rerun)")
+      .String("--scenario", kFileValue, &options.scenario_path,
+              "the scenario file to run (default: the matrix's scenarios)")
+      .String("--points", kGlobValue, &options.points, "only the points matching GLOB")
+      .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)");
   HuntSpec* hunt = &options.hunt;
-  flags.Custom("--hunt-outcome", "$0: needs an outcome", [hunt](const std::string& v) {
+  flags.Custom("--hunt-outcome", {"O", "an outcome"}, [hunt](const std::string& v) {
     absl::StatusOr<Outcome> outcome = ParseOutcome(v);
     if (!outcome.ok() || *outcome == Outcome::kPass || *outcome == Outcome::kSkip) {
       return absl::InvalidArgumentError(absl::StrCat("expected fail, error, timeout or crash, got '", v, "'"));
     }
     hunt->outcome = *outcome;
     return absl::OkStatus();
-  });
-  flags.Custom("--hunt-signature", "$0: needs a regex", [hunt](const std::string& v) {
+  }, "fail, error, timeout or crash (default: the bad end's)");
+  flags.Custom("--hunt-signature", {"RE", "a regex"}, [hunt](const std::string& v) {
     hunt->signature = v;
     return absl::OkStatus();
-  });
-  flags.Bool("--other-as-bad", &hunt->other_as_bad);
-  AddProbeCountFlag(flags, "--min-trials", &options.sprt.min_trials);
-  AddProbeCountFlag(flags, "--max-trials", &options.sprt.max_trials);
-  for (const auto& [name, target] : std::initializer_list<std::pair<const char*, double*>>{
-           {"--p-good", &options.sprt.p_good},
-           {"--p-bad", &options.sprt.p_bad},
-           {"--alpha", &options.sprt.alpha},
-           {"--beta", &options.sprt.beta}}) {
-    flags.Double(name, target, "$0: expected a number, got '$1'");
-  }
-  flags.Int("--gpus", &resources.gpus, 0, "$0: needs a count (--gpus >= 0, --slots >= 1), got '$1'");
-  flags.Int("--slots", &resources.slots, 1, "$0: needs a count (--gpus >= 0, --slots >= 1), got '$1'");
-  flags.Duration("--kill-grace", &options.kill_grace, "$0: needs a duration");
-  flags.Duration("--setup-timeout", &options.setup_timeout, "$0: needs a duration");
+  }, "regex searched in the signature (default: the bad end's, literally)");
+  flags.Bool("--other-as-bad", &hunt->other_as_bad,
+             "count other failures as bad (default: skip them like set-up failures)")
+      .Int("--min-trials", kCountValue, 1, &options.sprt.min_trials, "trials before any verdict (default 1)")
+      .Int("--max-trials", kCountValue, 1, &options.sprt.max_trials,
+           "trial cap per probe; the SPRT is truncated there (default 20;\n1 for a deterministic failure)")
+      .Double("--p-good", kNumberValue, &options.sprt.p_good, "failure rate of a good version (default 0.01)")
+      .Double("--p-bad", kNumberValue, &options.sprt.p_bad, "failure rate of a bad version (default 0.3)")
+      .Double("--alpha", {"A", "a number"}, &options.sprt.alpha, "the SPRT's false-bad rate (default 0.01)")
+      .Double("--beta", {"B", "a number"}, &options.sprt.beta, "the SPRT's false-good rate (default 0.01)")
+      .Int("--gpus", kCountValue, 0, &resources.gpus, "GPUs for the jobs (default: detected; 0 = CPU slots)")
+      .Int("--slots", kCountValue, 1, &resources.slots, "CPU slots when there is no GPU (default: nproc)")
+      .Duration("--kill-grace", &options.kill_grace, "SIGTERM to SIGKILL delay for a timed-out job (default 10s)")
+      .Duration("--setup-timeout", &options.setup_timeout, "limit for a version's set-up command (default 30m)");
 }
 
-// After the command line is parsed: checks MATRIX.yaml and the SPRT (bad input is reported as by
+// After the command line is parsed: checks the SPRT (bad input is reported as by
 // flags.BadArgument), then runs `session` (RunBisectSession or RunMinimizeSession) on `options`
 // with real processes and clock, this machine's resources and environment, and progress on
 // stdout. A failed session is reported as "gpuharness <command>: <message>" (exit 2 for bad input,
 // 3 otherwise); a finished one is passed to `report` and its exit status returned.
 template <typename Options, typename Session, typename Report>
-int RunProbeSession(const FlagParser& flags, Options& options, const ProbeResources& resources,
+int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResources& resources,
                     Session session, Report report) {
-  if (options.matrix_path.empty()) return flags.BadArgument("missing MATRIX.yaml");
   if (absl::Status st = options.sprt.Validate(); !st.ok()) return flags.BadArgument(std::string(st.message()));
   if (options.program.empty()) options.program = ThisProgram();
 

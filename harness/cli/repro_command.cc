@@ -7,30 +7,29 @@
 #include <string>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/flag_parser.h"
+#include "harness/cli/command_line.h"
 #include "harness/core/file_util.h"
 #include "harness/driver/repro_finder.h"
 
 namespace gh {
 namespace {
 
-constexpr char kReproUsage[] =
-    "usage: gpuharness repro DIR POINT [--out SCRIPT]\n"
+constexpr char kReproAbout[] =
     "  Writes a shell script that reruns POINT as recorded in DIR (a sweep, bisect or minimize\n"
     "  results directory): the exact launcher command, environment and version set-up, as a\n"
-    "  failing arm and, where a passing configuration is known, a workaround arm.\n"
-    "  Without --out the script goes to stdout.\n"
+    "  failing arm and, where a passing configuration is known, a workaround arm.\n";
+constexpr char kReproEpilog[] =
     "exit: 0 written, 2 bad input (no such DIR or POINT), 3 the script could not be written\n";
 
 }  // namespace
 
 int ReproCommand(int argc, char** argv) {
   std::string dir, point, out;
-  FlagParser flags("repro", kReproUsage);
-  flags.Positional(&dir).Positional(&point).String("--out", &out, "$0: needs a file name", /*reject_empty=*/true);
+  CommandLine flags("repro", "DIR POINT [--out SCRIPT]", kReproAbout, kReproEpilog);
+  flags.Positional("DIR", &dir, /*required=*/true)
+      .Positional("POINT", &point, /*required=*/true)
+      .String("--out", {"SCRIPT", "a file name"}, &out, "write the script there (default: stdout)");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
-  if (dir.empty()) return flags.BadArgument("missing DIR");
-  if (point.empty()) return flags.BadArgument("missing POINT");
   absl::StatusOr<ReproArms> arms = FindReproArms(dir, point);
   if (!arms.ok()) {
     std::fprintf(stderr, "gpuharness repro: %s\n", std::string(arms.status().message()).c_str());

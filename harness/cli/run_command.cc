@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
+#include "harness/cli/run_flags.h"
 #include "harness/core/file_util.h"
 #include "harness/core/job_reporter.h"
 #include "harness/core/scenario_loader.h"
@@ -14,19 +15,9 @@
 #include "harness/report/junit.h"
 #include "harness/runtime/job_runner.h"
 #include "harness/runtime/mpi_world.h"
-#include "harness/runtime/run_options.h"
 
 namespace gh {
 namespace {
-
-// Bad input is the same on every rank; one message is enough.
-int BadInput(const std::string& message) {
-  if (LauncherRank() == 0) {
-    std::fprintf(stderr, "gpuharness run: %s\n", message.c_str());
-    std::fflush(stderr);
-  }
-  return kExitBadInput;
-}
 
 // What a run leaves besides its records and environment: junit.xml and, on stdout, the
 // console table and where the results are.
@@ -46,31 +37,41 @@ class RunReports : public JobReporter {
 }  // namespace
 
 int RunCommand(int argc, char** argv) {
-  const std::vector<std::string> args(argv + 1, argv + argc);
-  absl::StatusOr<RunOptions> options = ParseRunOptions(args);
-  if (!options.ok()) return BadInput(std::string(options.status().message()));
-  if (options->help) {
-    if (LauncherRank() == 0) std::fputs(RunUsage(), stdout);
+  RunFlags flags;
+  // Bad input is the same on every rank; one message is enough.
+  auto report = [](const std::string& text) {
+    if (LauncherRank() == 0) {
+      std::fputs(text.c_str(), stderr);
+      std::fflush(stderr);
+    }
+    return kExitBadInput;
+  };
+  auto bad_input = [&report](const std::string& message) { return report("gpuharness run: " + message + "\n"); };
+  absl::StatusOr<CommandLine::Result> parsed = flags.Parse(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed.ok()) return report(flags.command_line().ErrorText(std::string(parsed.status().message())));
+  if (*parsed == CommandLine::Result::kHelp) {
+    if (LauncherRank() == 0) std::fputs(flags.command_line().Help().c_str(), stdout);
     return kExitOk;
   }
+  const RunOptions& options = flags.options();
 
   std::vector<LoadedScenario> scenarios;
   std::map<std::string, SourceLoc> first_definition;  // scenario name -> where
-  for (const std::string& file : options->scenario_files) {
+  for (const std::string& file : options.scenario_files) {
     absl::StatusOr<std::vector<ScenarioSpec>> specs = LoadScenarioFile(file);
-    if (!specs.ok()) return BadInput(std::string(specs.status().message()));
+    if (!specs.ok()) return bad_input(std::string(specs.status().message()));
     for (ScenarioSpec& spec : *specs) {
       // Point names start with the scenario's name: two files must not reuse one.
       auto [it, inserted] = first_definition.emplace(spec.name, spec.loc);
       if (!inserted) {
-        return BadInput(absl::StrCat(spec.loc.ToString(), ": name: scenario '", spec.name,
-                                     "' is already defined at ", it->second.ToString()));
+        return bad_input(absl::StrCat(spec.loc.ToString(), ": name: scenario '", spec.name,
+                                      "' is already defined at ", it->second.ToString()));
       }
       scenarios.push_back(LoadedScenario{file, std::move(spec)});
     }
   }
   RunReports reports;
-  return RunJob(*options, scenarios, reports, &argc, &argv);
+  return RunJob(options, scenarios, reports, &argc, &argv);
 }
 
 }  // namespace gh

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/cli/commands.h"
-#include "harness/cli/flag_parser.h"
+#include "harness/cli/command_line.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -20,22 +20,11 @@
 namespace gh {
 namespace {
 
-constexpr char kSweepUsage[] =
-    "usage: gpuharness sweep MATRIX.yaml --out DIR [options]\n"
+constexpr char kSweepAbout[] =
     "  Runs every cell of the matrix (flag axes x versions) as its own job, packed onto the\n"
     "  GPUs (or CPU slots), and writes DIR/records.jsonl, junit.xml, summary.md, report.html.\n"
-    "  Rerunning the same command resumes: done cells are kept, the others rerun.\n"
-    "options:\n"
-    "  --baseline DIR      compare with an earlier results directory (regressions exit 1)\n"
-    "  --baseline-ignore AXIS\n"
-    "                      match cells with the baseline's without this axis, e.g. a version\n"
-    "                      axis whose label changes from run to run (repeatable)\n"
-    "  --gpus N            GPUs to pack cells onto (default: detected; 0 = CPU slots)\n"
-    "  --slots N           CPU slots when there is no GPU (default: nproc)\n"
-    "  --kill-grace T      SIGTERM to SIGKILL delay for a timed-out job (default 10s)\n"
-    "  --setup-timeout T   limit for a version's set-up command (default 30m)\n"
-    "  --program PATH      the gpuharness binary the jobs run (default: this one)\n"
-    "  --dry-run           print the cells and their command lines; run and write nothing\n"
+    "  Rerunning the same command resumes: done cells are kept, the others rerun.\n";
+constexpr char kSweepEpilog[] =
     "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
 
 std::atomic<bool> g_stop{false};
@@ -48,19 +37,21 @@ int SweepCommand(int argc, char** argv) {
   driver::SweepOptions options;
   std::optional<int> gpus, slots;
   std::vector<std::string> ignore_axes;
-  FlagParser flags("sweep", kSweepUsage);
-  flags.Positional(&options.matrix_path)
-      .String("--out", &options.out_dir, "$0 needs a directory")
-      .String("--baseline", &options.baseline_dir, "$0 needs a directory")
-      .Strings("--baseline-ignore", &ignore_axes, "$0 needs an axis name")
-      .String("--program", &options.program, "$0 needs a path")
-      .Int("--gpus", &gpus, 0, "$0 needs a count (--gpus >= 0, --slots >= 1)")
-      .Int("--slots", &slots, 1, "$0 needs a count (--gpus >= 0, --slots >= 1)")
-      .Duration("--kill-grace", &options.kill_grace, "$0 needs a duration")
-      .Duration("--setup-timeout", &options.setup_timeout, "$0 needs a duration")
-      .Bool("--dry-run", &options.dry_run);
+  CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
+  flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
+      .String("--out", kDirValue, &options.out_dir, "the results directory (not needed with --dry-run)")
+      .String("--baseline", kDirValue, &options.baseline_dir,
+              "compare with an earlier results directory (regressions exit 1)")
+      .Strings("--baseline-ignore", kAxisValue, &ignore_axes,
+               "match cells with the baseline's without this axis, e.g. a version\n"
+               "axis whose label changes from run to run (repeatable)")
+      .Int("--gpus", kCountValue, 0, &gpus, "GPUs to pack cells onto (default: detected; 0 = CPU slots)")
+      .Int("--slots", kCountValue, 1, &slots, "CPU slots when there is no GPU (default: nproc)")
+      .Duration("--kill-grace", &options.kill_grace, "SIGTERM to SIGKILL delay for a timed-out job (default 10s)")
+      .Duration("--setup-timeout", &options.setup_timeout, "limit for a version's set-up command (default 30m)")
+      .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)")
+      .Bool("--dry-run", &options.dry_run, "print the cells and their command lines; run and write nothing");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
-  if (options.matrix_path.empty()) return flags.BadArgument("missing MATRIX.yaml");
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
   options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());

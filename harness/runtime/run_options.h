@@ -1,11 +1,9 @@
-// The command line of `gpuharness run`.
+// What `gpuharness run` was asked to do (harness/cli/run_flags.h parses its command line).
 #ifndef GPUHARNESS_RUNTIME_RUN_OPTIONS_H_
 #define GPUHARNESS_RUNTIME_RUN_OPTIONS_H_
 
 #include <string>
 #include <vector>
-
-#include "absl/status/statusor.h"
 
 namespace gh {
 
@@ -18,14 +16,7 @@ struct RunOptions {
   bool share_gpu = false;
   std::string filter;  // glob on point names; empty runs every point
   std::string runs_file;  // --runs: only these point x trial runs (core/run_list.h); empty: all
-  bool help = false;   // --help: print RunUsage() and exit 0
 };
-
-// `args` excludes the program and subcommand names. Flags take their value as the next
-// argument or after '=' (--out=DIR). InvalidArgument names the flag.
-absl::StatusOr<RunOptions> ParseRunOptions(const std::vector<std::string>& args);
-
-const char* RunUsage();
 
 }  // namespace gh
 

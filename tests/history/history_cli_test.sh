@@ -5,7 +5,8 @@
 # file named, the file unchanged); an unknown flag is exit 2 in the project's words.
 #   bash tests/history/history_cli_test.sh GH_HISTORY_TOOL
 set -uo pipefail
-tool=${1:?usage: history_cli_test.sh GH_HISTORY_TOOL}
+gpuharness=${1:?usage: history_cli_test.sh GPUHARNESS_BIN}
+tool() { "$gpuharness" history "$@"; }
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-history-cli-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -22,19 +23,19 @@ done
 expected=$(( $(wc -l <"$work/night1/records.jsonl") * 2 ))
 
 db="$work/h.sqlite"
-"$tool" ingest "$work/night1" --night night1 --db "$db" >"$work/a.out" 2>&1 & a=$!
-"$tool" ingest "$work/night2" --night night2 --db "$db" >"$work/b.out" 2>&1 & b=$!
+tool ingest "$work/night1" --night night1 --db "$db" >"$work/a.out" 2>&1 & a=$!
+tool ingest "$work/night2" --night night2 --db "$db" >"$work/b.out" 2>&1 & b=$!
 wait $a || fail "concurrent ingest 1 exited $?: $(cat "$work/a.out")"
 wait $b || fail "concurrent ingest 2 exited $?: $(cat "$work/b.out")"
 rows=$(python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from results").fetchone()[0])' "$db")
 [ "$rows" = "$expected" ] || fail "after two concurrent ingests: $rows results, expected $expected"
-out=$("$tool" ingest "$work/night1" --night night1 --db "$db") || fail "re-ingest exited $?"
+out=$(tool ingest "$work/night1" --night night1 --db "$db") || fail "re-ingest exited $?"
 [[ "$out" == *", 0 new ("* ]] || fail "re-ingest added records: $out"
 
 expect_error() {  # FILE MESSAGE: history flaky --db FILE exits 2 with MESSAGE, FILE unchanged
   local before after rc=0 err
   before=$(md5sum <"$1")
-  err=$("$tool" flaky --db "$1" 2>&1 >/dev/null) || rc=$?
+  err=$(tool flaky --db "$1" 2>&1 >/dev/null) || rc=$?
   after=$(md5sum <"$1")
   [ "$rc" -eq 2 ] || fail "$1: exit $rc, expected 2"
   [[ "$err" == "gpuharness history: $1: $2"* ]] || fail "$1: stderr '$err', expected '$2'"
@@ -49,7 +50,7 @@ expect_error "$work/notes.txt" "not a gpuharness history database (not an SQLite
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("create table results(x)"); c.commit()' "$work/other.sqlite"
 expect_error "$work/other.sqlite" "not a gpuharness history database (an SQLite database of another application)"
 
-rc=0; err=$("$tool" flips --x --db "$db" 2>&1) || rc=$?
+rc=0; err=$(tool flips --x --db "$db" 2>&1) || rc=$?
 [ "$rc" -eq 2 ] && [[ "$err" == "gpuharness history: unknown flag --x"* ]] || fail "unknown flag: exit $rc, '$err'"
 
 [ "$failures" -eq 0 ] || { echo "history cli: $failures failure(s)"; exit 1; }

@@ -286,7 +286,7 @@ TEST(RunBadInput, MissingFileAndBadFlagsExitTwo) {
   EXPECT_THAT(job.console, HasSubstr("--out DIR is required"));
   job = RunJob(1, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --frobnicate");
   EXPECT_EQ(job.exit_code, 2);
-  EXPECT_THAT(job.console, HasSubstr("unknown flag '--frobnicate'"));
+  EXPECT_THAT(job.console, HasSubstr("gpuharness run: unknown flag --frobnicate\n"));
   job = RunJob(2, "run " + Selftest("ring_shift_host.yaml") + " --out {out} --filter 'nothing*'");
   EXPECT_EQ(job.exit_code, 2);
   EXPECT_THAT(job.console, HasSubstr("--filter 'nothing*' matches no point"));

@@ -10,15 +10,13 @@
 # then the results history the nights were ingested into: `history flips` names the planted
 # point at night 2 (version n08), and night 1 ingested again as a fourth night makes that point
 # alternate, which `history flaky` finds.
-#   bash tests/nightly_dryrun/nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB [HISTORY_BIN]
-# HISTORY_BIN: `gpuharness history` by itself (tests/history.cmake's gh_history_tool) while the
-# binary does not dispatch it; default "GPUHARNESS_BIN history".
+#   bash tests/nightly_dryrun/nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB
 # Exit: 0 pass, 1 an assertion failed.
 set -uo pipefail
 bin=${1:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
 src=${2:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
 fake_lib=${3:?usage: nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB}
-if [ -n "${4:-}" ]; then export GH_NIGHTLY_HISTORY=$4; history=("$4"); else history=("$bin" history); fi
+history=("$bin" history)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-nightly-XXXXXX")
 trap 'rm -rf "$work"' EXIT

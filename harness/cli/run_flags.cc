@@ -1,0 +1,41 @@
+#include "harness/cli/run_flags.h"
+
+namespace gh {
+namespace {
+
+constexpr char kRunAbout[] =
+    "  Runs every point of the scenarios on every rank of this job (under mpirun -np N, or\n"
+    "  alone as one rank) and writes DIR/records.jsonl, DIR/environment.json, DIR/junit.xml.\n";
+constexpr char kRunEpilog[] =
+    "exit: 0 every outcome met its expectation, 1 some did not, 2 bad input,\n"
+    "3 infrastructure failure\n";
+
+}  // namespace
+
+RunFlags::RunFlags() : flags_("run", "SCENARIO.yaml... --out DIR [options]", kRunAbout, kRunEpilog) {
+  flags_.Positionals("SCENARIO.yaml", &options_.scenario_files)
+      .String("--out", kDirValue, &options_.out_dir, "results directory (created; records.jsonl is started afresh)")
+      .Choice("--backend", {"auto", "host", "cuda"}, &backend_,
+              "auto (cuda when built with it and every rank sees a GPU), host\n"
+              "(CPU memory, MPI transports) or cuda (device memory, NCCL)")
+      .Bool("--share-gpu", &options_.share_gpu, "let several ranks of a host drive one GPU (NCCL over sockets)")
+      .String("--filter", kGlobValue, &options_.filter,
+              "run only points whose name matches (* and ?), e.g.\n'ring_shift*/dtype=f32/*'")
+      .String("--runs", kFileValue, &options_.runs_file,
+              "run only the point x trial runs FILE lists, one per line as\n"
+              "'<point name><TAB><trial>' (the sweep continues a job that ended\n"
+              "early this way)");
+}
+
+absl::StatusOr<CommandLine::Result> RunFlags::Parse(const std::vector<std::string>& args) {
+  absl::StatusOr<CommandLine::Result> result = flags_.ParseArgs(args);
+  if (!result.ok() || *result == CommandLine::Result::kHelp) return result;
+  if (options_.scenario_files.empty()) return absl::InvalidArgumentError("missing SCENARIO.yaml");
+  if (options_.out_dir.empty()) return absl::InvalidArgumentError("--out DIR is required");
+  options_.backend = backend_ == "host"   ? BackendChoice::kHost
+                     : backend_ == "cuda" ? BackendChoice::kCuda
+                                          : BackendChoice::kAuto;
+  return result;
+}
+
+}  // namespace gh

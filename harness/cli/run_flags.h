@@ -1,0 +1,33 @@
+// The command line of `gpuharness run`, declared on CommandLine: RunOptions from the arguments.
+#ifndef GPUHARNESS_CLI_RUN_FLAGS_H_
+#define GPUHARNESS_CLI_RUN_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/cli/command_line.h"
+#include "harness/runtime/run_options.h"
+
+namespace gh {
+
+class RunFlags {
+ public:
+  RunFlags();
+
+  // Parses the arguments after "run": kHelp, or kParsed with options() filled; InvalidArgument
+  // as CommandLine words it, or "missing SCENARIO.yaml", "--out DIR is required".
+  absl::StatusOr<CommandLine::Result> Parse(const std::vector<std::string>& args);
+
+  const RunOptions& options() const { return options_; }
+  const CommandLine& command_line() const { return flags_; }
+
+ private:
+  RunOptions options_;
+  std::string backend_ = "auto";
+  CommandLine flags_;
+};
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_CLI_RUN_FLAGS_H_
