@@ -1,7 +1,5 @@
 #include "harness/driver/bisect_jobs.h"
 
-#include <signal.h>
-
 #include <algorithm>
 #include <deque>
 #include <filesystem>
@@ -9,8 +7,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
+#include "harness/driver/cell_job.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/version_setup.h"
@@ -20,8 +18,6 @@ namespace gh {
 
 namespace fs = std::filesystem;
 using driver::Allocation;
-using driver::ProcessExit;
-using driver::ProcessId;
 using driver::ResourcePool;
 
 std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& config) {
@@ -52,11 +48,7 @@ struct JobTrialRunner::Running {
   int trial = 0;
   std::string dir;
   Allocation allocation;
-  ProcessId pid = 0;
-  absl::Time started, deadline;
-  std::optional<absl::Time> term_sent;
-  bool kill_sent = false;
-  bool timed_out = false;
+  std::optional<driver::RunningJob> job;
 };
 
 absl::StatusOr<bool> JobTrialRunner::EnsureSetup(const ProbeConfig& config, std::string* detail) {
@@ -88,82 +80,53 @@ absl::Status JobTrialRunner::Start(Running& job) {
   std::error_code ec;
   fs::remove_all(job.dir, ec);  // an interrupted earlier attempt: start clean
   if (absl::Status st = MakeDirectories(job.dir); !st.ok()) return st;
-  const std::string run_dir = job.dir + "/job";
-  std::map<std::string, std::string> extra;
-  if (options_.resources.gpu_mode) {
-    extra["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(job.allocation.devices, ",");
-  }
-  driver::LaunchInputs inputs;
-  inputs.ranks = c.ranks;
+  driver::CellJobInputs inputs;
+  inputs.cell = &job.config->cell;
+  inputs.job = &options_.job;
+  inputs.cell_job = &job.config->cell.jobs.at(0);
   inputs.program = options_.program;
-  inputs.args = driver::RunArguments(options_.job, c, run_dir, version_dir);
-  inputs.env_names = c.env.Names();
-  for (const auto& [name, value] : extra) {
-    if (std::find(inputs.env_names.begin(), inputs.env_names.end(), name) == inputs.env_names.end()) {
-      inputs.env_names.push_back(name);
-    }
-  }
-  for (const std::string& p : c.launcher_prefix) {
-    inputs.prefix.push_back(absl::StrReplaceAll(p, {{"{version_dir}", version_dir}}));
-  }
-  absl::StatusOr<std::vector<std::string>> argv = driver::ExpandLauncherArgv(job.config->cell.launcher, inputs);
-  if (!argv.ok()) return argv.status();
-  driver::ProcessSpec spec;
-  spec.argv = *argv;
-  spec.env = driver::ApplyEnvPlan(options_.base_env, c.env, extra, version_dir);
-  spec.cwd = job.dir;
-  spec.log_path = job.dir + "/job.log";
+  inputs.dir = job.dir;
+  inputs.name = "job";
+  inputs.version_dir = version_dir;
+  inputs.base_env = options_.base_env;
+  if (options_.resources.gpu_mode) inputs.devices = job.allocation.devices;
+  absl::StatusOr<driver::CellJobSpec> spec = driver::MakeCellJobSpec(inputs);
+  if (!spec.ok()) return spec.status();
   // What repro replays: the exact command, the variables the cell sets, where it ran.
-  nlohmann::json env_json = nlohmann::json::object();
-  for (const std::string& name : inputs.env_names) {
-    for (const std::string& entry : spec.env) {
-      if (entry.compare(0, name.size() + 1, name + "=") == 0) env_json[name] = entry.substr(name.size() + 1);
-    }
-  }
   nlohmann::json labels = nlohmann::json::object();
   for (const auto& [axis, label] : c.labels) labels[axis] = label;
   nlohmann::json job_json = {{"config", job.config->label},
                              {"version", c.version},
                              {"labels", labels},
                              {"trial", job.trial},
-                             {"argv", spec.argv},
-                             {"env", env_json},
-                             {"cwd", spec.cwd},
-                             {"out", run_dir},
-                             {"log", spec.log_path},
+                             {"argv", spec->process.argv},
+                             {"env", spec->cell_env},
+                             {"cwd", spec->process.cwd},
+                             {"out", spec->out_dir},
+                             {"log", spec->process.log_path},
                              {"version_dir", version_dir},
                              {"setup", job.config->setup},
                              {"timeout_s", absl::ToDoubleSeconds(c.timeout)}};
   if (absl::Status st = WriteFileAtomically(job.dir + "/job.json", job_json.dump(2) + "\n"); !st.ok()) {
     return st;
   }
-  job.started = clock_.Now();
-  job.deadline = job.started + c.timeout;
-  absl::StatusOr<ProcessId> pid = runner_.Start(spec);
-  if (!pid.ok()) return pid.status();
-  job.pid = *pid;
+  absl::StatusOr<driver::RunningJob> running = driver::RunningJob::Start(*spec, runner_, clock_);
+  if (!running.ok()) return running.status();
+  job.job = *std::move(running);
   return absl::OkStatus();
 }
 
-absl::StatusOr<TrialResult> JobTrialRunner::Finish(Running& job, const ProcessExit& exit) {
-  runner_.SignalGroup(job.pid, SIGKILL);  // orphans left in the job's group go with it
+absl::StatusOr<TrialResult> JobTrialRunner::Finish(Running& job, const driver::JobEnd& end) {
   const driver::CellPlan& c = job.config->cell.plan;
-  driver::JobEnd end;
-  end.timed_out = job.timed_out;
-  end.timeout = c.timeout;
-  end.exit = exit;
-  end.log_path = job.dir + "/job.log";
-  end.run_dir = job.dir + "/job";
   driver::JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap()};
-  absl::StatusOr<std::vector<driver::ExpectedPoint>> expected = driver::ExpectedPoints(options_.job.files, c.ranks, c.points);
-  if (!expected.ok()) return expected.status();
-  absl::StatusOr<std::vector<Record>> records = driver::CollectJobRecords(*expected, end, info, /*only_expected=*/true);
+  absl::StatusOr<std::vector<Record>> records = driver::CollectJobRecords(
+      job.config->cell.jobs.at(0).points, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
   std::string lines;
   for (const Record& r : *records) lines += RecordToJson(r).dump() + "\n";
   if (absl::Status st = WriteFileAtomically(job.dir + "/records.jsonl", lines); !st.ok()) return st;
   TrialResult trial = ReduceJobRecords(*records);
-  trial.wall_s = absl::ToDoubleSeconds(clock_.Now() - job.started);
+  trial.wall_s = absl::ToDoubleSeconds(clock_.Now() - job.job->started());
   trial.detail = job.dir;
   return trial;
 }
@@ -201,29 +164,20 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
       pending.pop_front();
       job.allocation = *allocation;
       if (absl::Status st = Start(job); !st.ok()) {
-        for (Running& r : running) runner_.SignalGroup(r.pid, SIGKILL);
+        for (Running& r : running) r.job->Kill();
         return st;
       }
       running.push_back(std::move(job));
     }
     for (auto it = running.begin(); it != running.end();) {
-      std::optional<ProcessExit> exit = runner_.Poll(it->pid);
-      const absl::Time now = clock_.Now();
-      if (!exit) {
-        if (!it->term_sent && now >= it->deadline) {
-          it->timed_out = true;
-          it->term_sent = now;
-          runner_.SignalGroup(it->pid, SIGTERM);
-        } else if (it->term_sent && !it->kill_sent && now >= *it->term_sent + options_.kill_grace) {
-          it->kill_sent = true;
-          runner_.SignalGroup(it->pid, SIGKILL);
-        }
+      std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
+      if (!end) {
         ++it;
         continue;
       }
-      absl::StatusOr<TrialResult> trial = Finish(*it, *exit);
+      absl::StatusOr<TrialResult> trial = Finish(*it, *end);
       if (!trial.ok()) {
-        for (Running& r : running) runner_.SignalGroup(r.pid, SIGKILL);
+        for (Running& r : running) r.job->Kill();
         return trial.status();
       }
       results[it->slot] = *std::move(trial);

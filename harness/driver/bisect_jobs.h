@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "harness/core/record.h"
 #include "harness/driver/bisect_runner.h"
+#include "harness/driver/cell_records.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -27,6 +28,7 @@
 namespace gh {
 
 // One configuration probes run: a planned cell, maybe with its environment changed (minimize).
+// Its `cell.jobs` holds exactly one job: the probe job's points at the cell (PlanCellJobs).
 struct ProbeConfig {
   std::string label;     // version label (bisect) or change-set name (minimize)
   std::string dir_name;  // filesystem-safe, unique among the configs
@@ -72,7 +74,7 @@ class JobTrialRunner : public TrialRunner {
   struct Running;
   absl::StatusOr<bool> EnsureSetup(const ProbeConfig& config, std::string* detail);
   absl::Status Start(Running& job);
-  absl::StatusOr<TrialResult> Finish(Running& job, const driver::ProcessExit& exit);
+  absl::StatusOr<TrialResult> Finish(Running& job, const driver::JobEnd& end);
 
   ProbeJobOptions options_;
   const std::vector<ProbeConfig>& configs_;

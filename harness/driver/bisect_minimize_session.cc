@@ -72,8 +72,12 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
   if (!failing_cell.ok()) return failing_cell.status();
   absl::StatusOr<const driver::PlannedCell*> passing_cell = OneCell(*plan, options.passing, "--passing");
   if (!passing_cell.ok()) return passing_cell.status();
-  ProbeConfig failing = MakeProbeConfig(*plan, **failing_cell, "failing");
-  ProbeConfig passing = MakeProbeConfig(*plan, **passing_cell, "passing");
+  absl::StatusOr<ProbeConfig> failing_config = MakeProbeConfig(*plan, **failing_cell, "failing");
+  if (!failing_config.ok()) return failing_config.status();
+  absl::StatusOr<ProbeConfig> passing_config = MakeProbeConfig(*plan, **passing_cell, "passing");
+  if (!passing_config.ok()) return passing_config.status();
+  ProbeConfig failing = *std::move(failing_config);
+  ProbeConfig passing = *std::move(passing_config);
   absl::StatusOr<std::vector<SettingChange>> changes = DiffSettings(passing.cell.plan, failing.cell.plan);
   if (!changes.ok()) return changes.status();
   if (changes->empty()) {

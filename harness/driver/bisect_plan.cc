@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -53,7 +54,7 @@ absl::StatusOr<ProbePlan> PlanProbes(const ProbePlanOptions& options) {
     std::error_code ec;
     std::filesystem::path absolute = std::filesystem::absolute(options.scenario_path, ec);
     file.path = ec ? options.scenario_path : absolute.lexically_normal().string();
-    file.specs = *std::move(specs);
+    file.specs = std::make_shared<const std::vector<ScenarioSpec>>(*std::move(specs));
     plan.job.files.push_back(std::move(file));
   } else {
     if (plan.sweep.jobs.size() != 1) {
@@ -75,7 +76,7 @@ absl::StatusOr<ProbePlan> PlanProbes(const ProbePlanOptions& options) {
   for (const driver::JobScenarioFile& file : plan.job.files) {
     int matched = 0;
     std::vector<std::string> names;
-    for (const ScenarioSpec& spec : file.specs) {
+    for (const ScenarioSpec& spec : *file.specs) {
       for (int ranks : rank_counts) {
         absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec, ranks);
         if (!points.ok()) return points.status();
@@ -138,12 +139,17 @@ std::string ProbeSettingsHash(const ProbePlan& plan, const driver::PlannedCell& 
   return SettingsHash({{"cell", cell.hash}, {"job", plan.job_hash}});
 }
 
-ProbeConfig MakeProbeConfig(const ProbePlan& plan, const driver::PlannedCell& cell, std::string label) {
+absl::StatusOr<ProbeConfig> MakeProbeConfig(const ProbePlan& plan, const driver::PlannedCell& cell,
+                                            std::string label) {
   ProbeConfig config;
   config.dir_name = driver::SafeDirName(label);
   config.label = std::move(label);
   config.cell = cell;
   if (plan.override_points) config.cell.plan.points.clear();
+  // The probe job's points at this cell, expanded once.
+  absl::StatusOr<std::vector<driver::CellJob>> jobs = driver::PlanCellJobs({plan.job}, config.cell.plan);
+  if (!jobs.ok()) return jobs.status();
+  config.cell.jobs = *std::move(jobs);
   if (plan.sweep.matrix.has_version_axis()) {
     for (const driver::AxisValue& v : plan.sweep.matrix.axes.back().values) {
       if (v.label == cell.plan.version) config.setup = v.settings.setup;
@@ -183,7 +189,9 @@ absl::StatusOr<BisectVersions> PlanBisectVersions(const ProbePlan& plan, const L
           FormatLabelSet(cell), "' (", absl::StrJoin(ids, "; "),
           "): fix the other axes with --cell axis=label,..."));
     }
-    out.configs.push_back(MakeProbeConfig(plan, *of_version[0], version.label));
+    absl::StatusOr<ProbeConfig> config = MakeProbeConfig(plan, *of_version[0], version.label);
+    if (!config.ok()) return config.status();
+    out.configs.push_back(*std::move(config));
     out.settings.push_back(ProbeSettingsHash(plan, *of_version[0]));
   }
   if (out.configs.size() < 2) {

@@ -47,8 +47,10 @@ absl::StatusOr<std::vector<const driver::PlannedCell*>> SelectCells(const driver
 // The settings hash that keys a config's cached trials.
 std::string ProbeSettingsHash(const ProbePlan& plan, const driver::PlannedCell& cell);
 
-// A config for one planned cell, labelled `label`; its set-up is its version's.
-ProbeConfig MakeProbeConfig(const ProbePlan& plan, const driver::PlannedCell& cell, std::string label);
+// A config for one planned cell, labelled `label`; its set-up is its version's; its one job is
+// the plan's job with its points at the cell expanded.
+absl::StatusOr<ProbeConfig> MakeProbeConfig(const ProbePlan& plan, const driver::PlannedCell& cell,
+                                            std::string label);
 
 struct BisectVersions {
   std::string axis;                   // the version axis's name

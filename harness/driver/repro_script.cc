@@ -50,6 +50,11 @@ std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, c
   std::vector<std::string> result;
   bool has_filter = false;
   for (size_t i = 0; i < argv.size(); ++i) {
+    // The job's run list (a sweep cell's or a continuation's) gives way to the one point.
+    if (argv[i] == "--runs" && i + 1 < argv.size()) {
+      ++i;
+      continue;
+    }
     if ((argv[i] == "--out" || argv[i] == "--filter") && i + 1 < argv.size()) {
       const bool is_out = argv[i] == "--out";
       has_filter = has_filter || !is_out;

@@ -32,7 +32,7 @@ struct ReproArm {
 absl::StatusOr<ReproArm> ReproArmFromJobJson(const nlohmann::json& job, const std::string& where);
 
 // The argv with the `gpuharness run` job pointed at `out` (the element after --out) and run
-// for `point` only (--filter replaced, or added after --out's value when absent).
+// for `point` only (--filter replaced, or added after --out's value when absent; --runs dropped).
 std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, const std::string& out,
                                          const std::string& point);
 
