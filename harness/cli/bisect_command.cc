@@ -7,7 +7,7 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/probe_command.h"
-#include "harness/driver/bisect_session.h"
+#include "harness/bisect/bisect_session.h"
 
 namespace gh {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/probe_command.h"
-#include "harness/driver/bisect_minimize_session.h"
+#include "harness/bisect/bisect_minimize_session.h"
 
 namespace gh {
 namespace {

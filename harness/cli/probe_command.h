@@ -13,9 +13,9 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/core/outcome.h"
-#include "harness/driver/bisect_session.h"
+#include "harness/bisect/bisect_session.h"
 #include "harness/driver/clock.h"
-#include "harness/driver/probe.h"
+#include "harness/bisect/probe.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
 

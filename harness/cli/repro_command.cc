@@ -9,7 +9,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/core/file_util.h"
-#include "harness/driver/repro_finder.h"
+#include "harness/bisect/repro_finder.h"
 
 namespace gh {
 namespace {

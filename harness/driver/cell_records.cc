@@ -90,18 +90,28 @@ absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
     const std::vector<std::string>& cell_filters) {
   std::vector<ExpectedPoint> out;
   for (const JobScenarioFile& file : files) {
-    for (const ScenarioSpec& spec : file.specs) {
+    if (file.specs == nullptr) continue;
+    for (const ScenarioSpec& spec : *file.specs) {
       absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec, nranks);
       if (!points.ok()) return points.status();
+      std::shared_ptr<const ScenarioSpec> shared(file.specs, &spec);
       for (Point& p : *points) {
         bool wanted = true;
         for (const std::string& f : file.filters) wanted = wanted && PointNameMatches(f, p.name);
         for (const std::string& f : cell_filters) wanted = wanted && PointNameMatches(f, p.name);
-        if (wanted) out.push_back(ExpectedPoint{&spec, file.path, std::move(p), {}});
+        if (wanted) out.push_back(ExpectedPoint{shared, file.path, std::move(p), {}});
       }
     }
   }
   return out;
+}
+
+std::vector<RunKey> RunsOf(const std::vector<ExpectedPoint>& points) {
+  std::vector<RunKey> runs;
+  for (const ExpectedPoint& p : points) {
+    for (int trial : p.Trials()) runs.push_back(RunKey{p.point.name, trial});
+  }
+  return runs;
 }
 
 std::vector<int> ExpectedPoint::Trials() const {

@@ -6,6 +6,7 @@
 #define GPUHARNESS_DRIVER_CELL_RECORDS_H_
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,16 +21,17 @@
 
 namespace gh::driver {
 
-// A scenario file as a job runs it: the path passed to `gpuharness run`, its specs, and the
-// point filters a point must all match (empty: every point).
+// A scenario file as a job runs it: the path passed to `gpuharness run`, its specs (shared by
+// every copy of a plan, so the points expanded from them stay valid), and the point filters a
+// point must all match (empty: every point).
 struct JobScenarioFile {
   std::string path;
-  std::vector<ScenarioSpec> specs;
+  std::shared_ptr<const std::vector<ScenarioSpec>> specs;
   std::vector<std::string> filters;
 };
 
 struct ExpectedPoint {
-  const ScenarioSpec* spec = nullptr;
+  std::shared_ptr<const ScenarioSpec> spec;  // shares its file's specs
   std::string file;
   Point point;
   std::vector<int> trials;  // the trials expected; empty: every trial of the spec
@@ -41,6 +43,9 @@ struct ExpectedPoint {
 absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
     const std::vector<JobScenarioFile>& files, int nranks,
     const std::vector<std::string>& cell_filters = {});
+
+// The point x trial runs of `points`, in run order.
+std::vector<RunKey> RunsOf(const std::vector<ExpectedPoint>& points);
 
 // How a job ended.
 struct JobEnd {
@@ -72,8 +77,8 @@ absl::StatusOr<EnvironmentFacts> JobEnvironmentFacts(const std::string& run_dir,
                                                      const JobRecordsInfo& info);
 
 // The job's records plus synthesized ones for missing points, all carrying `info.cell`.
-// With `only_expected`, records of points not in `expected` are dropped (a job given one
-// --filter of several runs a superset).
+// With `only_expected`, records of points not in `expected` are dropped (a stray record never
+// counts for a point the job was not given).
 absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,
                                                       const JobEnd& end,
                                                       const JobRecordsInfo& info,

@@ -1,12 +1,13 @@
 #include "harness/driver/sweep_plan.h"
 
 #include <filesystem>
+#include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
@@ -58,8 +59,9 @@ absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
     if (!text.ok()) {
       return YamlError(s.loc, key, absl::StrCat("cannot read '", s.as_written, "' (", s.path, ")"));
     }
-    absl::StatusOr<std::vector<ScenarioSpec>> specs = LoadScenarioFile(s.path);
-    if (!specs.ok()) return specs.status();
+    absl::StatusOr<std::vector<ScenarioSpec>> loaded = LoadScenarioFile(s.path);
+    if (!loaded.ok()) return loaded.status();
+    auto specs = std::make_shared<const std::vector<ScenarioSpec>>(*std::move(loaded));
     absl::StrAppend(&scenario_digest, s.path, "\n", *text, "\n");
     for (size_t f = 0; f < s.points.size(); ++f) {
       bool any = false;
@@ -89,7 +91,7 @@ absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
       }
       std::vector<std::string> filters;
       if (!pattern.empty()) filters.push_back(pattern);
-      job->files.push_back(JobScenarioFile{Absolute(s.path), *specs, filters});
+      job->files.push_back(JobScenarioFile{Absolute(s.path), specs, filters});
     }
   }
   std::string digest = StableHash(scenario_digest);
@@ -115,11 +117,13 @@ absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
     std::string hash = StableHash(absl::StrCat(c.settings_hash, "\n", digest, "\n",
                                                absl::StrJoin(launcher.argv, "\x1f"), "\n",
                                                absl::StrJoin(launcher.env_flag, "\x1f")));
+    absl::StatusOr<std::vector<CellJob>> jobs = PlanCellJobs(plan.jobs, c);
+    if (!jobs.ok()) return jobs.status();
+    std::vector<CellJob> owning;
     size_t points = 0;
-    for (const PlannedJob& job : plan.jobs) {
-      absl::StatusOr<std::vector<ExpectedPoint>> expected = ExpectedPoints(job.files, c.ranks, c.points);
-      if (!expected.ok()) return expected.status();
-      points += expected->size();
+    for (CellJob& job : *jobs) {
+      points += job.points.size();
+      if (!job.points.empty()) owning.push_back(std::move(job));
     }
     if (points == 0) {
       SourceLoc loc = SettingLoc(m, c, [](const CellSettings& s) { return !s.points.empty(); });
@@ -128,51 +132,47 @@ absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
                                     absl::StrJoin(c.points, ", "), ") match none at ", c.ranks,
                                     " ranks"));
     }
-    plan.cells.push_back(PlannedCell{std::move(c), launcher, hash});
+    plan.cells.push_back(PlannedCell{std::move(c), launcher, hash, std::move(owning)});
   }
   return plan;
 }
 
-std::string JobFilter(const PlannedJob& job, const CellPlan& cell) {
-  // With several patterns, pass the one that lets the fewest points run; the records of the
-  // others' non-matching points are dropped on collection.
-  std::vector<std::string> candidates = cell.points;
-  if (!job.filter.empty()) candidates.insert(candidates.begin(), job.filter);
-  std::string best;
-  size_t best_count = SIZE_MAX;
-  for (const std::string& pattern : candidates) {
-    size_t count = 0;
-    for (const JobScenarioFile& f : job.files) {
-      for (const ScenarioSpec& spec : f.specs) {
-        absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec, cell.ranks);
-        if (!points.ok()) continue;
-        for (const Point& p : *points) count += PointNameMatches(pattern, p.name) ? 1 : 0;
+absl::StatusOr<std::vector<CellJob>> PlanCellJobs(const std::vector<PlannedJob>& jobs,
+                                                  const CellPlan& cell) {
+  std::vector<CellJob> out;
+  std::set<std::string> owned;  // by an earlier job
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const PlannedJob& job = jobs[j];
+    // What `gpuharness run FILES --filter F` would plan for each candidate F.
+    absl::StatusOr<std::vector<ExpectedPoint>> all = ExpectedPoints(job.files, cell.ranks);
+    if (!all.ok()) return all.status();
+    CellJob cj;
+    cj.job = j;
+    cj.name = jobs.size() == 1 ? "job" : absl::StrCat("job", j);
+    std::vector<std::string> candidates = cell.points;
+    if (!job.filter.empty()) candidates = {job.filter};
+    size_t filtered_runs = SIZE_MAX;
+    for (const std::string& pattern : candidates) {
+      size_t runs = 0;
+      for (const ExpectedPoint& p : *all) {
+        if (PointNameMatches(pattern, p.point.name)) runs += p.Trials().size();
+      }
+      if (runs < filtered_runs) {
+        cj.filter = pattern;
+        filtered_runs = runs;
       }
     }
-    if (count < best_count) {
-      best = pattern;
-      best_count = count;
+    if (candidates.empty()) filtered_runs = RunsOf(*all).size();
+    absl::StatusOr<std::vector<ExpectedPoint>> mine =
+        ExpectedPoints(job.files, cell.ranks, cell.points);
+    if (!mine.ok()) return mine.status();
+    for (ExpectedPoint& p : *mine) {
+      if (owned.insert(p.point.name).second) cj.points.push_back(std::move(p));
     }
+    cj.list_runs = RunsOf(cj.points).size() != filtered_runs;
+    out.push_back(std::move(cj));
   }
-  return best;
-}
-
-bool JobRunsSuperset(const PlannedJob& job, const CellPlan& cell) {
-  return (job.filter.empty() ? 0 : 1) + cell.points.size() > 1;
-}
-
-std::vector<std::string> RunArguments(const PlannedJob& job, const CellPlan& cell,
-                                      const std::string& run_dir, const std::string& version_dir) {
-  std::vector<std::string> args = {"run"};
-  for (const JobScenarioFile& f : job.files) args.push_back(f.path);
-  args.insert(args.end(), {"--out", run_dir, "--backend", cell.backend});
-  if (cell.share_gpu) args.push_back("--share-gpu");
-  std::string filter = JobFilter(job, cell);
-  if (!filter.empty()) args.insert(args.end(), {"--filter", filter});
-  for (const std::string& a : cell.args) {
-    args.push_back(absl::StrReplaceAll(a, {{"{version_dir}", version_dir}}));
-  }
-  return args;
+  return out;
 }
 
 }  // namespace gh::driver

@@ -17,16 +17,29 @@ namespace gh::driver {
 // One `gpuharness run` per distinct point filter (run takes one --filter, applied to every
 // file it is given): the files without filters share one job, and each pattern of a `points:`
 // list gets the job of that pattern. Usually a cell runs exactly one job. A point two jobs both
-// match is expected from, and kept from, the first only.
+// match belongs to the first only.
 struct PlannedJob {
   std::vector<JobScenarioFile> files;
   std::string filter;  // "" for every point
+};
+
+// One job of one cell as planned: the points it owns, expanded once, and how it is told them.
+// A job given only its --filter would run every point of its files that matches it; when that
+// is more than the cell owns (the cell has several `points` filters, or an earlier job owns
+// some), the job is also given `--runs` listing exactly its runs.
+struct CellJob {
+  size_t job = 0;                     // index into the plan's jobs
+  std::string name;                   // "job", or "job<k>" when the plan has several jobs
+  std::string filter;                 // its --filter ("" for none)
+  std::vector<ExpectedPoint> points;  // the points it owns, in run order, every trial
+  bool list_runs = false;             // the filter alone runs more than `points`: pass --runs
 };
 
 struct PlannedCell {
   CellPlan plan;
   LauncherSpec launcher;
   std::string hash;  // settings + scenario files' contents + launcher: a change reruns the cell
+  std::vector<CellJob> jobs;  // the jobs that own points, in plan order
 };
 
 struct SweepPlan {
@@ -41,14 +54,12 @@ struct SweepPlan {
 absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
                                     const ListCommandRunner& list_runner = RunListCommandWithShell);
 
-// The one --filter a job of a cell is given: the job's pattern, else the cell's first; and
-// whether the job then runs more points than the cell wants (several patterns apply).
-std::string JobFilter(const PlannedJob& job, const CellPlan& cell);
-bool JobRunsSuperset(const PlannedJob& job, const CellPlan& cell);
-
-// The `gpuharness run` arguments of one job of a cell.
-std::vector<std::string> RunArguments(const PlannedJob& job, const CellPlan& cell,
-                                      const std::string& run_dir, const std::string& version_dir);
+// Every job of `jobs` for `cell` (empty ones included, in order): each point of the cell's
+// rank count that matches the job's files' filters and every one of the cell's, owned by the
+// first job that has it. The --filter is the job's pattern, else the cell's pattern that lets
+// the fewest points run.
+absl::StatusOr<std::vector<CellJob>> PlanCellJobs(const std::vector<PlannedJob>& jobs,
+                                                  const CellPlan& cell);
 
 }  // namespace gh::driver
 

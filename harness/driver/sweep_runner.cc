@@ -1,7 +1,6 @@
 #include "harness/driver/sweep_runner.h"
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -15,11 +14,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
@@ -52,23 +51,16 @@ struct ActiveCell {
   Allocation allocation;
   std::string dir;
   std::string version_dir;
-  std::vector<size_t> job_order;  // the plan's jobs with points for this cell
-  size_t job = 0;                 // index into job_order
-  ProcessId pid = 0;
-  bool job_running = false;
-  absl::Time cell_started, job_started, deadline;
-  std::optional<absl::Time> term_sent;
-  bool kill_sent = false;
-  bool timed_out = false;
+  size_t job = 0;                 // index into the planned cell's jobs
+  std::optional<RunningJob> running;
+  absl::Time cell_started;
   std::vector<Record> records;
   nlohmann::json jobs = nlohmann::json::array();
   bool abnormal = false;
   std::string how;
-  std::set<std::string> expected_points;  // claimed by this cell's earlier jobs
   // The current job's runs still to record, and which continuation of it is running (0: the
   // job itself; N: its N-th continuation after it ended early, see PlanContinuation).
   std::vector<ExpectedPoint> pending;
-  std::set<std::string> earlier;  // expected_points before the current job
   int continuation = 0;
 };
 
@@ -88,8 +80,7 @@ class Sweep {
   }
   bool IsDone(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
-    std::string name =
-        plan_.jobs.size() == 1 ? "job" : absl::StrCat("job", cell.job_order[cell.job]);
+    std::string name = plan_.cells[cell.index].jobs[cell.job].name;
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
     return name;
   }
@@ -140,13 +131,8 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
                       ApplyEnvPlan(env_.base_env, cell.plan.env, {}, VersionDir(cell.plan))};
   const EnvironmentFacts facts = DriverKnownFacts(info);
   std::vector<Record> records;
-  std::set<std::string> seen;
-  for (const PlannedJob& job : plan_.jobs) {
-    absl::StatusOr<std::vector<ExpectedPoint>> expected =
-        ExpectedPoints(job.files, cell.plan.ranks, cell.plan.points);
-    if (!expected.ok()) return expected.status();
-    for (const ExpectedPoint& p : *expected) {
-      if (!seen.insert(p.point.name).second) continue;
+  for (const CellJob& job : cell.jobs) {
+    for (const ExpectedPoint& p : job.points) {
       for (int trial = 0; trial < p.spec->trials; ++trial) {
         records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kError,
                                             absl::StrCat("version setup failed: ", status_[i].detail)));
@@ -191,50 +177,27 @@ absl::Status Sweep::RunSetups(const std::vector<size_t>& todo) {
 
 absl::Status Sweep::StartJob(ActiveCell& cell) {
   const PlannedCell& pc = plan_.cells[cell.index];
-  const CellPlan& c = pc.plan;
-  std::string name = JobName(cell);
-  std::string run_dir = absl::StrCat(cell.dir, "/", name);
-  std::map<std::string, std::string> extra;
-  if (env_.resources.gpu_mode) extra["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(cell.allocation.devices, ",");
-  LaunchInputs inputs;
-  inputs.ranks = c.ranks;
+  const CellJob& cell_job = pc.jobs[cell.job];
+  CellJobInputs inputs;
+  inputs.cell = &pc;
+  inputs.job = &plan_.jobs[cell_job.job];
+  inputs.cell_job = &cell_job;
+  // A continuation runs only the runs the previous attempt did not get to.
+  if (cell.continuation > 0) inputs.runs = &cell.pending;
   inputs.program = options_.program;
-  inputs.args = RunArguments(plan_.jobs[cell.job_order[cell.job]], c, run_dir, cell.version_dir);
-  if (cell.continuation > 0) {
-    // Only the runs the previous attempt did not get to.
-    std::vector<RunKey> runs;
-    for (const ExpectedPoint& p : cell.pending) {
-      for (int trial : p.Trials()) runs.push_back(RunKey{p.point.name, trial});
-    }
-    const std::string runs_path = absl::StrCat(cell.dir, "/", name, ".runs");
-    if (absl::Status st = WriteFileAtomically(runs_path, FormatRunList(runs)); !st.ok()) return st;
-    inputs.args.insert(inputs.args.end(), {"--runs", runs_path});
-  }
-  inputs.env_names = c.env.Names();
-  for (const auto& [k, v] : extra) {
-    if (std::find(inputs.env_names.begin(), inputs.env_names.end(), k) == inputs.env_names.end()) {
-      inputs.env_names.push_back(k);
-    }
-  }
-  for (const std::string& p : c.launcher_prefix) {
-    inputs.prefix.push_back(absl::StrReplaceAll(p, {{"{version_dir}", cell.version_dir}}));
-  }
-  absl::StatusOr<std::vector<std::string>> argv = ExpandLauncherArgv(pc.launcher, inputs);
-  if (!argv.ok()) return argv.status();
-  ProcessSpec spec;
-  spec.argv = *argv;
-  spec.env = ApplyEnvPlan(env_.base_env, c.env, extra, cell.version_dir);
-  spec.cwd = cell.dir;
-  spec.log_path = absl::StrCat(cell.dir, "/", name, ".log");
-  nlohmann::json job = {{"argv", spec.argv}, {"log", spec.log_path}, {"out", run_dir}};
-  nlohmann::json env_json = nlohmann::json::object();
-  for (const std::string& n : inputs.env_names) {
-    for (const std::string& e : spec.env) {
-      if (e.compare(0, n.size() + 1, n + "=") == 0) env_json[n] = e.substr(n.size() + 1);
-    }
-  }
-  job["env"] = env_json;
+  inputs.dir = cell.dir;
+  inputs.name = JobName(cell);
+  inputs.version_dir = cell.version_dir;
+  inputs.base_env = env_.base_env;
+  if (env_.resources.gpu_mode) inputs.devices = cell.allocation.devices;
+  absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
+  if (!spec.ok()) return spec.status();
+  nlohmann::json job = {{"argv", spec->process.argv},
+                        {"log", spec->process.log_path},
+                        {"out", spec->out_dir},
+                        {"env", spec->cell_env}};
   cell.jobs.push_back(job);
+  const CellPlan& c = pc.plan;
   absl::Status st = WriteFileAtomically(
       cell.dir + "/cell.json",
       nlohmann::json({{"id", c.id}, {"hash", pc.hash}, {"labels", c.LabelMap()},
@@ -242,16 +205,13 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
                       {"devices", cell.allocation.devices}, {"jobs", cell.jobs}})
               .dump(2) + "\n");
   if (!st.ok()) return st;
-  cell.job_started = env_.clock->Now();
   // A continuation finishes the job's work within the job's timeout, not a new one.
-  if (cell.continuation == 0) cell.deadline = cell.job_started + c.timeout;
-  cell.term_sent.reset();
-  cell.kill_sent = false;
-  cell.timed_out = false;
-  absl::StatusOr<ProcessId> pid = env_.runner->Start(spec);
-  if (!pid.ok()) return pid.status();
-  cell.pid = *pid;
-  cell.job_running = true;
+  std::optional<absl::Time> deadline;
+  if (cell.continuation > 0 && cell.running) deadline = cell.running->deadline();
+  absl::StatusOr<RunningJob> running = RunningJob::Start(*spec, *env_.runner, *env_.clock, deadline);
+  if (!running.ok()) return running.status();
+  cell.running = *std::move(running);
+  if (cell.continuation == 0) cell.pending = cell_job.points;
   return absl::OkStatus();
 }
 
@@ -264,71 +224,38 @@ absl::Status Sweep::StartCell(ActiveCell& cell) {
   if (!st.ok()) return st;
   cell.cell_started = env_.clock->Now();
   cell.job = 0;
-  const CellPlan& c = plan_.cells[cell.index].plan;
-  for (size_t j = 0; j < plan_.jobs.size(); ++j) {
-    absl::StatusOr<std::vector<ExpectedPoint>> expected = ExpectedPoints(plan_.jobs[j].files, c.ranks, c.points);
-    if (!expected.ok()) return expected.status();
-    if (!expected->empty()) cell.job_order.push_back(j);
-  }
   return StartJob(cell);
 }
 
 absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   const CellPlan& c = plan_.cells[cell.index].plan;
-  std::optional<ProcessExit> exit = env_.runner->Poll(cell.pid);
-  absl::Time now = env_.clock->Now();
-  if (!exit) {
-    if (!cell.term_sent && now >= cell.deadline) {
-      cell.timed_out = true;
-      cell.term_sent = now;
-      env_.runner->SignalGroup(cell.pid, SIGTERM);
-    } else if (cell.term_sent && !cell.kill_sent && now >= *cell.term_sent + options_.kill_grace) {
-      cell.kill_sent = true;
-      env_.runner->SignalGroup(cell.pid, SIGKILL);
-    }
-    return false;
-  }
-  // Whatever the job left behind in its group (orphaned ranks) goes with it.
-  env_.runner->SignalGroup(cell.pid, SIGKILL);
-  cell.job_running = false;
-  std::string name = JobName(cell);
-  JobEnd end;
-  end.timed_out = cell.timed_out;
-  end.timeout = c.timeout;
-  end.exit = *exit;
-  end.log_path = absl::StrCat(cell.dir, "/", name, ".log");
-  end.run_dir = absl::StrCat(cell.dir, "/", name);
+  std::optional<JobEnd> ended = cell.running->Poll(options_.kill_grace);
+  if (!ended) return false;
+  const JobEnd& end = *ended;
+  const absl::Time now = env_.clock->Now();
   JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
                       ApplyEnvPlan(env_.base_env, c.env, {}, cell.version_dir)};
-  const PlannedJob& job = plan_.jobs[cell.job_order[cell.job]];
-  if (cell.continuation == 0) {
-    absl::StatusOr<std::vector<ExpectedPoint>> all = ExpectedPoints(job.files, c.ranks, c.points);
-    if (!all.ok()) return all.status();
-    cell.pending.clear();
-    cell.earlier = cell.expected_points;
-    for (ExpectedPoint& p : *all) {
-      if (cell.expected_points.insert(p.point.name).second) cell.pending.push_back(std::move(p));
-    }
-  }
-  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(
-      cell.pending, end, info, JobRunsSuperset(job, c) || cell.continuation > 0);
+  // The job was given exactly `pending` (its filter, or --runs): nothing else counts.
+  absl::StatusOr<std::vector<Record>> records =
+      CollectJobRecords(cell.pending, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
   // A job that ended early hands what it did not get to to a new job; its records of those
   // runs ("not run", or synthesized) give way to the new job's.
   absl::StatusOr<Continuation> next = PlanContinuation(cell.pending, end);
   if (!next.ok()) return next.status();
   for (Record& r : *records) {
-    if (cell.earlier.count(r.point) == 0 && next->keys.count(RunKey{r.point, r.trial}) == 0) {
+    if (next->keys.count(RunKey{r.point, r.trial}) == 0) {
       cell.records.push_back(std::move(r));
     }
   }
-  bool abnormal = end.timed_out || exit->signaled || (exit->code != 0 && exit->code != 1);
+  const ProcessExit& exit = end.exit;
+  bool abnormal = end.timed_out || exit.signaled || (exit.code != 0 && exit.code != 1);
   cell.abnormal = cell.abnormal || abnormal;
   std::string how = end.timed_out ? absl::StrCat("timeout after ", FormatDurationText(c.timeout))
-                                  : exit->ToString();
+                                  : exit.ToString();
   if (cell.how.empty() || abnormal) cell.how = how;
   cell.jobs.back()["end"] = how;
-  cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.job_started);
+  cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.running->started());
   if (!next->empty()) cell.jobs.back()["continued_runs"] = next->keys.size();
   // The reports look for each cell's environment at cells/<cell>/environment.json.
   std::string env_src = end.run_dir + "/environment.json";
@@ -344,7 +271,7 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
     return false;
   }
   cell.continuation = 0;
-  if (++cell.job < cell.job_order.size()) {
+  if (++cell.job < plan_.cells[cell.index].jobs.size()) {
     absl::Status st = StartJob(cell);
     if (!st.ok()) return st;
     return false;
@@ -390,26 +317,12 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
 
 void Sweep::KillAll(std::deque<ActiveCell>& running) {
   for (ActiveCell& c : running) {
-    if (c.job_running) env_.runner->SignalGroup(c.pid, SIGTERM);
+    if (c.running) c.running->Terminate();
   }
-  absl::Time give_up = env_.clock->Now() + options_.kill_grace;
-  bool any = true;
-  while (any) {
+  for (bool any = true; any;) {
     any = false;
     for (ActiveCell& c : running) {
-      if (!c.job_running) continue;
-      if (env_.runner->Poll(c.pid)) {
-        c.job_running = false;
-        env_.runner->SignalGroup(c.pid, SIGKILL);
-      } else {
-        any = true;
-      }
-    }
-    if (any && env_.clock->Now() >= give_up) {
-      for (ActiveCell& c : running) {
-        if (c.job_running) env_.runner->SignalGroup(c.pid, SIGKILL);
-      }
-      give_up = absl::InfiniteFuture();
+      if (c.running && !c.running->Poll(options_.kill_grace)) any = true;
     }
     if (any) env_.clock->SleepFor(options_.poll_interval);
   }
@@ -553,34 +466,42 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   return result_;
 }
 
-void PrintDryRun(const SweepPlan& plan, const SweepOptions& options, std::FILE* out) {
+// What Sweep::StartJob would start for each cell's first job(s), from the same spec.
+absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
+                         const std::vector<std::string>& base_env, std::FILE* out) {
   std::fprintf(out, "sweep %s: %zu cells, %zu job(s) per cell\n", plan.matrix.name.c_str(),
                plan.cells.size(), plan.jobs.size());
+  const std::string out_dir = options.out_dir.empty() ? "DIR" : Absolute(options.out_dir);
   for (const PlannedCell& pc : plan.cells) {
     const CellPlan& c = pc.plan;
-    std::string version_dir = c.version.empty() ? "" : absl::StrCat(options.out_dir, "/versions/", SafeDirName(c.version));
     std::fprintf(out, "%s  (ranks %d, timeout %s, launcher %s)\n", c.id.c_str(), c.ranks,
                  FormatDurationText(c.timeout).c_str(), pc.launcher.name.c_str());
-    for (const std::string& n : c.env.Names()) {
-      std::vector<std::string> env = ApplyEnvPlan({}, c.env, {}, version_dir);
-      for (const std::string& e : env) {
-        if (e.compare(0, n.size() + 1, n + "=") == 0) std::fprintf(out, "    %s\n", e.c_str());
+    for (const CellJob& cell_job : pc.jobs) {
+      CellJobInputs inputs;
+      inputs.cell = &pc;
+      inputs.job = &plan.jobs[cell_job.job];
+      inputs.cell_job = &cell_job;
+      inputs.program = options.program;
+      inputs.dir = absl::StrCat(out_dir, "/cells/", c.dir_name);
+      inputs.name = cell_job.name;
+      inputs.version_dir =
+          c.version.empty() ? "" : absl::StrCat(out_dir, "/versions/", SafeDirName(c.version));
+      inputs.base_env = base_env;
+      absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
+      if (!spec.ok()) return spec.status();
+      if (&cell_job == &pc.jobs.front()) {
+        for (const auto& [name, value] : spec->cell_env) {
+          std::fprintf(out, "    %s=%s\n", name.c_str(), value.c_str());
+        }
+      }
+      std::fprintf(out, "    $ %s\n", absl::StrJoin(spec->process.argv, " ").c_str());
+      if (!spec->runs_path.empty()) {
+        std::fprintf(out, "      (%s lists its %zu runs)\n", spec->runs_path.c_str(),
+                     spec->listed_runs);
       }
     }
-    for (size_t j = 0; j < plan.jobs.size(); ++j) {
-      std::string name = plan.jobs.size() == 1 ? "job" : absl::StrCat("job", j);
-      LaunchInputs inputs;
-      inputs.ranks = c.ranks;
-      inputs.program = options.program;
-      inputs.args = RunArguments(plan.jobs[j], c,
-                                 absl::StrCat(options.out_dir, "/cells/", c.dir_name, "/", name),
-                                 version_dir);
-      inputs.env_names = c.env.Names();
-      inputs.prefix = c.launcher_prefix;
-      absl::StatusOr<std::vector<std::string>> argv = ExpandLauncherArgv(pc.launcher, inputs);
-      if (argv.ok()) std::fprintf(out, "    $ %s\n", absl::StrJoin(*argv, " ").c_str());
-    }
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -589,7 +510,9 @@ absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironme
   absl::StatusOr<SweepPlan> plan = PlanSweep(options.matrix_path);
   if (!plan.ok()) return plan.status();
   if (options.dry_run) {
-    PrintDryRun(*plan, options, env.progress);
+    if (absl::Status st = PrintDryRun(*plan, options, env.base_env, env.progress); !st.ok()) {
+      return st;
+    }
     SweepResult result;
     result.cells = static_cast<int>(plan->cells.size());
     return result;

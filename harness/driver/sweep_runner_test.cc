@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/registry.h"
 #include "harness/report/sweep_info.h"
@@ -40,7 +41,11 @@ KindInfo DescribeFakeKind() {
   size.name = "size";
   size.type = ParamType::kInt;
   size.default_value = int64_t{1};
-  k.params = {size};
+  ParamDef fault;  // two-axis scenarios (points filtered per axis)
+  fault.name = "fault";
+  fault.type = ParamType::kString;
+  fault.default_value = std::string("none");
+  k.params = {size, fault};
   k.backends = {Backend::kHost};
   return k;
 }
@@ -76,6 +81,7 @@ struct Behavior {
     Outcome outcome = Outcome::kPass;
     std::string signature;
     bool not_run = false;
+    std::string point;  // when set: this point name (no params) instead of s/size=<size>
   };
   std::vector<Written> records;
 };
@@ -191,11 +197,13 @@ class FakeRunner : public ProcessRunner {
       const std::string size = w.size;
       if (to_record >= 0 && n >= to_record) break;
       Record r;
-      r.scenario = "s";
+      r.scenario = w.point.empty() ? "s" : w.point.substr(0, w.point.find('/'));
       r.kind = "fake_sweep_kind";
-      r.file = "s.yaml";
+      r.file = r.scenario + ".yaml";
       r.point = absl::StrCat("s/size=", size, "/np=", job.started.Arg("-np").empty() ? "1" : job.started.Arg("-np"));
-      r.params = {{"size", std::stoi(size)}};
+      if (!w.point.empty()) r.point = w.point;
+      r.params = nlohmann::json::object();
+      if (w.point.empty()) r.params = {{"size", std::stoi(size)}};
       r.backend = "host";
       r.nranks = std::stoi(job.started.Arg("-np").empty() ? "1" : job.started.Arg("-np"));
       r.result.outcome = w.outcome;
@@ -836,6 +844,96 @@ TEST_F(SweepTest, BaselineIgnoreNeedsABaselineAnAxisAndDistinctCells) {
   EXPECT_EQ(message(now),
             "--baseline-ignore p: cells 'p=a,ver=v1' and 'p=b,ver=v1' of the matrix would "
             "compare as one");
+}
+
+// Issue 15 item 1: a cell whose points come from two `points` filters (one per axis) is told
+// exactly its runs (--runs), so its job never runs, nor dies in, another cell's point, and no
+// point that never ran gets a crash record. The fake job runs like `gpuharness run`: the
+// points its --filter admits, less those --runs leaves out, in plan order; a fault=crash point
+// records its crash and the job dies of it.
+TEST_F(SweepTest, TwoPointFiltersRunOnlyTheCellsOwnPointsOnce) {
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/t.yaml",
+                                  "name: t\nkind: fake_sweep_kind\n"
+                                  "params: {size: [1, 2], fault: [crash, none]}\n").ok());
+  ASSERT_TRUE(WriteFileAtomically(
+                  dir_ + "/m.yaml",
+                  "name: m\nscenarios: [t.yaml]\ndefaults: {ranks: 1}\naxes:\n"
+                  "  - name: size\n    values: [{label: one, points: [\"*/size=1/*\"]}, "
+                  "{label: two, points: [\"*/size=2/*\"]}]\n"
+                  "  - name: fault\n    values: [{label: crash, points: [\"*/fault=crash/*\"]}, "
+                  "{label: none, points: [\"*/fault=none/*\"]}]\n").ok());
+  options_.matrix_path = dir_ + "/m.yaml";
+  const std::vector<std::string> plan = {"t/size=1/fault=crash/np=1", "t/size=1/fault=none/np=1",
+                                         "t/size=2/fault=crash/np=1", "t/size=2/fault=none/np=1"};
+  std::map<std::string, std::vector<std::string>> ran;  // cell -> the points its jobs ran
+  runner_.behave = [&](const Started& s) {
+    std::set<std::string> listed;
+    const std::string runs = s.Arg("--runs");
+    for (absl::string_view line :
+         absl::StrSplit(runs.empty() ? "" : ReadFileToString(runs).value_or(""), '\n', absl::SkipEmpty())) {
+      listed.insert(std::string(line.substr(0, line.find('\t'))));
+    }
+    Behavior b;
+    for (const std::string& point : plan) {
+      if (!PointNameMatches(s.Arg("--filter"), point)) continue;
+      if (!runs.empty() && listed.count(point) == 0) continue;
+      ran[CellOf(s)].push_back(point);
+      const bool crash = absl::StrContains(point, "fault=crash");
+      b.records.push_back({"", crash ? Outcome::kCrash : Outcome::kPass,
+                           crash ? "SIGSEGV on rank 0 in step 'exchange'" : "", false, point});
+      if (crash) {
+        b.signal = SIGSEGV;
+        break;
+      }
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(runner_.started.size(), 4u);  // one job per cell, no continuation
+  const std::map<std::string, std::string> own = {{"size=one,fault=crash", plan[0]},
+                                                  {"size=one,fault=none", plan[1]},
+                                                  {"size=two,fault=crash", plan[2]},
+                                                  {"size=two,fault=none", plan[3]}};
+  for (const auto& [cell, point] : own) {
+    EXPECT_THAT(ran[cell], ElementsAre(point)) << cell;
+    EXPECT_EQ(ReadFileToString(options_.out_dir + "/cells/" + cell + "/job.runs").value_or("?"),
+              point + "\t0\n") << cell;
+  }
+  std::map<std::string, std::vector<std::string>> recorded;  // cell id -> "point outcome"
+  for (const Record& rec : OutRecords()) {
+    recorded[absl::StrCat("size=", rec.cell.at("size"), ",fault=", rec.cell.at("fault"))].push_back(
+        absl::StrCat(rec.point, " ", std::string(OutcomeName(rec.result.outcome))));
+  }
+  EXPECT_THAT(recorded["size=one,fault=crash"], ElementsAre(plan[0] + " crash"));
+  EXPECT_THAT(recorded["size=one,fault=none"], ElementsAre(plan[1] + " pass"));
+  EXPECT_THAT(recorded["size=two,fault=crash"], ElementsAre(plan[2] + " crash"));
+  EXPECT_THAT(recorded["size=two,fault=none"], ElementsAre(plan[3] + " pass"));
+  EXPECT_EQ(recorded.size(), 4u);
+}
+
+// --dry-run prints what the sweep starts, from the same spec: every {version_dir} resolved
+// (in the launcher prefix too), the cell's variables as the job gets them.
+TEST_F(SweepTest, DryRunPrintsExactlyTheCommandTheSweepStarts) {
+  WriteMatrix("axes: [{name: p, values: [a]}]\n"
+              "versions:\n  name: v\n  values:\n"
+              "    - {label: one, env: {LIBDIR: \"{version_dir}/lib\"}, "
+              "launcher_prefix: [\"{version_dir}/wrap\", \"--\"]}\n");
+  options_.dry_run = true;
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  std::rewind(progress_file_);
+  std::string printed;
+  for (int ch; (ch = std::fgetc(progress_file_)) != EOF;) printed.push_back(static_cast<char>(ch));
+  EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
+  options_.dry_run = false;
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  ASSERT_EQ(runner_.started.size(), 1u);
+  const std::string version_dir = options_.out_dir + "/versions/one";
+  EXPECT_EQ(runner_.started[0].spec.argv[0], version_dir + "/wrap");
+  EXPECT_EQ(runner_.started[0].Env("LIBDIR"), version_dir + "/lib");
+  EXPECT_THAT(printed, HasSubstr("\n    $ " + absl::StrJoin(runner_.started[0].spec.argv, " ") + "\n"));
+  EXPECT_THAT(printed, HasSubstr("\n    LIBDIR=" + version_dir + "/lib\n"));
+  EXPECT_THAT(printed, ::testing::Not(HasSubstr("{version_dir}")));
 }
 
 TEST_F(SweepTest, DryRunStartsAndWritesNothing) {

@@ -236,6 +236,52 @@ TEST(SweepE2E, ACrashOrAnInJobTimeoutCostsOnlyItsPoint) {
             "stall_first/bytes=4K/transport=mpi_p2p/fault=stall/fault_rank=1/np=2");
 }
 
+// Issue 15 item 1 under the real binary: one `points` filter per axis. Each cell's job is told
+// exactly its runs (--runs), so the crash cells' crashes stay theirs: every cell records its
+// one point, once, and no fault=none point gets a crash record.
+TEST(SweepE2E, TwoPointFiltersPerCellRunOnlyThatCellsPoints) {
+  std::string tmp = TempDir();
+  ASSERT_TRUE(WriteFileAtomically(
+                  tmp + "/faults.yaml",
+                  "name: two_filters\nkind: ring_shift\nparams: {bytes: [4K, 8K], fault: [crash, "
+                  "none], fault_rank: 1, transport: mpi_p2p}\ntimeout: 60s\nwarmup: 0\n"
+                  "iterations: 1\nexpect:\n  - when: {fault: crash}\n    outcome: crash\n"
+                  "  - pass\n")
+                  .ok());
+  ASSERT_TRUE(WriteFileAtomically(
+                  tmp + "/m.yaml",
+                  "name: two_filters\nscenarios: [faults.yaml]\n"
+                  "defaults: {backend: host, ranks: 2, timeout: 120s}\naxes:\n"
+                  "  - name: size\n    values: [{label: small, points: [\"*/bytes=4K/*\"]}, "
+                  "{label: big, points: [\"*/bytes=8K/*\"]}]\n"
+                  "  - name: fault\n    values: [{label: crash, points: [\"*/fault=crash/*\"]}, "
+                  "{label: none, points: [\"*/fault=none/*\"]}]\n")
+                  .ok());
+  Sweep s = RunSweep(tmp + "/m.yaml --out " + tmp + "/out", tmp + "/sweep.log");
+  EXPECT_EQ(s.exit_code, 0) << "the crashes were expected, the fault=none points pass";
+  std::map<std::string, std::vector<std::string>> by_cell;  // cell -> "point outcome"
+  for (const Record& r : Records(tmp + "/out")) {
+    by_cell[r.cell.at("size") + "," + r.cell.at("fault")].push_back(
+        r.point + " " + std::string(OutcomeName(r.result.outcome)));
+  }
+  const std::string tail = "/transport=mpi_p2p/fault=";
+  EXPECT_THAT(by_cell["small,crash"],
+              ::testing::ElementsAre("two_filters/bytes=4K" + tail + "crash/fault_rank=1/np=2 crash"));
+  EXPECT_THAT(by_cell["small,none"],
+              ::testing::ElementsAre("two_filters/bytes=4K" + tail + "none/fault_rank=1/np=2 pass"));
+  EXPECT_THAT(by_cell["big,crash"],
+              ::testing::ElementsAre("two_filters/bytes=8K" + tail + "crash/fault_rank=1/np=2 crash"));
+  EXPECT_THAT(by_cell["big,none"],
+              ::testing::ElementsAre("two_filters/bytes=8K" + tail + "none/fault_rank=1/np=2 pass"));
+  EXPECT_EQ(by_cell.size(), 4u);
+  // Each job ran its one point only: one record in its own records.jsonl.
+  absl::StatusOr<RecordsFileContents> job =
+      ReadRecordsFile(tmp + "/out/cells/size=small,fault=none/job/records.jsonl");
+  ASSERT_TRUE(job.ok()) << job.status();
+  ASSERT_EQ(job->records.size(), 1u);
+  EXPECT_EQ(job->records[0].result.outcome, Outcome::kPass);
+}
+
 TEST(SweepE2E, BadMatrixExitsTwoNamingTheLineAndWritesNothing) {
   std::string tmp = TempDir();
   ASSERT_TRUE(WriteFileAtomically(tmp + "/m.yaml",

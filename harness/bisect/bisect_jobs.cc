@@ -1,0 +1,193 @@
+#include "harness/bisect/bisect_jobs.h"
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+#include "harness/driver/cell_job.h"
+#include "harness/driver/cell_plan.h"
+#include "harness/driver/cell_records.h"
+#include "harness/driver/version_setup.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+namespace fs = std::filesystem;
+using driver::Allocation;
+using driver::ResourcePool;
+
+std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& config) {
+  const std::string& version = config.cell.plan.version;
+  return version.empty() ? "" : absl::StrCat(out_dir, "/versions/", driver::SafeDirName(version));
+}
+
+std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial) {
+  return absl::StrCat(out_dir, "/probes/", config.dir_name, "/trial", trial);
+}
+
+TrialResult ReduceJobRecords(const std::vector<Record>& records) {
+  TrialResult trial;
+  if (!records.empty()) trial.point = records.front().point;
+  for (const Record& record : records) {
+    if (static_cast<int>(record.result.outcome) > static_cast<int>(trial.outcome)) {
+      trial.outcome = record.result.outcome;
+      trial.signature = record.result.signature;
+      trial.point = record.point;
+    }
+  }
+  return trial;
+}
+
+struct JobTrialRunner::Running {
+  size_t slot = 0;  // position in the batch
+  const ProbeConfig* config = nullptr;
+  int trial = 0;
+  std::string dir;
+  Allocation allocation;
+  std::optional<driver::RunningJob> job;
+};
+
+absl::StatusOr<bool> JobTrialRunner::EnsureSetup(const ProbeConfig& config, std::string* detail) {
+  if (config.setup.empty()) return true;
+  const std::string dir = ProbeVersionDir(options_.out_dir, config);
+  auto it = setups_.find(dir);
+  if (it == setups_.end()) {
+    if (options_.progress) {
+      std::fprintf(options_.progress, "version %s: set-up...\n", config.cell.plan.version.c_str());
+      std::fflush(options_.progress);
+    }
+    driver::VersionSetupResult r =
+        driver::RunVersionSetup(config.cell.plan.version, config.setup, dir, options_.base_env,
+                                options_.setup_timeout, runner_, clock_);
+    if (options_.progress) {
+      std::fprintf(options_.progress, "version %s: set-up %s%s%s\n", config.cell.plan.version.c_str(),
+                   r.ok ? (r.cached ? "cached" : "done") : "FAILED", r.ok ? "" : ": ", r.detail.c_str());
+      std::fflush(options_.progress);
+    }
+    it = setups_.emplace(dir, std::make_pair(r.ok, r.detail)).first;
+  }
+  *detail = it->second.second;
+  return it->second.first;
+}
+
+absl::Status JobTrialRunner::Start(Running& job) {
+  const driver::CellPlan& c = job.config->cell.plan;
+  const std::string version_dir = ProbeVersionDir(options_.out_dir, *job.config);
+  std::error_code ec;
+  fs::remove_all(job.dir, ec);  // an interrupted earlier attempt: start clean
+  if (absl::Status st = MakeDirectories(job.dir); !st.ok()) return st;
+  driver::CellJobInputs inputs;
+  inputs.cell = &job.config->cell;
+  inputs.job = &options_.job;
+  inputs.cell_job = &job.config->cell.jobs.at(0);
+  inputs.program = options_.program;
+  inputs.dir = job.dir;
+  inputs.name = "job";
+  inputs.version_dir = version_dir;
+  inputs.base_env = options_.base_env;
+  if (options_.resources.gpu_mode) inputs.devices = job.allocation.devices;
+  absl::StatusOr<driver::CellJobSpec> spec = driver::MakeCellJobSpec(inputs);
+  if (!spec.ok()) return spec.status();
+  // What repro replays: the exact command, the variables the cell sets, where it ran.
+  nlohmann::json labels = nlohmann::json::object();
+  for (const auto& [axis, label] : c.labels) labels[axis] = label;
+  nlohmann::json job_json = {{"config", job.config->label},
+                             {"version", c.version},
+                             {"labels", labels},
+                             {"trial", job.trial},
+                             {"argv", spec->process.argv},
+                             {"env", spec->cell_env},
+                             {"cwd", spec->process.cwd},
+                             {"out", spec->out_dir},
+                             {"log", spec->process.log_path},
+                             {"version_dir", version_dir},
+                             {"setup", job.config->setup},
+                             {"timeout_s", absl::ToDoubleSeconds(c.timeout)}};
+  if (absl::Status st = WriteFileAtomically(job.dir + "/job.json", job_json.dump(2) + "\n"); !st.ok()) {
+    return st;
+  }
+  absl::StatusOr<driver::RunningJob> running = driver::RunningJob::Start(*spec, runner_, clock_);
+  if (!running.ok()) return running.status();
+  job.job = *std::move(running);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrialResult> JobTrialRunner::Finish(Running& job, const driver::JobEnd& end) {
+  const driver::CellPlan& c = job.config->cell.plan;
+  driver::JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
+                              driver::ApplyEnvPlan(options_.base_env, c.env, {},
+                                                   ProbeVersionDir(options_.out_dir, *job.config))};
+  absl::StatusOr<std::vector<Record>> records = driver::CollectJobRecords(
+      job.config->cell.jobs.at(0).points, end, info, /*only_expected=*/true);
+  if (!records.ok()) return records.status();
+  if (absl::Status st = WriteRecordsFile(job.dir + "/records.jsonl", *records); !st.ok()) return st;
+  TrialResult trial = ReduceJobRecords(*records);
+  trial.wall_s = absl::ToDoubleSeconds(clock_.Now() - job.job->started());
+  trial.detail = job.dir;
+  return trial;
+}
+
+absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::vector<Request>& batch) {
+  std::vector<TrialResult> results(batch.size());
+  std::deque<Running> pending;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const ProbeConfig& config = configs_.at(batch[i].version);
+    std::string detail;
+    absl::StatusOr<bool> ready = EnsureSetup(config, &detail);
+    if (!ready.ok()) return ready.status();
+    if (!*ready) {
+      results[i].setup_failed = true;
+      results[i].outcome = Outcome::kError;
+      results[i].signature = absl::StrCat("version setup failed: ", detail);
+      results[i].detail = detail;
+      continue;
+    }
+    Running job;
+    job.slot = i;
+    job.config = &config;
+    job.trial = batch[i].trial;
+    job.dir = ProbeTrialDir(options_.out_dir, config, batch[i].trial);
+    pending.push_back(std::move(job));
+  }
+  ResourcePool pool(options_.resources);
+  std::vector<Running> running;
+  while (!pending.empty() || !running.empty()) {
+    while (!pending.empty()) {
+      const driver::CellPlan& c = pending.front().config->cell.plan;
+      std::optional<Allocation> allocation = pool.TryAcquire(pool.Need(c.ranks, c.share_gpu));
+      if (!allocation) break;
+      Running job = std::move(pending.front());
+      pending.pop_front();
+      job.allocation = *allocation;
+      if (absl::Status st = Start(job); !st.ok()) {
+        for (Running& r : running) r.job->Kill();
+        return st;
+      }
+      running.push_back(std::move(job));
+    }
+    for (auto it = running.begin(); it != running.end();) {
+      std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
+      if (!end) {
+        ++it;
+        continue;
+      }
+      absl::StatusOr<TrialResult> trial = Finish(*it, *end);
+      if (!trial.ok()) {
+        for (Running& r : running) r.job->Kill();
+        return trial.status();
+      }
+      results[it->slot] = *std::move(trial);
+      pool.Release(it->allocation);
+      it = running.erase(it);
+    }
+    if (!running.empty()) clock_.SleepFor(options_.poll_interval);
+  }
+  return results;
+}
+
+}  // namespace gh

@@ -1,0 +1,88 @@
+// Trials of bisect and minimize probes as real jobs: each trial of a configuration (a matrix
+// cell: its version's set-up, environment, launcher and launcher prefix) runs the scenario as
+// one `gpuharness run` job through the sweep driver's launcher and process seams, with the cell's
+// timeout and its own process group; the job's records (plus the driver's synthesized crash and
+// timeout records) are reduced to one TrialResult.
+//
+// Layout under the output DIR: versions/<version>/ (set-up, as a sweep), and
+// probes/<config>/trial<k>/{job/ (the job's --out), job.log, job.json (argv, env, cwd: what
+// `gpuharness repro` replays)}.
+#ifndef GPUHARNESS_BISECT_BISECT_JOBS_H_
+#define GPUHARNESS_BISECT_BISECT_JOBS_H_
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/core/record.h"
+#include "harness/bisect/bisect_runner.h"
+#include "harness/driver/cell_records.h"
+#include "harness/driver/clock.h"
+#include "harness/driver/process_runner.h"
+#include "harness/driver/resource_pool.h"
+#include "harness/driver/sweep_plan.h"
+
+namespace gh {
+
+// One configuration probes run: a planned cell, maybe with its environment changed (minimize).
+// Its `cell.jobs` holds exactly one job: the probe job's points at the cell (PlanCellJobs).
+struct ProbeConfig {
+  std::string label;     // version label (bisect) or change-set name (minimize)
+  std::string dir_name;  // filesystem-safe, unique among the configs
+  driver::PlannedCell cell;
+  std::string setup;     // the version's set-up command, "" for none
+};
+
+struct ProbeJobOptions {
+  std::string out_dir;
+  std::string program;                  // the gpuharness binary the jobs run
+  driver::PlannedJob job;               // scenario files and point filters
+  std::vector<std::string> base_env;    // NAME=VALUE, before the cell's changes
+  driver::Resources resources;
+  absl::Duration kill_grace = absl::Seconds(10);
+  absl::Duration poll_interval = absl::Milliseconds(20);
+  absl::Duration setup_timeout = absl::Minutes(30);
+  std::FILE* progress = nullptr;        // set-up messages; null: quiet
+};
+
+// The version directory a config's set-up runs in ("" for a config without a version).
+std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& config);
+// probes/<config>/trial<k> under out_dir.
+std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial);
+
+// One job's records reduced to a trial: the most severe outcome (pass < skip < fail < error <
+// timeout < crash) with the signature of its first record; pass when every record passed.
+TrialResult ReduceJobRecords(const std::vector<Record>& records);
+
+class JobTrialRunner : public TrialRunner {
+ public:
+  // `configs` is indexed by Request::version; it may grow between batches (minimize adds
+  // configurations as it goes) and must outlive the runner.
+  JobTrialRunner(ProbeJobOptions options, const std::vector<ProbeConfig>& configs,
+                 driver::ProcessRunner& runner, driver::Clock& clock)
+      : options_(std::move(options)), configs_(configs), runner_(runner), clock_(clock) {}
+
+  // Runs the batch's jobs concurrently as far as the resources allow (GPU mode: disjoint
+  // devices; CPU mode: rank slots), each with its cell's timeout. An error only for
+  // infrastructure failures (cannot create directories, cannot start processes).
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
+
+ private:
+  struct Running;
+  absl::StatusOr<bool> EnsureSetup(const ProbeConfig& config, std::string* detail);
+  absl::Status Start(Running& job);
+  absl::StatusOr<TrialResult> Finish(Running& job, const driver::JobEnd& end);
+
+  ProbeJobOptions options_;
+  const std::vector<ProbeConfig>& configs_;
+  driver::ProcessRunner& runner_;
+  driver::Clock& clock_;
+  std::map<std::string, std::pair<bool, std::string>> setups_;  // version dir -> ok, detail
+};
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_BISECT_JOBS_H_

@@ -1,0 +1,240 @@
+#include "harness/bisect/bisect_runner.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+// Fake versions: a function of (version, trial), and a log of the batches asked for.
+class FakeVersions : public TrialRunner {
+ public:
+  using Oracle = std::function<TrialResult(int version, int trial)>;
+  explicit FakeVersions(Oracle oracle) : oracle_(std::move(oracle)) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    batches.push_back(batch);
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) out.push_back(oracle_(r.version, r.trial));
+    return out;
+  }
+  std::vector<std::vector<Request>> batches;
+
+ private:
+  Oracle oracle_;
+};
+
+TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
+TrialResult WrongData() { return {Outcome::kFail, "wrong data [ranks 1]", false, "", 0, ""}; }
+TrialResult Segv() { return {Outcome::kCrash, "SIGSEGV on rank 0 in step 'exchange'", false, "", 0, ""}; }
+
+std::vector<std::string> Labels(int n) {
+  std::vector<std::string> labels;
+  for (int i = 0; i < n; ++i) labels.push_back(absl::StrCat("v", i));
+  return labels;
+}
+
+BisectConfig Deterministic(int n, int jobs) {
+  BisectConfig config;
+  config.versions = Labels(n);
+  config.good = 0;
+  config.bad = n - 1;
+  config.jobs = jobs;
+  config.sprt.max_trials = 1;  // a deterministic range needs one trial per probe
+  return config;
+}
+
+TEST(RunBisectTest, DeterministicFindsTheFirstBadVersion) {
+  FakeVersions versions([](int v, int) { return v >= 37 ? WrongData() : Pass(); });
+  std::vector<std::string> progress;
+  absl::StatusOr<BisectResult> result = RunBisect(
+      Deterministic(100, 1), versions,
+      [&](const ProbeRecord& p) { progress.push_back(absl::StrCat(p.label, "=", std::string(ProbeVerdictName(p.tally.verdict)))); });
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, BisectStatus::kFound);
+  EXPECT_EQ(result->answer.first_bad, 37);
+  EXPECT_EQ(result->answer.last_good, 36);
+  EXPECT_EQ(result->hunt, "fail ~ /wrong data/");
+  ASSERT_GE(progress.size(), 2u);
+  EXPECT_EQ(progress[0], "v99=bad");  // one job: the bad end first, it names the hunt
+  EXPECT_EQ(progress[1], "v0=good");
+  EXPECT_LE(result->probes.size(), 2u + 7u);
+  EXPECT_EQ(result->total_trials, static_cast<int>(result->probes.size()));
+}
+
+TEST(RunBisectTest, KaryProbesThreeVersionsPerRound) {
+  FakeVersions versions([](int v, int) { return v >= 61 ? WrongData() : Pass(); });
+  absl::StatusOr<BisectResult> result = RunBisect(Deterministic(100, 3), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 61);
+  EXPECT_LE(result->rounds, 4);
+  // The ends run together, then the first round splits 1..98 in four.
+  ASSERT_GE(versions.batches.size(), 2u);
+  ASSERT_EQ(versions.batches[0].size(), 2u);
+  EXPECT_EQ(versions.batches[1].size(), 3u);
+  EXPECT_EQ(versions.batches[1][0].version, 24);
+  EXPECT_EQ(versions.batches[1][1].version, 49);
+  EXPECT_EQ(versions.batches[1][2].version, 74);
+  for (const auto& batch : versions.batches) EXPECT_LE(batch.size(), 3u);
+}
+
+TEST(RunBisectTest, OlderOtherFailureIsNotTheAnswer) {
+  // Seed 002: old versions SIGSEGV (a different, older failure), then pass, then the hunted
+  // failure. Versions 0..9 crash, 10..29 pass, 30.. fail. The good end is 12.
+  FakeVersions versions([](int v, int) {
+    if (v < 10) return Segv();
+    return v >= 30 ? WrongData() : Pass();
+  });
+  BisectConfig config = Deterministic(40, 1);
+  config.good = 12;
+  config.sprt.max_trials = 2;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 30);
+  EXPECT_EQ(result->answer.last_good, 29);
+}
+
+TEST(RunBisectTest, OtherFailuresBetweenAreTreatedLikeSkips) {
+  // 40..44 crash with another failure; the hunted failure starts at 45.
+  FakeVersions versions([](int v, int) {
+    if (v >= 45) return WrongData();
+    if (v >= 40) return Segv();
+    return Pass();
+  });
+  BisectConfig config = Deterministic(60, 1);
+  config.sprt.max_trials = 2;
+  config.hunt.outcome = Outcome::kFail;
+  config.hunt.signature = "wrong data";
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.last_good, 39);
+  EXPECT_EQ(result->answer.first_bad, 45);
+  EXPECT_THAT(result->answer.unclassified, ElementsAre(40, 41, 42, 43, 44));
+
+  config.hunt.other_as_bad = true;  // --other-as-bad: the crash counts as the failure
+  FakeVersions again([](int v, int) {
+    if (v >= 45) return WrongData();
+    if (v >= 40) return Segv();
+    return Pass();
+  });
+  result = RunBisect(config, again);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 40);
+  EXPECT_THAT(result->answer.unclassified, IsEmpty());
+}
+
+TEST(RunBisectTest, SetupFailureIsSkippedAndANeighbourProbed) {
+  // Version 20 cannot be set up; bad from 20 on: the answer names 19..21 with 20 unclassified.
+  FakeVersions versions([](int v, int) {
+    if (v == 20) return TrialResult{Outcome::kError, "", true, "setup: exit status 1", 0, ""};
+    return v >= 20 ? WrongData() : Pass();
+  });
+  absl::StatusOr<BisectResult> result = RunBisect(Deterministic(41, 1), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.last_good, 19);
+  EXPECT_EQ(result->answer.first_bad, 21);
+  EXPECT_THAT(result->answer.unclassified, ElementsAre(20));
+  bool saw_setup = false;
+  for (const ProbeRecord& p : result->probes) {
+    if (p.version == 20) {
+      saw_setup = true;
+      EXPECT_EQ(p.tally.verdict, ProbeVerdict::kSkip);
+      EXPECT_EQ(p.tally.setup_failure, "setup: exit status 1");
+    }
+  }
+  EXPECT_TRUE(saw_setup);
+}
+
+TEST(RunBisectTest, GoodEndThatFailsStops) {
+  FakeVersions versions([](int, int) { return WrongData(); });
+  absl::StatusOr<BisectResult> result = RunBisect(Deterministic(10, 1), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, BisectStatus::kGoodEndNotGood);
+  EXPECT_EQ(result->message,
+            "the good end 'v0' is bad (1 trial: 1 hunted; most recent: wrong data [ranks 1]) when "
+            "hunting fail ~ /wrong data/");
+  EXPECT_EQ(result->probes.size(), 2u);  // nothing probed past the ends
+}
+
+TEST(RunBisectTest, BadEndThatPassesStops) {
+  FakeVersions versions([](int, int) { return Pass(); });
+  BisectConfig config = Deterministic(10, 1);
+  config.sprt.max_trials = 3;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, BisectStatus::kBadEndNotBad);
+  EXPECT_EQ(result->message, "the bad end 'v9' is undecided (3 trials: 3 pass): it never showed the failure to hunt");
+  EXPECT_EQ(result->total_trials, 3);  // the good end was never run
+}
+
+TEST(RunBisectTest, BadEndWithAnotherFailureStops) {
+  FakeVersions versions([](int, int) { return Segv(); });
+  BisectConfig config = Deterministic(10, 2);
+  config.hunt.outcome = Outcome::kFail;
+  config.hunt.signature = "wrong data";
+  config.sprt.max_trials = 2;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, BisectStatus::kBadEndNotBad);
+  EXPECT_EQ(result->message,
+            "the bad end 'v9' is other (2 trials: 2 other; most recent: SIGSEGV on rank 0 in step "
+            "'exchange') when hunting fail ~ /wrong data/");
+}
+
+// A reproducible coin per (seed, version, trial).
+bool Coin(uint64_t seed, int version, int trial) {
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(version) << 32) ^ trial;
+  x ^= x >> 33; x *= 0xff51afd7ed558ccdull; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53ull; x ^= x >> 33;
+  return x & 1;
+}
+
+TEST(RunBisectTest, FlakyBadVersionsAreFoundWithFewerTrialsThanTenPerProbe) {
+  int right = 0;
+  int64_t trials = 0, fixed_trials = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const int first_bad = 1 + static_cast<int>(seed * 37 % 99);
+    FakeVersions versions([&](int v, int t) {
+      return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass();
+    });
+    BisectConfig config;
+    config.versions = Labels(100);
+    config.good = 0;
+    config.bad = 99;
+    config.hunt.outcome = Outcome::kFail;
+    config.hunt.signature = "wrong data";
+    absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+    ASSERT_TRUE(result.ok()) << result.status();
+    if (result->status == BisectStatus::kFound && result->answer.first_bad == first_bad &&
+        result->answer.last_good == first_bad - 1) {
+      ++right;
+    }
+    trials += result->total_trials;
+    fixed_trials += 10 * static_cast<int64_t>(result->probes.size());
+  }
+  EXPECT_GE(right, 99);
+  EXPECT_LT(trials, fixed_trials);
+}
+
+TEST(ValidateBisectConfigTest, NamesTheFlag) {
+  BisectConfig config = Deterministic(10, 1);
+  config.good = 5;
+  config.bad = 2;
+  EXPECT_EQ(ValidateBisectConfig(config).message(),
+            "--good: 'v5' must come before --bad 'v2' in the version order");
+  config = Deterministic(10, 0);
+  EXPECT_EQ(ValidateBisectConfig(config).message(), "--jobs: must be >= 1, got 0");
+  config = Deterministic(10, 1);
+  config.sprt.p_bad = 2;
+  EXPECT_EQ(ValidateBisectConfig(config).message(), "sprt: p_bad: must be in (p_good=0.01, 1), got 2");
+}
+
+}  // namespace
+}  // namespace gh

@@ -1,0 +1,59 @@
+// `gpuharness bisect` end to end, without the flag parsing: plan (nothing written when the input
+// is bad), resume from DIR/bisect_state.json, probe through real jobs, write summary.md,
+// summary.json and the repro scripts. The process and clock seams come from the caller.
+#ifndef GPUHARNESS_BISECT_BISECT_SESSION_H_
+#define GPUHARNESS_BISECT_BISECT_SESSION_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/bisect/bisect_runner.h"
+#include "harness/driver/clock.h"
+#include "harness/driver/process_runner.h"
+#include "harness/driver/resource_pool.h"
+
+namespace gh {
+
+struct BisectOptions {
+  std::string matrix_path;
+  std::string scenario_path;  // --scenario ("" : the matrix's scenarios)
+  std::string points;         // --points GLOB
+  std::string cell;           // --cell axis=label,... fixing the flag axes
+  std::string good, bad;      // version labels
+  HuntSpec hunt;
+  SprtConfig sprt;
+  int jobs = 1;
+  std::string out_dir;
+  std::string program;        // the gpuharness binary the jobs run
+  absl::Duration kill_grace = absl::Seconds(10);
+  absl::Duration setup_timeout = absl::Minutes(30);
+};
+
+struct BisectSessionEnv {
+  driver::ProcessRunner* runner = nullptr;
+  driver::Clock* clock = nullptr;
+  driver::Resources resources;
+  std::vector<std::string> base_env;
+  std::FILE* progress = stdout;  // one line per probe
+};
+
+struct BisectSessionResult {
+  BisectResult result;
+  int exit_status = 0;     // 0 found, 1 an end contradicts what it was said to be
+  int cached_trials = 0;   // served from DIR/bisect_state.json
+  std::vector<std::string> written;  // files written into DIR
+  // "first bad: v07, last good: v06; 9 probes, 23 trials (4 cached); see DIR/summary.md", or
+  // "no answer: <why>; see ...".
+  std::string headline;
+};
+
+// InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.
+absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_BISECT_SESSION_H_

@@ -1,0 +1,60 @@
+#include "harness/bisect/bisect_session_setup.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+
+namespace gh {
+
+absl::Status CheckHuntSignature(const HuntSpec& hunt) {
+  if (!hunt.signature) return absl::OkStatus();
+  return CompileHuntSignature(*hunt.signature).status();
+}
+
+absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,
+                                               const driver::PlannedJob& job, absl::Duration kill_grace,
+                                               absl::Duration setup_timeout, const BisectSessionEnv& env) {
+  std::error_code ec;
+  std::filesystem::path absolute_out = std::filesystem::absolute(out_dir, ec);
+  ProbeJobOptions options;
+  options.out_dir = ec ? out_dir : absolute_out.lexically_normal().string();
+  if (absl::Status st = MakeDirectories(options.out_dir); !st.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
+  }
+  options.program = program;
+  options.job = job;
+  options.base_env = env.base_env;
+  options.resources = env.resources;
+  options.kill_grace = kill_grace;
+  options.setup_timeout = setup_timeout;
+  options.progress = env.progress;
+  return options;
+}
+
+const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted) {
+  for (const TrialResult& trial : probe.trials) {
+    Hunt::TrialClass c = hunt.Classify(trial);
+    if (want_hunted ? c == Hunt::TrialClass::kHunted : c == Hunt::TrialClass::kPass) return &trial;
+  }
+  return nullptr;
+}
+
+absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title) {
+  const std::string path = trial.detail + "/job.json";
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return text.status();
+  nlohmann::json job = nlohmann::json::parse(*text, nullptr, false);
+  if (job.is_discarded()) return absl::DataLossError(absl::StrCat(path, ": not valid JSON"));
+  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(job, path);
+  if (!arm.ok()) return arm.status();
+  arm->name = name;
+  arm->title = title;
+  arm->observed = trial.outcome == Outcome::kPass
+                      ? "pass"
+                      : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
+  return arm;
+}
+
+}  // namespace gh

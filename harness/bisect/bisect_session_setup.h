@@ -1,0 +1,38 @@
+// What `gpuharness bisect` (bisect_session.cc) and `gpuharness minimize`
+// (bisect_minimize_session.cc) share around their probes: checking the hunted signature, setting
+// up the output directory and the probe jobs, and the repro script arms taken from the trials.
+#ifndef GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_
+#define GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "harness/bisect/bisect_jobs.h"
+#include "harness/bisect/bisect_session.h"
+#include "harness/bisect/repro_script.h"
+
+namespace gh {
+
+// InvalidArgument ("--hunt-signature: bad regex ...") when the hunt's signature is set and is not
+// a valid regex (RE2 syntax).
+absl::Status CheckHuntSignature(const HuntSpec& hunt);
+
+// Creates `out_dir` (--out) and returns the options of the probe jobs that run there, with
+// `out_dir` made absolute: jobs run in their own directories, so every path they are given is
+// absolute. InvalidArgument ("--out: ...") when the directory cannot be created.
+absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,
+                                               const driver::PlannedJob& job, absl::Duration kill_grace,
+                                               absl::Duration setup_timeout, const BisectSessionEnv& env);
+
+// The trial of `probe` that best shows its verdict: for a bad probe (`want_hunted`) the first
+// hunted trial, for a good one the first passing trial; null when there is none.
+const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted);
+
+// A repro script arm from the job.json of `trial`'s job, named and titled.
+absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_

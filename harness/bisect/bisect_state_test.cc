@@ -1,0 +1,167 @@
+#include "harness/bisect/bisect_state.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+
+namespace gh {
+namespace {
+
+class CountingRunner : public TrialRunner {
+ public:
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) {
+      ++ran;
+      out.push_back({r.version >= 2 ? Outcome::kFail : Outcome::kPass,
+                     r.version >= 2 ? "wrong data" : "", false, "", 0.25, ""});
+    }
+    return out;
+  }
+  int ran = 0;
+};
+
+std::string TempDir() {
+  std::string dir = ::testing::TempDir() + "/bisect_state_" +
+                    ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(SettingsHashTest, StableAndSensitive) {
+  nlohmann::json a = {{"scenario", "x.yaml"}, {"points", "*"}};
+  EXPECT_EQ(SettingsHash(a), SettingsHash(a));
+  EXPECT_EQ(SettingsHash(a).size(), 16u);
+  EXPECT_NE(SettingsHash(a), SettingsHash({{"scenario", "x.yaml"}, {"points", "a*"}}));
+}
+
+TEST(ProbeCacheTest, JsonRoundTrip) {
+  ProbeCache cache;
+  cache.Insert({"v1", "abc", 0}, {Outcome::kCrash, "SIGSEGV on rank 1", false, "log: x", 1.5, ""});
+  cache.Insert({"v2", "abc", 3}, {Outcome::kError, "", true, "setup exited 1", 0, ""});
+  absl::StatusOr<ProbeCache> back = ProbeCache::FromJson(cache.ToJson(), "state.json");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->size(), 2u);
+  const TrialResult* crash = back->Find({"v1", "abc", 0});
+  ASSERT_NE(crash, nullptr);
+  EXPECT_EQ(crash->outcome, Outcome::kCrash);
+  EXPECT_EQ(crash->signature, "SIGSEGV on rank 1");
+  EXPECT_EQ(crash->detail, "log: x");
+  EXPECT_EQ(crash->wall_s, 1.5);
+  const TrialResult* setup = back->Find({"v2", "abc", 3});
+  ASSERT_NE(setup, nullptr);
+  EXPECT_TRUE(setup->setup_failed);
+  EXPECT_EQ(back->Find({"v2", "other-settings", 3}), nullptr);
+}
+
+TEST(ProbeCacheTest, MalformedStateNamesFileAndKey) {
+  nlohmann::json json = {{"schema_version", 1},
+                         {"trials", {{{"version", "v1"}, {"settings", "s"}, {"trial", 0},
+                                      {"outcome", "exploded"}, {"signature", ""}, {"detail", ""},
+                                      {"setup_failed", false}, {"wall_s", 0}}}}};
+  absl::StatusOr<ProbeCache> cache = ProbeCache::FromJson(json, "out/bisect_state.json");
+  ASSERT_FALSE(cache.ok());
+  EXPECT_EQ(cache.status().message().substr(0, 44), "out/bisect_state.json: trials[0].outcome: un");
+  json["schema_version"] = 9;
+  EXPECT_EQ(ProbeCache::FromJson(json, "s.json").status().message(),
+            "s.json: schema_version: unsupported version 9 (this build reads 1)");
+  json = {{"schema_version", 1}, {"trials", {{{"version", "v1"}}}}};
+  EXPECT_EQ(ProbeCache::FromJson(json, "s.json").status().message(),
+            "s.json: trials[0].settings: missing or not a string");
+}
+
+TEST(ProbeCacheTest, LoadMissingIsEmptyAndGarbageIsAnError) {
+  const std::string dir = TempDir();
+  absl::StatusOr<ProbeCache> empty = ProbeCache::Load(dir + "/none.json");
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->size(), 0u);
+  ASSERT_TRUE(WriteFileAtomically(dir + "/bad.json", "{not json").ok());
+  absl::StatusOr<ProbeCache> bad = ProbeCache::Load(dir + "/bad.json");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), dir + "/bad.json: not valid JSON");
+}
+
+BisectConfig FiveVersions() {
+  BisectConfig config;
+  config.versions = {"a", "b", "c", "d", "e"};
+  config.good = 0;
+  config.bad = 4;
+  config.sprt.max_trials = 2;
+  return config;
+}
+
+TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  CountingRunner inner;
+  ProbeCache cache;
+  CachingTrialRunner caching(inner, cache, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->answer.first_bad, 2);
+  EXPECT_EQ(inner.ran, first->total_trials);
+
+  // The whole state is on disk; a second run replays it and runs nothing.
+  absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->size(), static_cast<size_t>(inner.ran));
+  CountingRunner second_inner;
+  CachingTrialRunner resumed(second_inner, *loaded, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second_inner.ran, 0);
+  EXPECT_EQ(second->answer.first_bad, 2);
+  EXPECT_EQ(resumed.hits(), first->total_trials);
+
+  // Other settings miss the cache.
+  CountingRunner third_inner;
+  CachingTrialRunner changed(third_inner, *loaded, config.versions, "h2", state);
+  ASSERT_TRUE(RunBisect(config, changed).ok());
+  EXPECT_EQ(third_inner.ran, first->total_trials);
+}
+
+// Dies (returns an error) after `limit` trials: a bisect killed mid-way.
+class DyingRunner : public CountingRunner {
+ public:
+  explicit DyingRunner(int limit) : limit_(limit) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    if (ran + static_cast<int>(batch.size()) > limit_) return absl::AbortedError("killed");
+    return CountingRunner::RunTrials(batch);
+  }
+
+ private:
+  int limit_;
+};
+
+TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  DyingRunner dying(3);
+  ProbeCache cache;
+  CachingTrialRunner caching(dying, cache, config.versions, "h", state);
+  absl::StatusOr<BisectResult> killed = RunBisect(config, caching);
+  ASSERT_FALSE(killed.ok());
+  EXPECT_EQ(dying.ran, 3);
+
+  absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->size(), 3u);
+  CountingRunner rest;
+  CachingTrialRunner resumed(rest, *loaded, config.versions, "h", state);
+  absl::StatusOr<BisectResult> done = RunBisect(config, resumed);
+  ASSERT_TRUE(done.ok()) << done.status();
+  EXPECT_EQ(done->answer.first_bad, 2);
+  EXPECT_EQ(rest.ran + 3, done->total_trials);
+  EXPECT_EQ(resumed.hits(), 3);
+}
+
+}  // namespace
+}  // namespace gh

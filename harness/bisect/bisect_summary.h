@@ -1,0 +1,36 @@
+// A bisect's outputs: summary.md (the answer, then a table of every probe: version, trials,
+// counts, signatures, verdict; then the versions in order, in the seeds' row shape) and
+// summary.json (the same, for tools and for `gpuharness repro`).
+#ifndef GPUHARNESS_BISECT_BISECT_SUMMARY_H_
+#define GPUHARNESS_BISECT_BISECT_SUMMARY_H_
+
+#include <string>
+#include <vector>
+
+#include "harness/bisect/bisect_runner.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+struct BisectContext {
+  std::string matrix;        // the matrix file as given
+  std::string scenario;      // scenario file(s), as run
+  std::string points;        // the point filter ("" for every point)
+  std::string cell;          // the fixed flag axes, "proto=ll" ("" for none)
+  std::string version_axis;
+  std::vector<std::string> excluded;  // versions the matrix excludes for this cell
+  std::vector<std::string> repro_scripts;  // file names written beside the summary
+};
+
+// A probe's trials in a few words: "2/2 failed (wrong data [ranks 1])", "14/14 passed",
+// "set-up failed: ...", "1/2 failed, 1 other (SIGSEGV...)".
+std::string ProbeCell(const ProbeRecord& probe);
+
+std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult& result,
+                                 const BisectContext& context);
+nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult& result,
+                                 const BisectContext& context);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_BISECT_SUMMARY_H_

@@ -1,0 +1,97 @@
+// One probe of a bisect: the trials run on one version, how each trial is classified against the
+// failure being hunted, and the verdict (good, bad, other, skip) a sequential test gives.
+#ifndef GPUHARNESS_BISECT_PROBE_H_
+#define GPUHARNESS_BISECT_PROBE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "harness/core/outcome.h"
+#include "harness/bisect/sprt.h"
+#include "harness/core/regex.h"
+
+namespace gh {
+
+// One trial of one version: a job's outcome reduced over the points it ran.
+struct TrialResult {
+  Outcome outcome = Outcome::kPass;
+  std::string signature;
+  bool setup_failed = false;  // the version could not be set up: no trial ran
+  std::string detail;         // set-up failure text, or the trial's directory
+  double wall_s = 0;
+  std::string point;          // the point whose record gave the outcome ("" when none ran)
+};
+
+// The failure being hunted: an outcome and a regex searched in the signature.
+struct HuntSpec {
+  std::optional<Outcome> outcome;          // unset: taken from the bad end
+  std::optional<std::string> signature;    // RE2 regex; unset: from the bad end
+  bool other_as_bad = false;               // count other failures as bad
+  std::string ToString() const;            // "fail ~ /wrong data/"
+};
+
+// The --hunt-signature regex, compiled; InvalidArgument "--hunt-signature: bad regex '...':
+// <RE2's reason>" when it does not compile.
+absl::StatusOr<Regex> CompileHuntSignature(std::string_view signature_regex);
+
+// A HuntSpec with both parts known and the regex compiled.
+class Hunt {
+ public:
+  // InvalidArgument "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex.
+  static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad);
+  // Fills what `spec` leaves unset from the bad end's observed failure (the most common
+  // non-pass, non-skip outcome and signature among `bad_end_trials`). NotFound when the bad
+  // end never failed and the spec does not say what to hunt.
+  static absl::StatusOr<Hunt> Resolve(const HuntSpec& spec, const std::vector<TrialResult>& bad_end_trials);
+
+  enum class TrialClass { kPass, kHunted, kOther, kSkip };
+  TrialClass Classify(const TrialResult& trial) const;
+
+  Outcome outcome() const { return outcome_; }
+  const std::string& signature_regex() const { return regex_.pattern(); }
+  bool other_as_bad() const { return other_as_bad_; }
+  std::string ToString() const;
+
+ private:
+  Hunt(Outcome outcome, Regex regex, bool other_as_bad)
+      : outcome_(outcome), regex_(std::move(regex)), other_as_bad_(other_as_bad) {}
+  Outcome outcome_;
+  Regex regex_;  // compiled once, searched in every trial's signature
+  bool other_as_bad_;
+};
+
+// A regex matching `signature` literally, without the " [ranks 1,3]" suffix the rank reduction
+// appends (which ranks fail may vary between trials).
+std::string SignatureToRegex(const std::string& signature);
+
+enum class ProbeVerdict { kUndecided, kGood, kBad, kOther, kSkip };
+std::string_view ProbeVerdictName(ProbeVerdict verdict);  // "undecided", "good", "bad", "other", "skip"
+absl::StatusOr<ProbeVerdict> ParseProbeVerdict(std::string_view name);
+
+// Counts over a version's trials and the verdict they give.
+struct ProbeTally {
+  int trials = 0;
+  int passes = 0;
+  int hunted = 0;
+  int others = 0;
+  int skips = 0;
+  std::map<std::string, int> signatures;  // "<outcome>: <signature>" -> trials, non-pass only
+  ProbeVerdict verdict = ProbeVerdict::kUndecided;
+  bool truncated = false;  // decided at the trial cap without reaching an SPRT boundary
+  double llr = 0;          // of the hunted-failure test
+  std::string setup_failure;
+  std::string Counts() const;  // "3 trials: 1 pass, 2 hunted"
+};
+
+// Classifies `trials` in order and stops at the first trial after which the verdict is known:
+// a set-up failure or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
+// the other-failure SPRT accepting "bad" while no hunted failure was seen -> other; both
+// accepting "good" -> good. Trials after the deciding one are not counted.
+ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_PROBE_H_

@@ -1,0 +1,159 @@
+#include "harness/bisect/probe.h"
+
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+
+namespace gh {
+namespace {
+
+TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
+TrialResult Fail(const std::string& signature) { return {Outcome::kFail, signature, false, "", 0, ""}; }
+TrialResult Crash(const std::string& signature) { return {Outcome::kCrash, signature, false, "", 0, ""}; }
+TrialResult SetupFailed() { return {Outcome::kError, "", true, "setup exited 1", 0, ""}; }
+
+Hunt WrongDataHunt(bool other_as_bad = false) {
+  absl::StatusOr<Hunt> hunt = Hunt::Create(Outcome::kFail, "wrong data", other_as_bad);
+  EXPECT_TRUE(hunt.ok()) << hunt.status();
+  return *hunt;
+}
+
+TEST(SignatureToRegexTest, EscapesAndDropsTheRankList) {
+  EXPECT_EQ(SignatureToRegex("FAILED_PRECONDITION: a.b (x) [ranks 1,3]"),
+            "FAILED_PRECONDITION: a\\.b \\(x\\)");
+  EXPECT_EQ(SignatureToRegex("Cuda failure 1 'invalid argument'"), "Cuda failure 1 'invalid argument'");
+}
+
+TEST(HuntTest, ClassifiesByOutcomeAndSignature) {
+  Hunt hunt = WrongDataHunt();
+  EXPECT_EQ(hunt.Classify(Pass()), Hunt::TrialClass::kPass);
+  EXPECT_EQ(hunt.Classify(Fail("wrong data [ranks 1]")), Hunt::TrialClass::kHunted);
+  EXPECT_EQ(hunt.Classify(Fail("timeout in exchange")), Hunt::TrialClass::kOther);
+  EXPECT_EQ(hunt.Classify(Crash("wrong data")), Hunt::TrialClass::kOther);  // outcome differs
+  EXPECT_EQ(hunt.Classify(SetupFailed()), Hunt::TrialClass::kSkip);
+  EXPECT_EQ(hunt.Classify({Outcome::kSkip, "needs 4 ranks", false, "", 0, ""}), Hunt::TrialClass::kSkip);
+  Hunt lenient = WrongDataHunt(/*other_as_bad=*/true);
+  EXPECT_EQ(lenient.Classify(Crash("SIGSEGV on rank 1")), Hunt::TrialClass::kHunted);
+}
+
+TEST(HuntTest, BadRegexAndPassingOutcomeAreRejected) {
+  absl::StatusOr<Hunt> bad_regex = Hunt::Create(Outcome::kFail, "([a", false);
+  ASSERT_FALSE(bad_regex.ok());
+  EXPECT_EQ(bad_regex.status().message(), "--hunt-signature: bad regex '([a': missing ]: [a")
+      << "RE2's reason";
+  EXPECT_EQ(CompileHuntSignature("(a)\\1").status().message(),
+            "--hunt-signature: bad regex '(a)\\1': invalid escape sequence: \\1")
+      << "back-references are not RE2";
+  absl::StatusOr<Hunt> pass = Hunt::Create(Outcome::kPass, "", false);
+  ASSERT_FALSE(pass.ok());
+  EXPECT_EQ(pass.status().message(),
+            "--hunt-outcome: must be a failure (fail, error, timeout, crash), got 'pass'");
+}
+
+TEST(HuntTest, ResolveTakesTheBadEndsMostCommonFailure) {
+  HuntSpec spec;
+  absl::StatusOr<Hunt> hunt = Hunt::Resolve(
+      spec, {Pass(), Crash("SIGSEGV"), Fail("wrong data [ranks 1]"), Fail("wrong data [ranks 2]")});
+  ASSERT_TRUE(hunt.ok()) << hunt.status();
+  EXPECT_EQ(hunt->outcome(), Outcome::kFail);
+  EXPECT_EQ(hunt->signature_regex(), "wrong data");
+  EXPECT_EQ(hunt->ToString(), "fail ~ /wrong data/");
+}
+
+TEST(HuntTest, ResolveKeepsWhatTheUserGave) {
+  HuntSpec spec;
+  spec.outcome = Outcome::kCrash;
+  absl::StatusOr<Hunt> hunt = Hunt::Resolve(spec, {Fail("wrong data"), Crash("SIGSEGV on rank 1")});
+  ASSERT_TRUE(hunt.ok()) << hunt.status();
+  EXPECT_EQ(hunt->outcome(), Outcome::kCrash);
+  EXPECT_EQ(hunt->signature_regex(), "SIGSEGV on rank 1");
+  spec.signature = "SIG(SEGV|BUS)";
+  hunt = Hunt::Resolve(spec, {});
+  ASSERT_TRUE(hunt.ok());
+  EXPECT_EQ(hunt->signature_regex(), "SIG(SEGV|BUS)");
+}
+
+TEST(HuntTest, ResolveFailsWhenTheBadEndNeverFailed) {
+  absl::StatusOr<Hunt> hunt = Hunt::Resolve(HuntSpec(), {Pass(), Pass()});
+  ASSERT_FALSE(hunt.ok());
+  EXPECT_TRUE(absl::IsNotFound(hunt.status()));
+  EXPECT_EQ(hunt.status().message(),
+            "the bad end showed no failure to hunt: pass --hunt-outcome and --hunt-signature");
+}
+
+TEST(TallyTrialsTest, DeterministicBadStopsAfterTwoFailures) {
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(),
+                                 {Fail("wrong data"), Fail("wrong data"), Fail("wrong data")});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kBad);
+  EXPECT_EQ(tally.trials, 2);
+  EXPECT_EQ(tally.hunted, 2);
+  EXPECT_EQ(tally.signatures.at("fail: wrong data"), 2);
+  EXPECT_EQ(tally.Counts(), "2 trials: 2 hunted");
+}
+
+TEST(TallyTrialsTest, GoodNeedsFourteenPasses) {
+  std::vector<TrialResult> trials(20, Pass());
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(), trials);
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kGood);
+  EXPECT_EQ(tally.trials, 14);
+  EXPECT_FALSE(tally.truncated);
+  trials.resize(13);
+  EXPECT_EQ(TallyTrials(WrongDataHunt(), SprtConfig(), trials).verdict, ProbeVerdict::kUndecided);
+}
+
+TEST(TallyTrialsTest, DeterministicOtherFailureIsOther) {
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(),
+                                 {Crash("SIGSEGV on rank 1"), Crash("SIGSEGV on rank 1"), Pass()});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kOther);
+  EXPECT_EQ(tally.trials, 2);
+  EXPECT_EQ(tally.others, 2);
+  EXPECT_EQ(tally.signatures.at("crash: SIGSEGV on rank 1"), 2);
+}
+
+TEST(TallyTrialsTest, OtherAsBadCountsTheCrashAsBad) {
+  ProbeTally tally = TallyTrials(WrongDataHunt(/*other_as_bad=*/true), SprtConfig(),
+                                 {Crash("SIGSEGV"), Crash("SIGSEGV")});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kBad);
+}
+
+TEST(TallyTrialsTest, SetupFailureAndSkipAreSkips) {
+  ProbeTally setup = TallyTrials(WrongDataHunt(), SprtConfig(), {SetupFailed()});
+  EXPECT_EQ(setup.verdict, ProbeVerdict::kSkip);
+  EXPECT_EQ(setup.setup_failure, "setup exited 1");
+  EXPECT_EQ(setup.trials, 0);
+  ProbeTally skipped = TallyTrials(WrongDataHunt(), SprtConfig(),
+                                   {{Outcome::kSkip, "needs 4 ranks, job has 2", false, "", 0, ""}});
+  EXPECT_EQ(skipped.verdict, ProbeVerdict::kSkip);
+  EXPECT_EQ(skipped.skips, 1);
+}
+
+TEST(TallyTrialsTest, FlakyBadFoundBetweenPasses) {
+  // Fails half the time: pass, fail, pass, fail -> llr 2 * 3.40 - 2 * 0.35 = 6.11 > 4.60.
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(),
+                                 {Pass(), Fail("wrong data"), Pass(), Fail("wrong data"), Pass()});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kBad);
+  EXPECT_EQ(tally.trials, 4);
+  EXPECT_EQ(tally.Counts(), "4 trials: 2 pass, 2 hunted");
+}
+
+TEST(TallyTrialsTest, CapTruncatesAndSaysSo) {
+  SprtConfig config;
+  config.max_trials = 3;
+  ProbeTally tally = TallyTrials(WrongDataHunt(), config, {Pass(), Fail("wrong data"), Pass()});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kBad);  // 3.40 - 0.69 > 0
+  EXPECT_TRUE(tally.truncated);
+}
+
+TEST(ProbeVerdictTest, NamesRoundTrip) {
+  for (ProbeVerdict v : {ProbeVerdict::kUndecided, ProbeVerdict::kGood, ProbeVerdict::kBad,
+                         ProbeVerdict::kOther, ProbeVerdict::kSkip}) {
+    absl::StatusOr<ProbeVerdict> parsed = ParseProbeVerdict(ProbeVerdictName(v));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, v);
+  }
+  EXPECT_FALSE(ParseProbeVerdict("maybe").ok());
+}
+
+}  // namespace
+}  // namespace gh

@@ -1,0 +1,56 @@
+// Standalone repro scripts: one recorded point re-run without the driver, with the exact
+// launcher command, environment and version activation of the job that recorded it, as a
+// failing arm and, when a passing configuration is known, a workaround arm (seed 000's shape).
+#ifndef GPUHARNESS_BISECT_REPRO_SCRIPT_H_
+#define GPUHARNESS_BISECT_REPRO_SCRIPT_H_
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace gh {
+
+struct ReproArm {
+  std::string name;      // "failing", "workaround": the arm's output folder under $OUT
+  std::string title;     // "nccl=2.28.9", "with NCCL_CUMEM_ENABLE=0"
+  std::string observed;  // what the recorded job showed: "fail: wrong data [ranks 1]"
+  std::vector<std::string> argv;            // the job's command line as recorded
+  std::map<std::string, std::string> env;   // the variables the configuration set
+  std::string cwd;
+  std::string version;      // "" without a version axis
+  std::string version_dir;  // where the version's set-up ran
+  std::string setup;        // its set-up command ("" for none)
+};
+
+// An arm from a recorded job: a bisect/minimize probe's job.json or one entry of a sweep cell's
+// cell.json "jobs" (argv, env, and optionally cwd, version, version_dir, setup). `where` names
+// the file in errors.
+absl::StatusOr<ReproArm> ReproArmFromJobJson(const nlohmann::json& job, const std::string& where);
+
+// The argv with the `gpuharness run` job pointed at `out` (the element after --out) and run
+// for `point` only (--filter replaced, or added after --out's value when absent; --runs dropped).
+std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, const std::string& out,
+                                         const std::string& point);
+
+// 'text' quoted for sh (single quotes; ' as '\'').
+std::string ShellQuote(const std::string& text);
+
+// The script: a header naming the point, where it was recorded and what each arm showed; a
+// set-up step per version (skipped when its directory exists); each arm in a subshell with its
+// environment exported and its command exec'd, writing under $OUT (GH_REPRO_OUT or a mktemp
+// dir); at the end the arms' exit statuses and whether the failure reproduced (exit 0 when
+// the failing arm failed and the workaround arm, if any, passed; 1 otherwise).
+// The arms are named "failing" and "workaround" in the script whatever their `name`.
+// A script of one arm that is expected to pass (a last good version's) says so with
+// `failing_expected = false`: it then exits 0 when that arm passes.
+std::string RenderReproScript(const std::string& point, const std::string& source,
+                              const ReproArm& failing, const std::optional<ReproArm>& workaround,
+                              bool failing_expected = true);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_BISECT_REPRO_SCRIPT_H_
