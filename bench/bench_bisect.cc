@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "harness/driver/bisect_runner.h"
+#include "harness/bisect/bisect_runner.h"
 
 namespace gh {
 namespace {

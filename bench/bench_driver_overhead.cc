@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
 #include "harness/core/registry.h"
 #include "harness/core/scenario_loader.h"
 #include "harness/driver/cell_records.h"
@@ -95,13 +96,15 @@ void BM_CollectPerPoint(benchmark::State& state) {
   gh::WriteFileAtomically(dir + "/b.yaml", ScenarioText(points)).IgnoreError();
   std::vector<gh::driver::JobScenarioFile> files(1);
   files[0].path = dir + "/b.yaml";
-  files[0].specs = *gh::LoadScenarioFile(files[0].path);
+  files[0].specs = std::make_shared<const std::vector<gh::ScenarioSpec>>(
+      *gh::LoadScenarioFile(files[0].path));
   std::vector<gh::driver::ExpectedPoint> expected = *gh::driver::ExpectedPoints(files, 2);
   gh::driver::JobRecordsInfo info{"host", 2, false, {{"proto", "ll"}, {"nccl", "2.28.9"}}};
   // The job's records, as `gpuharness run` writes them: every point passed, with metrics.
   std::vector<gh::Record> written;
   for (const gh::driver::ExpectedPoint& p : expected) {
-    gh::Record r = gh::driver::SynthesizedRecord(p, info, gh::Outcome::kPass, "");
+    gh::Record r = gh::driver::SynthesizedRecord(p, 0, gh::driver::DriverKnownFacts(info), info.cell,
+                                                 gh::Outcome::kPass, "");
     r.result.metrics = {{"time_median_us", 12.5, "us"}, {"bandwidth_GBps", 80.25, "GB/s"}};
     for (int rank = 0; rank < 2; ++rank) {
       gh::RankOutcome ro;
@@ -112,7 +115,7 @@ void BM_CollectPerPoint(benchmark::State& state) {
     written.push_back(std::move(r));
   }
   gh::MakeDirectories(dir + "/job").IgnoreError();
-  gh::WriteFileAtomically(dir + "/job/records.jsonl", gh::driver::RecordsToJsonl(written))
+  gh::WriteFileAtomically(dir + "/job/records.jsonl", gh::RecordsToJsonl(written))
       .IgnoreError();
   gh::driver::JobEnd end;
   end.run_dir = dir + "/job";

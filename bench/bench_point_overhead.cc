@@ -121,7 +121,7 @@ void BM_PerPointBookkeeping(benchmark::State& state) {
   for (auto _ : state) {
     const PlannedRun& run = (*plan)[index++ % plan->size()];
     // Rank 0 pre-renders the crash record before the point runs.
-    Record crash = RecordFor(run, Backend::kHost, nranks, false, facts);
+    Record crash = RecordFor(run, facts);
     crash.result.ranks = outcomes;
     benchmark::DoNotOptimize(RenderCrashRecordTemplate(std::move(crash)));
     // Every rank encodes its outcome; rank 0 decodes them all (the gather's payload).
@@ -130,7 +130,7 @@ void BM_PerPointBookkeeping(benchmark::State& state) {
     for (const RankOutcome& outcome : outcomes) {
       gathered.push_back(*DecodeRankOutcome(EncodeRankOutcome(outcome)));
     }
-    Record record = RecordFor(run, Backend::kHost, nranks, false, facts);
+    Record record = RecordFor(run, facts);
     record.started_at = Rfc3339Utc(absl::Now());
     SetResult(record, ReduceRankOutcomes(std::move(gathered)));
     benchmark::DoNotOptimize(writer->Append(record));

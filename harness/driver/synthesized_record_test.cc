@@ -39,7 +39,9 @@ class SynthesizedRecordTest : public ::testing::Test {
     absl::StatusOr<std::vector<ScenarioSpec>> specs =
         LoadScenarioText(yaml, "scenarios/s.yaml", registry_);
     ASSERT_TRUE(specs.ok()) << specs.status();
-    files_ = {JobScenarioFile{"scenarios/s.yaml", *std::move(specs), {}}};
+    files_ = {JobScenarioFile{
+        "scenarios/s.yaml",
+        std::make_shared<const std::vector<ScenarioSpec>>(*std::move(specs)), {}}};
     absl::StatusOr<std::vector<ExpectedPoint>> expected = ExpectedPoints(files_, 2);
     ASSERT_TRUE(expected.ok()) << expected.status();
     expected_ = *std::move(expected);
