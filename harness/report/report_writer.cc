@@ -65,12 +65,12 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   input.sweep = sweep;
   input.environments = std::move(results->environments);
   input.baseline = BaselineLabel(options.baseline_dir, match);
-  const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : "gpuharness";
+  const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : kPlainRunSuite;
 
   const std::pair<const char*, std::string> files[] = {
       {"summary.md", RenderSummaryMarkdown(input)},
       {"report.html", RenderReportHtml(input)},
-      {"junit.xml", RenderJUnit(results->records, suite)},
+      {"junit.xml", RenderJUnit(results->records, suite, &result.comparison)},
   };
   const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
   if (absl::Status made = MakeDirectories(out_dir); !made.ok()) {
