@@ -64,7 +64,12 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   input.comparison = &result.comparison;
   input.sweep = sweep;
   input.environments = std::move(results->environments);
-  input.baseline = BaselineLabel(options.baseline_dir, match);
+  // Relative to where the reports go (or the baseline's name): never an absolute machine path.
+  input.baseline = options.baseline_dir.empty()
+                       ? ""
+                       : BaselineLabel(BaselineDisplayPath(options.baseline_dir,
+                                                           options.out_dir.empty() ? options.dir : options.out_dir),
+                                       match);
   const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : kPlainRunSuite;
 
   const std::pair<const char*, std::string> files[] = {
