@@ -27,7 +27,7 @@ th{background:#f6f8fa;font-weight:600}
 table.heatmap td.entry{min-width:70px;text-align:center;font-size:12px;position:relative;padding:5px 14px}
 td.regression{font-weight:700}
 td.expected{font-style:italic;background-image:repeating-linear-gradient(135deg,rgba(255,255,255,.3) 0 4px,transparent 4px 10px)}
-.legend span{display:inline-block;padding:1px 8px;margin-right:4px;border-radius:3px;font-size:12px;position:relative}
+.legend span{display:inline-block;padding:1px 18px 1px 8px;margin-right:4px;border-radius:3px;font-size:12px;position:relative}
 .charts{display:flex;flex-wrap:wrap;gap:16px}.chart{flex:0 0 auto}
 svg{background:#fff;border:1px solid #d0d7de}svg text{font-size:11px;fill:#1f2328}svg text.axis-name{font-size:12px;font-weight:600}
 .series-key{display:inline-block;width:14px;height:3px;vertical-align:middle;margin-right:4px}

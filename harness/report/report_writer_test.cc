@@ -271,6 +271,7 @@ TEST(BaselineDisplayPathTest, RelativeWhenCloseElseTheName) {
   EXPECT_EQ(BaselineDisplayPath("/r/nightly/2026-11-28/", "/r/nightly/2026-11-29"), "../2026-11-28");
   EXPECT_EQ(BaselineDisplayPath("/r/a/b/c/base", "/r/x/y/z/now"), "base");
   EXPECT_EQ(BaselineDisplayPath("/r/now/base", "/r/now"), "base");
+  EXPECT_EQ(BaselineDisplayPath("/work/wt/x/testdata/cli/baseline", "/tmp/out"), "baseline");
   EXPECT_EQ(BaselineDisplayPath("", "/r/now"), "");
 }
 

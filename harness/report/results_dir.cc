@@ -144,9 +144,14 @@ std::string BaselineDisplayPath(const std::string& baseline_dir, const std::stri
   if (!results.has_filename()) results = results.parent_path();
   fs::path name = baseline.filename();
   fs::path relative = baseline.lexically_relative(results);
-  int ups = 0;
-  for (const fs::path& part : relative) ups += part == "..";
-  if (relative.empty() || ups > 2 || relative.is_absolute()) return name.string();
+  int ups = 0, parts = 0;
+  for (const fs::path& part : relative) {
+    ups += part == "..";
+    ++parts;
+  }
+  // A near neighbour ("../2026-11-28", "../../base/run"); a path that climbs to far parts of the
+  // machine's tree says more about the machine than about the baseline: the name then.
+  if (relative.empty() || ups > 2 || parts > ups + 2 || relative.is_absolute()) return name.string();
   return relative.string();
 }
 
