@@ -14,9 +14,10 @@ case "${1:-}" in
   *) echo "setup.sh: unknown argument '$1' (expected --test or nothing)" >&2; exit 2 ;;
 esac
 
-packages=(cmake g++ make pkg-config python3 openmpi-bin libopenmpi-dev libyaml-cpp-dev libabsl-dev
+packages=(cmake g++ make pkg-config python3 python3-pip openmpi-bin libopenmpi-dev libyaml-cpp-dev libabsl-dev
           nlohmann-json3-dev libcli11-dev libre2-dev libsqlite3-dev libgtest-dev libgmock-dev
           libbenchmark-dev ccache
+          libxml2-utils   # xmllint: junit.xml checked against junit-10.xsd (tests/report.cmake)
           slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm test (tests/slurm.cmake)
 missing=()
 for p in "${packages[@]}"; do
@@ -30,6 +31,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Python packages tests use: junitparser reads junit.xml as a CI consumer would (tests/report.cmake).
+python_packages=(junitparser)
+for p in "${python_packages[@]}"; do
+  python3 -c "import $p" 2>/dev/null || python3 -m pip install -q "$p" 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages "$p" \
+    || echo "setup.sh: could not pip install $p; the tests that need it skip"
+done
 
 # Open MPI refuses to run as root unless told; CI and fresh machines run as root.
 if [ "$(id -u)" -eq 0 ]; then

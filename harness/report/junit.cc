@@ -1,8 +1,10 @@
 #include "harness/report/junit.h"
 
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/str_cat.h"
+#include "harness/report/result_matrix.h"
 
 namespace gh {
 namespace {
@@ -68,21 +70,21 @@ std::string Seconds(double seconds) {
   return buffer;
 }
 
-std::string TestcaseName(const Record& r) {
-  if (r.trials > 1) return absl::StrCat(r.point, " #", r.trial + 1);
-  return r.point;
+// "gpuharness.<matrix>.<cell key>": the matrix and the cell, so every cell × point has its own
+// (classname, name) pair and CI history keeps cells apart. Parts that are absent are left out.
+std::string ClassName(const std::string& matrix, const std::string& cell_key) {
+  std::string name = "gpuharness";
+  if (!matrix.empty()) absl::StrAppend(&name, ".", matrix);
+  if (!cell_key.empty()) absl::StrAppend(&name, ".", cell_key);
+  return name;
 }
 
-bool IsErrorOutcome(Outcome o) {
-  return o == Outcome::kError || o == Outcome::kTimeout || o == Outcome::kCrash;
-}
-
-// What each rank that did not pass ended as, for the body of a failure or error.
+// What each rank that did not pass ended as, for the body of a failure.
 std::string RankDetails(const Record& r) {
   std::string out;
   for (const RankOutcome& rank : r.result.ranks) {
     if (rank.outcome == Outcome::kPass) continue;
-    absl::StrAppend(&out, "\nrank ", rank.rank);
+    absl::StrAppend(&out, "\n  rank ", rank.rank);
     if (!rank.host.empty()) absl::StrAppend(&out, " on ", rank.host);
     if (rank.device >= 0) absl::StrAppend(&out, " gpu ", rank.device);
     absl::StrAppend(&out, ": ", std::string(OutcomeName(rank.outcome)));
@@ -98,55 +100,109 @@ std::string RankDetails(const Record& r) {
   return out;
 }
 
-std::string Observed(const Record& r) {
-  std::string text(OutcomeName(r.result.outcome));
-  if (!r.result.signature.empty()) absl::StrAppend(&text, ": ", r.result.signature);
-  return text;
+// One line per trial ("trial 2/3: crash: SIGSEGV in exchange (unmet)"), with the ranks that
+// did not pass under the trials that did not.
+std::string TrialLines(const std::vector<const Record*>& trials) {
+  std::string out;
+  for (const Record* r : trials) {
+    absl::StrAppend(&out, out.empty() ? "" : "\n", "trial ", r->trial + 1, "/", r->trials, ": ",
+                    std::string(OutcomeName(r->result.outcome)));
+    if (!r->result.signature.empty()) absl::StrAppend(&out, ": ", r->result.signature);
+    if (!r->matched) out += " (unmet)";
+    if (r->result.outcome != Outcome::kPass) out += RankDetails(*r);
+  }
+  return out;
+}
+
+struct Testcase {
+  std::string xml;
+  bool failure = false;
+  bool skipped = false;
+};
+
+// One key's testcase: a <failure> when its expectation is unmet or it regressed against the
+// baseline (whatever the outcome, a skip included), <skipped> when it skipped as expected,
+// else a plain testcase; trials and the expectation a non-pass outcome met go to <system-out>.
+Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Record*>& trials,
+                        const std::string& matrix) {
+  const PointTrials& now = *entry.now;
+  double seconds = 0;
+  for (const Record* r : trials) seconds += r->duration_s > 0 ? r->duration_s : 0;
+  Testcase out;
+  absl::StrAppend(&out.xml, "    <testcase classname=\"", Escape(ClassName(matrix, entry.key.cell), true),
+                  "\" name=\"", Escape(entry.key.point, true), "\" time=\"", Seconds(seconds), "\"");
+  const std::string expected = now.expected.ToString();
+  const std::string got = TrialsText(now);
+  const bool regression = entry.change == BaselineChange::kRegression;
+  std::string inner;
+  if (!now.expectation_met() || regression) {
+    out.failure = true;
+    std::string message = now.expectation_met()
+                              ? absl::StrCat("regression: baseline ", TrialsText(*entry.baseline), ", now ", got)
+                              : absl::StrCat("expected ", expected, ", got ", got);
+    const std::string& signature = now.expectation_met() ? now.first_failure_signature : now.first_unmet_signature;
+    if (!signature.empty() && got.find(signature) == std::string::npos) absl::StrAppend(&message, ": ", signature);
+    std::string body = message;
+    if (!now.expectation_met() && regression) absl::StrAppend(&body, "\nregression: baseline ", TrialsText(*entry.baseline));
+    absl::StrAppend(&inner, "      <failure message=\"", Escape(message, true), "\" type=\"",
+                    regression && now.expectation_met() ? "regression" : std::string(OutcomeName(now.worst)),
+                    "\">", Escape(body, false), "</failure>\n");
+  } else if (now.worst == Outcome::kSkip) {
+    out.skipped = true;
+    absl::StrAppend(&inner, "      <skipped message=\"", Escape(now.skip_reason, true), "\"/>\n");
+  }
+  std::string notes;
+  if (!out.failure && now.worst != Outcome::kPass && now.worst != Outcome::kSkip) {
+    notes = absl::StrCat("expected ", expected, " and got ", got);
+    if (!now.expected.reason.empty()) absl::StrAppend(&notes, "\nreason: ", now.expected.reason);
+  }
+  if (now.trials > 1 || (out.failure && !trials.empty()) || !notes.empty()) {
+    std::string lines = TrialLines(trials);
+    if (!notes.empty() && !lines.empty()) notes += "\n";
+    notes += lines;
+  }
+  if (!notes.empty()) absl::StrAppend(&inner, "      <system-out>", Escape(notes, false), "</system-out>\n");
+  if (inner.empty()) {
+    out.xml += "/>\n";
+  } else {
+    absl::StrAppend(&out.xml, ">\n", inner, "    </testcase>\n");
+  }
+  return out;
 }
 
 }  // namespace
 
-std::string RenderJUnit(const std::vector<Record>& records, const std::string& suite_name) {
-  int failures = 0, errors = 0, skipped = 0;
+std::string RenderJUnit(const std::vector<Record>& records, const std::string& suite_name,
+                        const Comparison* comparison) {
+  Comparison own;
+  if (comparison == nullptr) {
+    own = CompareResults(records, nullptr);
+    comparison = &own;
+  }
+  std::map<PointKey, std::vector<const Record*>> trials_of;
+  for (const Record& r : records) trials_of[PointKey{CellKey(r.cell), r.point}].push_back(&r);
+  const std::string matrix = suite_name == kPlainRunSuite ? "" : suite_name;
+  int tests = 0, failures = 0, skipped = 0;
   double total_s = 0;
   std::string cases;
-  for (const Record& r : records) {
-    total_s += r.duration_s > 0 ? r.duration_s : 0;
-    absl::StrAppend(&cases, "    <testcase classname=\"", Escape(r.scenario, true), "\" name=\"",
-                    Escape(TestcaseName(r), true), "\" time=\"", Seconds(r.duration_s), "\"");
-    Outcome o = r.result.outcome;
-    std::string expected = r.expected.ToString();
-    if (o == Outcome::kSkip) {
-      ++skipped;
-      absl::StrAppend(&cases, ">\n      <skipped message=\"", Escape(r.result.signature, true),
-                      "\"/>\n    </testcase>\n");
-    } else if (r.matched && o == Outcome::kPass) {
-      absl::StrAppend(&cases, "/>\n");
-    } else if (r.matched) {
-      std::string note = absl::StrCat("expected ", expected, " and got ", Observed(r));
-      if (!r.expected.reason.empty()) absl::StrAppend(&note, "\nreason: ", r.expected.reason);
-      absl::StrAppend(&cases, ">\n      <system-out>", Escape(note, false),
-                      "</system-out>\n    </testcase>\n");
-    } else {
-      bool is_error = IsErrorOutcome(o);
-      (is_error ? errors : failures)++;
-      std::string message = r.result.signature.empty()
-                                ? absl::StrCat("expected ", expected, ", got ", Observed(r))
-                                : r.result.signature;
-      std::string body = absl::StrCat("expected ", expected, ", got ", Observed(r), RankDetails(r));
-      const char* tag = is_error ? "error" : "failure";
-      absl::StrAppend(&cases, ">\n      <", tag, " message=\"", Escape(message, true),
-                      "\" type=\"", std::string(OutcomeName(o)), "\">", Escape(body, false), "</",
-                      tag, ">\n    </testcase>\n");
-    }
+  for (const PointComparison& entry : comparison->points) {
+    if (!entry.now) continue;  // vanished: only the baseline has it
+    const std::vector<const Record*>& trials = trials_of[entry.key];
+    for (const Record* r : trials) total_s += r->duration_s > 0 ? r->duration_s : 0;
+    Testcase testcase = RenderTestcase(entry, trials, matrix);
+    ++tests;
+    failures += testcase.failure;
+    skipped += testcase.skipped;
+    cases += testcase.xml;
   }
-  std::string counts = absl::StrCat("tests=\"", records.size(), "\" failures=\"", failures,
-                                    "\" errors=\"", errors, "\" skipped=\"", skipped,
-                                    "\" time=\"", Seconds(total_s), "\"");
-  return absl::StrCat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<testsuites name=\"",
-                      Escape(suite_name, true), "\" ", counts, ">\n", "  <testsuite name=\"",
-                      Escape(suite_name, true), "\" ", counts, ">\n", cases,
-                      "  </testsuite>\n</testsuites>\n");
+  // junit-10.xsd allows `skipped` on <testsuite> only, not on <testsuites>.
+  const std::string counts =
+      absl::StrCat("tests=\"", tests, "\" failures=\"", failures, "\" errors=\"0\"");
+  const std::string time = absl::StrCat("time=\"", Seconds(total_s), "\"");
+  const std::string name = Escape(suite_name, true);
+  return absl::StrCat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<testsuites name=\"", name, "\" ",
+                      counts, " ", time, ">\n", "  <testsuite name=\"", name, "\" ", counts,
+                      " skipped=\"", skipped, "\" ", time, ">\n", cases, "  </testsuite>\n</testsuites>\n");
 }
 
 }  // namespace gh

@@ -1,12 +1,20 @@
 #include "harness/report/junit.h"
 
+#include <set>
+#include <utility>
+
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/report/report_test_records.h"
 
 namespace gh {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 Record Make(const std::string& point, Outcome outcome, std::string signature, Expectation expected,
-            bool matched, double duration_s) {
+            bool matched, double duration_s, std::map<std::string, std::string> cell = {}) {
   Record r;
   r.scenario = point.substr(0, point.find('/'));
   r.point = point;
@@ -15,6 +23,7 @@ Record Make(const std::string& point, Outcome outcome, std::string signature, Ex
   r.expected = std::move(expected);
   r.matched = matched;
   r.duration_s = duration_s;
+  r.cell = std::move(cell);
   return r;
 }
 
@@ -29,12 +38,19 @@ RankOutcome Rank(int rank, Outcome outcome, std::string signature, std::string s
   return r;
 }
 
-TEST(JUnitTest, GoldenOutputForEveryKindOfTestcase) {
-  Expectation pass;
-  std::vector<Record> records;
-  records.push_back(Make("ring/bytes=4K/np=2", Outcome::kPass, "", pass, true, 0.5));
+int Count(const std::string& haystack, const std::string& needle) {
+  int n = 0;
+  for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
+  return n;
+}
 
-  Record fail = Make("ring/bytes=1M/np=2", Outcome::kFail, "wrong data [ranks 1]", pass, false, 1.25);
+TEST(JUnitTest, GoldenOutputForEveryKindOfTestcase) {
+  const Expectation pass;
+  const std::map<std::string, std::string> cell = {{"proto", "LL"}, {"algo", "Ring"}};
+  std::vector<Record> records;
+  records.push_back(Make("ring/bytes=4K/np=2", Outcome::kPass, "", pass, true, 0.5, cell));
+
+  Record fail = Make("ring/bytes=1M/np=2", Outcome::kFail, "wrong data [ranks 1]", pass, false, 1.25, cell);
   RankOutcome wrong = Rank(1, Outcome::kFail, "", "verify");
   wrong.mismatch = Mismatch{3, 262144, 17, "1.5", "0"};
   fail.result.ranks = {Rank(0, Outcome::kPass, ""), wrong};
@@ -42,45 +58,56 @@ TEST(JUnitTest, GoldenOutputForEveryKindOfTestcase) {
 
   records.push_back(Make("sliced/alloc=cuda/np=2", Outcome::kError,
                          "ncclUnhandledCudaError: Cuda failure 1 'invalid argument'",
-                         Expectation{Outcome::kError, "Cuda failure 1", "issue <1> & co"}, true, 0.125));
-  records.push_back(Make("ring/bytes=2M/np=8", Outcome::kSkip, "needs 8 \"GPUs\"", pass, false, 0));
+                         Expectation{Outcome::kError, "Cuda failure 1", "issue <1> & co"}, true, 0.125, cell));
+  // A skip nobody expected is a failure (gpuharness exits 1 on it); an expected one is skipped.
+  records.push_back(Make("ring/bytes=2M/np=8", Outcome::kSkip, "needs 8 \"GPUs\"", pass, false, 0, cell));
+  records.push_back(Make("ring/bytes=4M/np=8", Outcome::kSkip, "needs 8 GPUs",
+                         Expectation{Outcome::kSkip, "", "one node"}, true, 0, cell));
 
-  Record crash = Make("cap/threads=4/np=1", Outcome::kCrash, "SIGSEGV\x01 in <exchange>", pass, false, 2);
-  crash.trial = 1;
-  crash.trials = 3;
-  crash.result.ranks = {Rank(0, Outcome::kCrash, "SIGSEGV\x01 in <exchange>", "exchange")};
-  records.push_back(crash);
-
+  for (int trial = 0; trial < 3; ++trial) {
+    Outcome outcome = trial == 1 ? Outcome::kCrash : Outcome::kPass;
+    Record r = Make("cap/threads=4/np=1", outcome, trial == 1 ? "SIGSEGV\x01 in <exchange>" : "", pass,
+                    trial != 1, 2, cell);
+    r.trial = trial;
+    r.trials = 3;
+    if (trial == 1) r.result.ranks = {Rank(0, Outcome::kCrash, "SIGSEGV\x01 in <exchange>", "exchange")};
+    records.push_back(r);
+  }
   records.push_back(Make("sliced/alloc=nccl/np=2", Outcome::kPass, "",
-                         Expectation{Outcome::kError, "Cuda failure 1", ""}, false, 0.25));
-  records.push_back(Make("ring/bytes=8M/np=2", Outcome::kTimeout, "timeout in exchange [ranks 1]",
-                         pass, false, 30));
+                         Expectation{Outcome::kError, "Cuda failure 1", ""}, false, 0.25, cell));
 
-  EXPECT_EQ(RenderJUnit(records, "gpuharness & co"),
+  EXPECT_EQ(RenderJUnit(records, "flags & co"),
             R"(<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="gpuharness &amp; co" tests="7" failures="2" errors="2" skipped="1" time="34.125">
-  <testsuite name="gpuharness &amp; co" tests="7" failures="2" errors="2" skipped="1" time="34.125">
-    <testcase classname="ring" name="ring/bytes=4K/np=2" time="0.500"/>
-    <testcase classname="ring" name="ring/bytes=1M/np=2" time="1.250">
-      <failure message="wrong data [ranks 1]" type="fail">expected pass, got fail: wrong data [ranks 1]
-rank 1 on node-a gpu 1: fail in verify (3 of 262144 elements wrong; first at 17: expected 1.5, got 0)</failure>
+<testsuites name="flags &amp; co" tests="7" failures="4" errors="0" time="8.125">
+  <testsuite name="flags &amp; co" tests="7" failures="4" errors="0" skipped="1" time="8.125">
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="ring/bytes=4K/np=2" time="0.500"/>
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="ring/bytes=1M/np=2" time="1.250">
+      <failure message="expected pass, got wrong data: wrong data [ranks 1]" type="fail">expected pass, got wrong data: wrong data [ranks 1]</failure>
+      <system-out>trial 1/1: fail: wrong data [ranks 1] (unmet)
+  rank 1 on node-a gpu 1: fail in verify (3 of 262144 elements wrong; first at 17: expected 1.5, got 0)</system-out>
     </testcase>
-    <testcase classname="sliced" name="sliced/alloc=cuda/np=2" time="0.125">
-      <system-out>expected error ~ /Cuda failure 1/ and got error: ncclUnhandledCudaError: Cuda failure 1 &apos;invalid argument&apos;
-reason: issue &lt;1&gt; &amp; co</system-out>
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="sliced/alloc=cuda/np=2" time="0.125">
+      <system-out>expected error ~ /Cuda failure 1/ and got ncclUnhandledCudaError
+reason: issue &lt;1&gt; &amp; co
+trial 1/1: error: ncclUnhandledCudaError: Cuda failure 1 &apos;invalid argument&apos;</system-out>
     </testcase>
-    <testcase classname="ring" name="ring/bytes=2M/np=8" time="0.000">
-      <skipped message="needs 8 &quot;GPUs&quot;"/>
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="ring/bytes=2M/np=8" time="0.000">
+      <failure message="expected pass, got skip: needs 8 &quot;GPUs&quot;" type="skip">expected pass, got skip: needs 8 &quot;GPUs&quot;</failure>
+      <system-out>trial 1/1: skip: needs 8 &quot;GPUs&quot; (unmet)</system-out>
     </testcase>
-    <testcase classname="cap" name="cap/threads=4/np=1 #2" time="2.000">
-      <error message="SIGSEGV\x01 in &lt;exchange&gt;" type="crash">expected pass, got crash: SIGSEGV\x01 in &lt;exchange&gt;
-rank 0 on node-a gpu 0: crash in exchange: SIGSEGV\x01 in &lt;exchange&gt;</error>
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="ring/bytes=4M/np=8" time="0.000">
+      <skipped message="needs 8 GPUs"/>
     </testcase>
-    <testcase classname="sliced" name="sliced/alloc=nccl/np=2" time="0.250">
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="cap/threads=4/np=1" time="6.000">
+      <failure message="expected pass, got 3 trials, 1 failed (1 crash (SIGSEGV)): SIGSEGV\x01 in &lt;exchange&gt;" type="crash">expected pass, got 3 trials, 1 failed (1 crash (SIGSEGV)): SIGSEGV\x01 in &lt;exchange&gt;</failure>
+      <system-out>trial 1/3: pass
+trial 2/3: crash: SIGSEGV\x01 in &lt;exchange&gt; (unmet)
+  rank 0 on node-a gpu 0: crash in exchange: SIGSEGV\x01 in &lt;exchange&gt;
+trial 3/3: pass</system-out>
+    </testcase>
+    <testcase classname="gpuharness.flags &amp; co.algo=Ring,proto=LL" name="sliced/alloc=nccl/np=2" time="0.250">
       <failure message="expected error ~ /Cuda failure 1/, got pass" type="pass">expected error ~ /Cuda failure 1/, got pass</failure>
-    </testcase>
-    <testcase classname="ring" name="ring/bytes=8M/np=2" time="30.000">
-      <error message="timeout in exchange [ranks 1]" type="timeout">expected pass, got timeout: timeout in exchange [ranks 1]</error>
+      <system-out>trial 1/1: pass (unmet)</system-out>
     </testcase>
   </testsuite>
 </testsuites>
@@ -90,20 +117,73 @@ rank 0 on node-a gpu 0: crash in exchange: SIGSEGV\x01 in &lt;exchange&gt;</erro
 TEST(JUnitTest, EmptyRun) {
   EXPECT_EQ(RenderJUnit({}, "empty"),
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<testsuites name=\"empty\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\" "
-            "time=\"0.000\">\n"
+            "<testsuites name=\"empty\" tests=\"0\" failures=\"0\" errors=\"0\" time=\"0.000\">\n"
             "  <testsuite name=\"empty\" tests=\"0\" failures=\"0\" errors=\"0\" skipped=\"0\" "
             "time=\"0.000\">\n"
             "  </testsuite>\n</testsuites>\n");
 }
 
+// Axes that only set environment variables give every cell the same points: the cell in the
+// classname keeps them apart (issue 16: 8 distinct ids for 192 testcases before).
+TEST(JUnitTest, EveryCellTimesPointHasItsOwnId) {
+  std::vector<Record> records;
+  for (const char* proto : {"Simple", "LL"}) {
+    for (const char* p2p : {"on", "off"}) {
+      for (const char* bytes : {"4K", "1M"}) {
+        records.push_back(Make(std::string("ring/bytes=") + bytes + "/np=2", Outcome::kPass, "", {}, true, 1,
+                               {{"proto", proto}, {"p2p", p2p}}));
+      }
+    }
+  }
+  const std::string xml = RenderJUnit(records, "nccl_flags");
+  std::set<std::pair<std::string, std::string>> ids;
+  for (size_t at = xml.find("<testcase classname=\""); at != std::string::npos;
+       at = xml.find("<testcase classname=\"", at + 1)) {
+    size_t c = at + 21, c_end = xml.find('"', c);
+    size_t n = xml.find("name=\"", c_end) + 6, n_end = xml.find('"', n);
+    ids.insert({xml.substr(c, c_end - c), xml.substr(n, n_end - n)});
+  }
+  EXPECT_EQ(ids.size(), 8u);
+  EXPECT_THAT(xml, HasSubstr("classname=\"gpuharness.nccl_flags.p2p=off,proto=LL\" name=\"ring/bytes=1M/np=2\""));
+}
+
+// Trials are not testcases: 3 trials of one point are one testcase, listed in <system-out>.
+TEST(JUnitTest, CountsPointsNotTrials) {
+  std::vector<Record> records = testing::MakeTrials({}, {Outcome::kPass, Outcome::kPass, Outcome::kPass}, {});
+  const std::string xml = RenderJUnit(records, kPlainRunSuite);
+  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"gpuharness\" tests=\"1\" failures=\"0\" errors=\"0\""));
+  EXPECT_EQ(Count(xml, "<testcase "), 1);
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"gpuharness\" name=\"ring/bytes=4K/np=2\" time=\"1.500\">\n"
+                             "      <system-out>trial 1/3: pass\ntrial 2/3: pass\ntrial 3/3: pass</system-out>"));
+}
+
+// `skipped` is not an attribute junit-10.xsd allows on <testsuites>.
+TEST(JUnitTest, TestsuitesCarriesOnlySchemaAttributes) {
+  const std::string xml = RenderJUnit({Make("a/np=1", Outcome::kSkip, "x", {}, false, 0)}, "m");
+  const std::string head = xml.substr(xml.find("<testsuites"), xml.find('>', xml.find("<testsuites")) -
+                                                                    xml.find("<testsuites"));
+  EXPECT_THAT(head, Not(HasSubstr("skipped")));
+  EXPECT_THAT(xml, Not(HasSubstr("<error")));
+}
+
+// With a baseline, a regression fails even where the outcome met its expectation.
+TEST(JUnitTest, RegressionAgainstTheBaselineIsAFailure) {
+  const Expectation known{Outcome::kError, "", "known bug"};
+  std::vector<Record> now = {Make("ring/np=2", Outcome::kError, "boom", known, true, 1)};
+  std::vector<Record> before = {Make("ring/np=2", Outcome::kPass, "", known, false, 1)};
+  Comparison comparison = CompareResults(now, &before);
+  const std::string xml = RenderJUnit(now, "m", &comparison);
+  EXPECT_THAT(xml, HasSubstr("<failure message=\"regression: baseline pass, now boom\" type=\"regression\">"));
+  EXPECT_THAT(xml, HasSubstr("tests=\"1\" failures=\"1\""));
+  EXPECT_THAT(RenderJUnit(now, "m"), HasSubstr("tests=\"1\" failures=\"0\""));
+}
+
 TEST(JUnitTest, AttributesEscapeNewlinesTabsAndInvalidUtf8) {
   Record r = Make("a/np=1", Outcome::kError, "line1\nline2\tx \xff\xfe é", Expectation{}, false, 1);
   std::string xml = RenderJUnit({r}, "s");
-  EXPECT_NE(xml.find("<error message=\"line1&#10;line2&#9;x \\xFF\\xFE é\" type=\"error\">"
-                     "expected pass, got error: line1\nline2\tx \\xFF\\xFE é</error>"),
-            std::string::npos)
+  EXPECT_THAT(xml, HasSubstr("message=\"expected pass, got line: line1&#10;line2&#9;x \\xFF\\xFE é\" type=\"error\">"))
       << xml;
+  EXPECT_THAT(xml, HasSubstr("trial 1/1: error: line1\nline2\tx \\xFF\\xFE é (unmet)"));
 }
 
 }  // namespace

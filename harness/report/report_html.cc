@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/param.h"
+#include "harness/report/report_palette.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {
@@ -19,21 +20,35 @@ namespace {
 constexpr char kStyle[] = R"css(
 body{font:14px/1.45 -apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:24px;color:#1f2328;max-width:1600px}
 h1{font-size:22px;margin:0 0 8px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
-.headline{font-weight:600}.muted{color:#656d76}
+h3{font-size:14px;margin:10px 0 4px}
+.headline{font-weight:600}.muted{color:#57606a}
 table{border-collapse:collapse;margin:6px 0 14px}th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
-table.heatmap td.entry{min-width:70px;text-align:center;font-size:12px}
-.o-pass{background:#2da44e;color:#fff}.o-skip{background:#d0d7de;color:#1f2328}
-.o-fail{background:#cf222e;color:#fff}.o-error{background:#fb8500;color:#1f2328}
-.o-timeout{background:#8250df;color:#fff}.o-crash{background:#6e0000;color:#fff}
-.o-flaky{background:#d4a72c;color:#1f2328}.o-none{background:#fff;color:#8c959f}
-td.regression{outline:3px solid #000;outline-offset:-3px;font-weight:700}
-td.unexpected{box-shadow:inset 0 0 0 3px #ffd33d}
-td.fixed{box-shadow:inset 0 0 0 3px #0969da}
-.legend span{display:inline-block;padding:1px 8px;margin-right:4px;border-radius:3px;font-size:12px}
-svg{background:#fff;border:1px solid #d0d7de}svg text{font-size:11px;fill:#1f2328}
+table.heatmap td.entry{min-width:70px;text-align:center;font-size:12px;position:relative;padding:5px 14px}
+td.regression{font-weight:700}
+td.expected{font-style:italic;background-image:repeating-linear-gradient(135deg,rgba(255,255,255,.3) 0 4px,transparent 4px 10px)}
+.legend span{display:inline-block;padding:1px 18px 1px 8px;margin-right:4px;border-radius:3px;font-size:12px;position:relative}
+.charts{display:flex;flex-wrap:wrap;gap:16px}.chart{flex:0 0 auto}
+svg{background:#fff;border:1px solid #d0d7de}svg text{font-size:11px;fill:#1f2328}svg text.axis-name{font-size:12px;font-weight:600}
 .series-key{display:inline-block;width:14px;height:3px;vertical-align:middle;margin-right:4px}
+ul.chart-legend{list-style:none;padding:0;margin:4px 0;font-size:12px;max-width:560px}ul.chart-legend li{display:inline-block;margin-right:12px}
 )css";
+
+// The outcome colours and the markers, from report_palette.h: each marker is two rings (dark
+// outside, light inside) and a corner badge, so it shows on every outcome colour.
+std::string PaletteStyle() {
+  std::string css;
+  for (const OutcomeColour& o : kOutcomeColours) {
+    absl::StrAppend(&css, ".o-", o.name, "{background-color:", o.background, ";color:", o.text, "}\n");
+  }
+  for (const MarkerColours& m : kMarkers) {
+    absl::StrAppend(&css, "td.", m.name, ",.legend .", m.name, "{box-shadow:inset 0 0 0 2px ", m.outer,
+                    ",inset 0 0 0 4px ", m.inner, "}\n", "td.", m.name, "::after,.legend .", m.name,
+                    "::after{content:\"", m.badge, "\";position:absolute;top:0;right:0;font:700 10px/12px sans-serif;",
+                    "padding:0 2px;background:", m.inner, ";color:", m.outer, ";border:1px solid ", m.outer, "}\n");
+  }
+  return css;
+}
 
 const char* const kPalette[] = {"#0969da", "#cf222e", "#1a7f37", "#8250df", "#bc4c00",
                                 "#1b7c83", "#bf3989", "#4d2d00", "#57606a", "#953800"};
@@ -115,6 +130,10 @@ void AppendHeatmap(std::string& out, const ScenarioMatrix& matrix) {
       if (entry->change == BaselineChange::kRegression) absl::StrAppend(&classes, " regression");
       if (entry->change == BaselineChange::kFix) absl::StrAppend(&classes, " fixed");
       if (!entry->expectation_met()) absl::StrAppend(&classes, " unexpected");
+      // A non-pass outcome that met its expectation (a known crash) is hatched, unlike an unmet one.
+      if (entry->expectation_met() && entry->now->worst != Outcome::kPass && entry->now->worst != Outcome::kSkip) {
+        absl::StrAppend(&classes, " expected");
+      }
       std::string text = TrialsText(*entry->now);
       std::string note = EntryAnnotation(*entry);
       if (!note.empty()) absl::StrAppend(&text, " (", note, ")");
@@ -150,43 +169,57 @@ std::string Number(double value) {
   return text;
 }
 
-// The headline metric against the first numeric column parameter (byte sizes, numbers); one
-// series per row and combination of the other column parameters, e.g. "mpi_p2p / 2, dtype=f32".
-void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::string& metric_name) {
-  const size_t columns = matrix.columns.size();
-  std::optional<size_t> x_param;
-  std::vector<double> xs(columns);
-  for (size_t p = 0; p < matrix.column_params.size() && !x_param; ++p) {
+// At most this many series a chart; the rest go to a table beneath it (a legend stays readable).
+constexpr size_t kMaxSeriesPerChart = 8;
+
+// The metrics charted per scenario, each its own chart, with its axis name.
+struct ChartedMetric {
+  const char* name;
+  const char* axis;
+};
+constexpr ChartedMetric kChartedMetrics[] = {{"bandwidth_GBps", "bandwidth"}, {"time_median_us", "median time"}};
+
+// One line of a chart: a row of the matrix (a cell) and a combination of the other column
+// parameters, over the columns sorted by x.
+struct Series {
+  size_t row;
+  std::string label;
+  std::vector<size_t> columns;
+};
+
+// The first column parameter whose every value is numeric (byte sizes, numbers), with those
+// values per column; nullopt when there is none.
+std::optional<size_t> FindXParam(const ScenarioMatrix& matrix, std::vector<double>& xs) {
+  xs.assign(matrix.columns.size(), 0);
+  for (size_t p = 0; p < matrix.column_params.size(); ++p) {
     bool numeric = true;
-    for (size_t c = 0; c < columns && numeric; ++c) {
+    for (size_t c = 0; c < matrix.columns.size() && numeric; ++c) {
       std::optional<double> x = NumericValue(matrix.column_values[c][p]);
       numeric = x.has_value();
       if (numeric) xs[c] = *x;
     }
-    if (numeric) x_param = p;
+    if (numeric && !matrix.columns.empty()) return p;
   }
-  if (!x_param || columns == 0) return;
-  // Series: (row, the other column parameters' values) -> columns, in first-seen order.
-  struct Series {
-    size_t row;
-    std::string label;
-    std::vector<size_t> columns;  // sorted by x
-  };
+  return std::nullopt;
+}
+
+// Series per (row, the other column parameters' values), in first-seen order, e.g.
+// "mpi_p2p / 2, dtype=f32".
+std::vector<Series> BuildSeries(const ScenarioMatrix& matrix, size_t x_param, const std::vector<double>& xs) {
   std::vector<Series> series;
   for (size_t r = 0; r < matrix.rows.size(); ++r) {
-    const MatrixRow& row = matrix.rows[r];
     std::vector<Series> of_row;
     std::vector<std::string> keys;
-    for (size_t c = 0; c < columns; ++c) {
+    for (size_t c = 0; c < matrix.columns.size(); ++c) {
       std::vector<std::string> others;
       for (size_t p = 0; p < matrix.column_params.size(); ++p) {
-        if (p != *x_param) others.push_back(absl::StrCat(matrix.column_params[p], "=", matrix.column_values[c][p]));
+        if (p != x_param) others.push_back(absl::StrCat(matrix.column_params[p], "=", matrix.column_values[c][p]));
       }
       std::string key = absl::StrJoin(others, ", ");
       auto found = std::find(keys.begin(), keys.end(), key);
       if (found == keys.end()) {
         keys.push_back(key);
-        std::string label = absl::StrJoin(row.labels, " / ");
+        std::string label = absl::StrJoin(matrix.rows[r].labels, " / ");
         if (!key.empty()) label = label.empty() || label == matrix.scenario ? key : absl::StrCat(label, ", ", key);
         of_row.push_back({r, label, {}});
         found = keys.end() - 1;
@@ -198,100 +231,184 @@ void AppendPlot(std::string& out, const ScenarioMatrix& matrix, const std::strin
       series.push_back(std::move(one));
     }
   }
-  auto metric_at = [&](size_t row_index, size_t column) -> const Metric* {
-    const PointComparison* entry = matrix.rows[row_index].entries[column];
-    return entry == nullptr ? nullptr : entry->now->FindMetric(metric_name);
-  };
-  double y_max = 0;
-  std::string unit;
-  for (size_t r = 0; r < matrix.rows.size(); ++r) {
-    for (size_t c = 0; c < columns; ++c) {
-      if (const Metric* metric = metric_at(r, c)) {
-        y_max = std::max(y_max, metric->value);
-        if (unit.empty()) unit = metric->unit;
-      }
-    }
-  }
-  if (y_max <= 0) return;
-  const double x_min = *std::min_element(xs.begin(), xs.end());
-  const double x_max = *std::max_element(xs.begin(), xs.end());
-  const bool log_x = x_min > 0 && x_max / x_min >= 8;
-  const double step = NiceStep(y_max);
-  const double y_top = step * std::ceil(y_max / step);
-  constexpr double kWidth = 720, kHeight = 340, kLeft = 70, kRight = 20, kTop = 16, kBottom = 52;
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  auto x_at = [&](double x) {
-    double lo = log_x ? std::log2(x_min) : x_min, hi = log_x ? std::log2(x_max) : x_max;
-    double v = log_x ? std::log2(x) : x;
-    double t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
-    return kLeft + t * plot_w;
-  };
-  auto y_at = [&](double y) { return kTop + plot_h - y / y_top * plot_h; };
+  return series;
+}
 
-  const std::string& x_name = matrix.column_params[*x_param];
-  const std::string y_label = metric_name == "bandwidth_GBps" ? "bandwidth" : "median time";
-  absl::StrAppend(&out, "<p class=\"muted\">", EscapeHtml(y_label), " (", EscapeHtml(unit),
-                  ", median over passing trials) by ", EscapeHtml(x_name), "</p>\n");
-  absl::StrAppend(&out, "<svg class=\"plot\" width=\"", Number(kWidth), "\" height=\"", Number(kHeight),
-                  "\" viewBox=\"0 0 ", Number(kWidth), " ", Number(kHeight), "\" role=\"img\">\n");
-  for (double y = 0; y <= y_top + step / 2; y += step) {
-    absl::StrAppend(&out, "<line x1=\"", Number(kLeft), "\" x2=\"", Number(kLeft + plot_w), "\" y1=\"",
-                    Number(y_at(y)), "\" y2=\"", Number(y_at(y)), "\" stroke=\"#eaeef2\"/>",
-                    "<text x=\"", Number(kLeft - 6), "\" y=\"", Number(y_at(y) + 4), "\" text-anchor=\"end\">",
+const Metric* MetricAt(const ScenarioMatrix& matrix, size_t row, size_t column, const std::string& name) {
+  const PointComparison* entry = matrix.rows[row].entries[column];
+  return entry == nullptr ? nullptr : entry->now->FindMetric(name);
+}
+
+// Where a chart's values land: x linear or log2 (byte sizes over a wide range), y from 0.
+struct ChartFrame {
+  static constexpr double kWidth = 560, kHeight = 320, kLeft = 78, kRight = 16, kTop = 14, kBottom = 50;
+  double x_min = 0, x_max = 0, y_top = 1, step = 1;
+  bool log_x = false;
+  double plot_w() const { return kWidth - kLeft - kRight; }
+  double plot_h() const { return kHeight - kTop - kBottom; }
+  double X(double x) const {
+    double lo = log_x ? std::log2(x_min) : x_min, hi = log_x ? std::log2(x_max) : x_max;
+    double t = hi > lo ? ((log_x ? std::log2(x) : x) - lo) / (hi - lo) : 0.5;
+    return kLeft + t * plot_w();
+  }
+  double Y(double y) const { return kTop + plot_h() - y / y_top * plot_h(); }
+};
+
+// Grid, ticks and axis names. Byte sizes get ticks at every power of 4 between the extremes,
+// labelled "4K", "64M"; other x values are ticked where measured.
+void AppendAxes(std::string& out, const ChartFrame& f, const std::vector<double>& xs, bool bytes,
+                const std::string& x_name, const std::string& y_name) {
+  const double bottom = ChartFrame::kTop + f.plot_h();
+  for (double y = 0; y <= f.y_top + f.step / 2; y += f.step) {
+    absl::StrAppend(&out, "<line x1=\"", Number(ChartFrame::kLeft), "\" x2=\"", Number(ChartFrame::kLeft + f.plot_w()),
+                    "\" y1=\"", Number(f.Y(y)), "\" y2=\"", Number(f.Y(y)), "\" stroke=\"#eaeef2\"/>", "<text x=\"",
+                    Number(ChartFrame::kLeft - 6), "\" y=\"", Number(f.Y(y) + 4), "\" text-anchor=\"end\">",
                     EscapeHtml(Number(y)), "</text>\n");
   }
-  std::vector<double> ticked;
-  for (size_t c = 0; c < columns; ++c) {
-    if (std::find(ticked.begin(), ticked.end(), xs[c]) != ticked.end()) continue;
-    ticked.push_back(xs[c]);
-    absl::StrAppend(&out, "<text x=\"", Number(x_at(xs[c])), "\" y=\"", Number(kTop + plot_h + 16),
-                    "\" text-anchor=\"middle\">", EscapeHtml(matrix.column_values[c][*x_param]), "</text>\n");
+  std::vector<double> ticks;
+  if (bytes && f.log_x) {
+    for (double t = std::pow(4.0, std::ceil(std::log(f.x_min) / std::log(4.0))); t <= f.x_max * 1.0001; t *= 4) ticks.push_back(t);
   }
-  absl::StrAppend(&out, "<line x1=\"", Number(kLeft), "\" x2=\"", Number(kLeft), "\" y1=\"", Number(kTop),
-                  "\" y2=\"", Number(kTop + plot_h), "\" stroke=\"#57606a\"/>", "<line x1=\"", Number(kLeft),
-                  "\" x2=\"", Number(kLeft + plot_w), "\" y1=\"", Number(kTop + plot_h), "\" y2=\"",
-                  Number(kTop + plot_h), "\" stroke=\"#57606a\"/>\n");
-  absl::StrAppend(&out, "<text x=\"", Number(kLeft + plot_w / 2), "\" y=\"", Number(kHeight - 10),
-                  "\" text-anchor=\"middle\">", EscapeHtml(x_name), log_x ? " (log scale)" : "", "</text>\n");
-  std::string legend;
-  for (size_t s = 0; s < series.size(); ++s) {
-    const size_t row_index = series[s].row;
+  for (double x : xs) {
+    if (ticks.empty() || !bytes || !f.log_x) {
+      if (std::find(ticks.begin(), ticks.end(), x) == ticks.end()) ticks.push_back(x);
+    }
+  }
+  for (double t : ticks) {
+    const std::string text = bytes ? FormatBytes(static_cast<int64_t>(t)) : Number(t);
+    absl::StrAppend(&out, "<text class=\"tick\" x=\"", Number(f.X(t)), "\" y=\"", Number(bottom + 16),
+                    "\" text-anchor=\"middle\">", EscapeHtml(text), "</text>\n");
+  }
+  absl::StrAppend(&out, "<line x1=\"", Number(ChartFrame::kLeft), "\" x2=\"", Number(ChartFrame::kLeft), "\" y1=\"",
+                  Number(ChartFrame::kTop), "\" y2=\"", Number(bottom), "\" stroke=\"#57606a\"/>", "<line x1=\"",
+                  Number(ChartFrame::kLeft), "\" x2=\"", Number(ChartFrame::kLeft + f.plot_w()), "\" y1=\"",
+                  Number(bottom), "\" y2=\"", Number(bottom), "\" stroke=\"#57606a\"/>\n");
+  absl::StrAppend(&out, "<text class=\"axis-name x-axis\" x=\"", Number(ChartFrame::kLeft + f.plot_w() / 2), "\" y=\"",
+                  Number(ChartFrame::kHeight - 10), "\" text-anchor=\"middle\">", EscapeHtml(x_name), "</text>\n");
+  absl::StrAppend(&out, "<text class=\"axis-name y-axis\" transform=\"translate(16,",
+                  Number(ChartFrame::kTop + f.plot_h() / 2), ") rotate(-90)\" text-anchor=\"middle\">",
+                  EscapeHtml(y_name), "</text>\n");
+}
+
+// The lines, their points (each with a tooltip) and the legend entries of `drawn`.
+void AppendSeriesLines(std::string& out, std::string& legend, const ScenarioMatrix& matrix, const ChartFrame& f,
+                       const std::vector<const Series*>& drawn, size_t x_param, const std::vector<double>& xs,
+                       const std::string& metric_name) {
+  const std::string& x_name = matrix.column_params[x_param];
+  for (size_t s = 0; s < drawn.size(); ++s) {
     const char* colour = kPalette[s % (sizeof(kPalette) / sizeof(kPalette[0]))];
     std::vector<std::string> points;
     std::string marks;
-    for (size_t c : series[s].columns) {
-      const Metric* metric = metric_at(row_index, c);
+    for (size_t c : drawn[s]->columns) {
+      const Metric* metric = MetricAt(matrix, drawn[s]->row, c, metric_name);
       if (metric == nullptr) continue;
-      std::string x = Number(x_at(xs[c])), y = Number(y_at(metric->value));
+      std::string x = Number(f.X(xs[c])), y = Number(f.Y(metric->value));
       points.push_back(absl::StrCat(x, ",", y));
       absl::StrAppend(&marks, "<circle cx=\"", x, "\" cy=\"", y, "\" r=\"3.5\" fill=\"", colour, "\"><title>",
-                      EscapeHtml(absl::StrCat(series[s].label, ", ", x_name, "=", matrix.column_values[c][*x_param], ": ",
-                                               FormatMetric(*metric))),
+                      EscapeHtml(absl::StrCat(drawn[s]->label, ", ", x_name, "=", matrix.column_values[c][x_param],
+                                              ": ", FormatMetric(*metric))),
                       "</title></circle>\n");
     }
-    if (points.empty()) continue;
-    // Past the palette's ten colours, series repeat them dashed.
-    const bool dashed = (s / (sizeof(kPalette) / sizeof(kPalette[0]))) % 2 == 1;
     absl::StrAppend(&out, "<polyline class=\"series\" fill=\"none\" stroke-width=\"2\" stroke=\"", colour,
-                    dashed ? "\" stroke-dasharray=\"6 3" : "", "\" points=\"", absl::StrJoin(points, " "), "\"/>\n",
-                    marks);
-    absl::StrAppend(&legend, "<span><span class=\"series-key\" style=\"",
-                    dashed ? absl::StrCat("background:repeating-linear-gradient(90deg,", colour, " 0 5px,#fff 5px 7px)")
-                           : absl::StrCat("background:", colour),
-                    "\"></span>",
-                    EscapeHtml(series[s].label), "</span> &nbsp; ");
+                    "\" points=\"", absl::StrJoin(points, " "), "\"/>\n", marks);
+    absl::StrAppend(&legend, "<li><span class=\"series-key\" style=\"background:", colour, "\"></span>",
+                    EscapeHtml(drawn[s]->label), "</li>");
   }
-  out += "</svg>\n";
-  absl::StrAppend(&out, "<div class=\"muted\">", legend, "</div>\n");
+}
+
+// Series past the chart's first kMaxSeriesPerChart, as a table: one row each, one column per x.
+void AppendOverflowTable(std::string& out, const ScenarioMatrix& matrix, const std::vector<const Series*>& rest,
+                         size_t x_param, const std::vector<double>& xs, const std::string& metric_name) {
+  std::vector<size_t> order(matrix.columns.size());
+  for (size_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return xs[a] < xs[b]; });
+  std::vector<std::string> headers = {"series (not charted)"}, seen;
+  for (size_t c : order) {
+    if (std::find(seen.begin(), seen.end(), matrix.column_values[c][x_param]) != seen.end()) continue;
+    seen.push_back(matrix.column_values[c][x_param]);
+    headers.push_back(absl::StrCat(matrix.column_params[x_param], "=", seen.back()));
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (const Series* one : rest) {
+    std::vector<std::string> row = {one->label};
+    row.resize(headers.size(), "-");
+    for (size_t c : one->columns) {
+      const Metric* metric = MetricAt(matrix, one->row, c, metric_name);
+      size_t at = std::find(seen.begin(), seen.end(), matrix.column_values[c][x_param]) - seen.begin();
+      if (metric != nullptr) row[at + 1] = FormatMetric(*metric);
+    }
+    rows.push_back(std::move(row));
+  }
+  AppendTable(out, headers, rows);
+}
+
+// One chart of one metric over the x parameter: the first kMaxSeriesPerChart series that have
+// values as lines (named in a legend beneath), the rest as a table.
+void AppendChart(std::string& out, const ScenarioMatrix& matrix, const ChartedMetric& charted, size_t x_param,
+                 const std::vector<double>& xs, const std::vector<Series>& series) {
+  ChartFrame f;
+  std::string unit;
+  double y_max = 0;
+  std::vector<const Series*> with_values;
+  for (const Series& one : series) {
+    bool any = false;
+    for (size_t c : one.columns) {
+      if (const Metric* metric = MetricAt(matrix, one.row, c, charted.name)) {
+        y_max = std::max(y_max, metric->value);
+        if (unit.empty()) unit = metric->unit;
+        any = true;
+      }
+    }
+    if (any) with_values.push_back(&one);
+  }
+  if (y_max <= 0 || with_values.empty()) return;
+  f.x_min = *std::min_element(xs.begin(), xs.end());
+  f.x_max = *std::max_element(xs.begin(), xs.end());
+  f.log_x = f.x_min > 0 && f.x_max / f.x_min >= 8;
+  f.step = NiceStep(y_max);
+  f.y_top = f.step * std::ceil(y_max / f.step);
+  const std::string& x_param_name = matrix.column_params[x_param];
+  bool bytes = true;  // byte sizes ("4K", "64M"): ticks at powers of 4, labelled as sizes
+  for (const auto& values : matrix.column_values) bytes = bytes && ParseBytes(values[x_param]).ok() &&
+                                                          values[x_param].find_first_of("KMG") != std::string::npos;
+  const std::string x_name = absl::StrCat(x_param_name, f.log_x ? " (log scale)" : "");
+  const std::string y_name = absl::StrCat(charted.axis, unit.empty() ? "" : absl::StrCat(" (", unit, ")"));
+  const size_t drawn_count = std::min(with_values.size(), kMaxSeriesPerChart);
+  const std::vector<const Series*> drawn(with_values.begin(), with_values.begin() + drawn_count);
+  const std::vector<const Series*> rest(with_values.begin() + drawn_count, with_values.end());
+  absl::StrAppend(&out, "<div class=\"chart\"><h3>", EscapeHtml(matrix.scenario), ": ", EscapeHtml(y_name),
+                  " by ", EscapeHtml(x_param_name), " <span class=\"muted\">(median over passing trials)</span></h3>\n");
+  absl::StrAppend(&out, "<svg class=\"plot\" width=\"", Number(ChartFrame::kWidth), "\" height=\"",
+                  Number(ChartFrame::kHeight), "\" viewBox=\"0 0 ", Number(ChartFrame::kWidth), " ",
+                  Number(ChartFrame::kHeight), "\" role=\"img\" aria-label=\"", EscapeHtml(y_name), " by ",
+                  EscapeHtml(x_param_name), "\">\n");
+  AppendAxes(out, f, xs, bytes, x_name, y_name);
+  std::string legend;
+  AppendSeriesLines(out, legend, matrix, f, drawn, x_param, xs, charted.name);
+  absl::StrAppend(&out, "</svg>\n<ul class=\"chart-legend\">", legend, "</ul>\n");
+  if (!rest.empty()) {
+    absl::StrAppend(&out, "<p class=\"muted\">", rest.size(), " more series, not charted:</p>\n");
+    AppendOverflowTable(out, matrix, rest, x_param, xs, charted.name);
+  }
+  out += "</div>\n";
+}
+
+// Small multiples: per scenario, one chart per metric it measured, cells as series.
+void AppendCharts(std::string& out, const ScenarioMatrix& matrix) {
+  std::vector<double> xs;
+  std::optional<size_t> x_param = FindXParam(matrix, xs);
+  if (!x_param) return;
+  const std::vector<Series> series = BuildSeries(matrix, *x_param, xs);
+  std::string charts;
+  for (const ChartedMetric& charted : kChartedMetrics) AppendChart(charts, matrix, charted, *x_param, xs, series);
+  if (!charts.empty()) absl::StrAppend(&out, "<div class=\"charts\">\n", charts, "</div>\n");
 }
 
 void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
   absl::StrAppend(&out, "<h2>", EscapeHtml(matrix.scenario), " <span class=\"muted\">(",
                   EscapeHtml(matrix.kind), ")</span></h2>\n");
   AppendHeatmap(out, matrix);
-  std::string metric_name = HeadlineMetricName(matrix);
-  if (metric_name.empty()) return;
-  AppendPlot(out, matrix, metric_name);
+  AppendCharts(out, matrix);
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
@@ -333,7 +450,7 @@ std::string RenderReportHtml(const ReportInput& input) {
   const Comparison& comparison = *input.comparison;
   const SweepInfo* sweep = input.sweep;
   std::string out = absl::StrCat("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>",
-                                 EscapeHtml(input.title), "</title>\n<style>", kStyle, "</style></head>\n<body>\n");
+                                 EscapeHtml(input.title), "</title>\n<style>", kStyle, PaletteStyle(), "</style></head>\n<body>\n");
   absl::StrAppend(&out, "<h1>", EscapeHtml(input.title), "</h1>\n<p class=\"headline\">",
                   EscapeHtml(ComparisonHeadline(comparison)), "</p>\n");
   if (sweep != nullptr) absl::StrAppend(&out, "<p>", EscapeHtml(SweepShape(*sweep)), "</p>\n");
@@ -342,7 +459,9 @@ std::string RenderReportHtml(const ReportInput& input) {
   for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "flaky"}) {
     absl::StrAppend(&out, "<span class=\"o-", outcome, "\" style=\"display:inline-block\">", outcome, "</span>");
   }
-  out += " &nbsp; bold outline: regression; yellow ring: unmet expectation; blue ring: fixed</p>\n";
+  out += " &nbsp; <span class=\"o-crash expected\">expected (hatched)</span>"
+         "<span class=\"o-none regression\">regression</span><span class=\"o-none unexpected\">unmet expectation</span>"
+         "<span class=\"o-none fixed\">fixed</span></p>\n";
 
   if (sweep != nullptr) {
     std::vector<std::vector<std::string>> rows;

@@ -4,6 +4,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
+#include "harness/report/report_palette.h"
 #include "harness/report/report_test_records.h"
 
 namespace gh {
@@ -51,7 +53,8 @@ TEST(ReportHtmlTest, HeatmapEntriesCarryOutcomeClasses) {
   EXPECT_EQ(Count(html, "class=\"entry o-pass\""), 13);
   EXPECT_EQ(Count(html, "class=\"entry o-skip\""), 1);
   EXPECT_EQ(Count(html, "class=\"entry o-error regression unexpected\""), 1);
-  EXPECT_EQ(Count(html, "class=\"entry o-crash\""), 1);
+  // A crash that met its expectation is hatched ("expected"), unlike an unmet one (issue 16).
+  EXPECT_EQ(Count(html, "class=\"entry o-crash expected\""), 1);
   EXPECT_EQ(Count(html, "<td class=\"entry"), 16);
   EXPECT_EQ(Count(html, "<table class=\"heatmap\">"), 2);
   // The tooltip holds the point, the text and the full signature, escaped.
@@ -72,13 +75,18 @@ TEST(ReportHtmlTest, RowsAreCellsAndColumnsAreSweptParameters) {
 
 TEST(ReportHtmlTest, PlotsTheMetricPerCell) {
   std::string html = RenderSmallSweep(false);
-  // Only ring has metrics and a numeric swept size: one plot, a series per cell that has values.
-  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
-  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 4);
+  // Only ring has metrics and a numeric swept size: one chart per metric (bandwidth, median
+  // time), a series per cell that has values.
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 2);
+  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 8);
   EXPECT_THAT(html, HasSubstr("<title>simple / 2.28.3, bytes=1M: 66.0 GB/s</title>"));
   EXPECT_THAT(html, HasSubstr("<title>ll / 2.28.3, bytes=1M: 33.0 GB/s</title>"));
-  EXPECT_THAT(html, HasSubstr("bytes (log scale)"));
-  EXPECT_THAT(html, HasSubstr("bandwidth (GB/s, median over passing trials) by bytes"));
+  EXPECT_THAT(html, HasSubstr(">bytes (log scale)</text>"));
+  EXPECT_THAT(html, HasSubstr("rotate(-90)\" text-anchor=\"middle\">bandwidth (GB/s)</text>"));
+  EXPECT_THAT(html, HasSubstr("rotate(-90)\" text-anchor=\"middle\">median time (us)</text>"));
+  EXPECT_THAT(html, HasSubstr("<h3>ring: bandwidth (GB/s) by bytes"));
+  // Byte sizes on a log axis are ticked at every power of 4, not only where measured.
+  EXPECT_THAT(html, HasSubstr("text-anchor=\"middle\">16K</text>"));
 }
 
 // Several swept parameters in the columns: x is the numeric one, each other combination a series.
@@ -95,11 +103,46 @@ TEST(ReportHtmlTest, PlotsSeriesPerOtherColumnParameter) {
   ReportInput input{"run", &comparison, nullptr, {}, ""};
   std::string html = RenderReportHtml(input);
   EXPECT_THAT(html, HasSubstr("<th>bytes=4K, dtype=f32</th><th>bytes=4K, dtype=bf16</th>"));
-  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);  // bandwidth only
   EXPECT_EQ(Count(html, "<polyline class=\"series\""), 2);
   EXPECT_THAT(html, HasSubstr("<title>dtype=f32, bytes=64K: 10.0 GB/s</title>"));
   EXPECT_THAT(html, HasSubstr("<title>dtype=bf16, bytes=1M: 5.00 GB/s</title>"));
   EXPECT_EQ(Count(html, "text-anchor=\"middle\">64K</text>"), 1);  // one tick per size
+}
+
+// At 24 cells one chart held 95 lines and a 95-entry legend: now at most 8 series a chart, the
+// rest in a table beneath it.
+TEST(ReportHtmlTest, AtMostEightSeriesAChartTheRestInATable) {
+  std::vector<Record> records;
+  for (int cell = 0; cell < 24; ++cell) {
+    for (const char* bytes : {"4K", "1M"}) {
+      records.push_back(testing::MakeRecord({.point_suffix = std::string("bytes=") + bytes + "/np=2",
+                                             .cell = {{"flags", "f" + std::to_string(cell)}},
+                                             .metrics = {{"bandwidth_GBps", 1.0 + cell, "GB/s"}}}));
+    }
+  }
+  Comparison comparison = CompareResults(records, nullptr);
+  ReportInput input{"wide", &comparison, nullptr, {}, ""};
+  std::string html = RenderReportHtml(input);
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
+  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 8);
+  EXPECT_EQ(Count(html, "<li><span class=\"series-key\""), 8);
+  EXPECT_THAT(html, HasSubstr("<p class=\"muted\">16 more series, not charted:</p>\n"
+                              "<table><tr><th>series (not charted)</th><th>bytes=4K</th><th>bytes=1M</th></tr>\n"
+                              "<tr><td>f8</td><td>9.00 GB/s</td><td>9.00 GB/s</td></tr>"));
+  EXPECT_THAT(html, HasSubstr("<td>f23</td><td>24.0 GB/s</td>"));
+}
+
+// Every marker and outcome colour comes from the palette report_palette_test.cc checks.
+TEST(ReportHtmlTest, StyleUsesThePalette) {
+  std::string html = RenderSmallSweep(true);
+  for (const OutcomeColour& o : kOutcomeColours) {
+    EXPECT_THAT(html, HasSubstr(absl::StrCat(".o-", o.name, "{background-color:", o.background, ";color:", o.text, "}")));
+  }
+  for (const MarkerColours& m : kMarkers) {
+    EXPECT_THAT(html, HasSubstr(absl::StrCat("td.", m.name, ",.legend .", m.name, "{box-shadow:inset 0 0 0 2px ",
+                                             m.outer, ",inset 0 0 0 4px ", m.inner, "}")));
+  }
 }
 
 TEST(ReportHtmlTest, NoPlotWithoutANumericSweptParameter) {

@@ -64,13 +64,18 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   input.comparison = &result.comparison;
   input.sweep = sweep;
   input.environments = std::move(results->environments);
-  input.baseline = BaselineLabel(options.baseline_dir, match);
-  const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : "gpuharness";
+  // Relative to where the reports go (or the baseline's name): never an absolute machine path.
+  input.baseline = options.baseline_dir.empty()
+                       ? ""
+                       : BaselineLabel(BaselineDisplayPath(options.baseline_dir,
+                                                           options.out_dir.empty() ? options.dir : options.out_dir),
+                                       match);
+  const std::string suite = sweep != nullptr && !sweep->matrix_name.empty() ? sweep->matrix_name : kPlainRunSuite;
 
   const std::pair<const char*, std::string> files[] = {
       {"summary.md", RenderSummaryMarkdown(input)},
       {"report.html", RenderReportHtml(input)},
-      {"junit.xml", RenderJUnit(results->records, suite)},
+      {"junit.xml", RenderJUnit(results->records, suite, &result.comparison)},
   };
   const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
   if (absl::Status made = MakeDirectories(out_dir); !made.ok()) {

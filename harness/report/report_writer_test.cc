@@ -13,11 +13,13 @@
 #include "harness/core/records_file.h"
 #include "harness/report/report_golden.h"
 #include "harness/report/report_test_records.h"
+#include "harness/report/results_dir.h"
 
 namespace gh {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
@@ -78,10 +80,12 @@ TEST_F(ReportWriterTest, WritesTheThreeReportsIntoDir) {
                                                        dir + "/junit.xml"}));
   absl::StatusOr<std::string> summary = ReadFileToString(dir + "/summary.md");
   ASSERT_TRUE(summary.ok());
-  // The same golden as the renderer's test, except for the baseline's path.
+  // The same golden as the renderer's test, except for the baseline's path: relative to the
+  // results directory, never the absolute machine path (issue 16).
   std::string golden = testing::Golden("small_sweep_summary.md", *summary);
-  golden.replace(golden.find("Baseline: results/baseline"), 26, "Baseline: " + baseline);
+  golden.replace(golden.find("Baseline: results/baseline"), 26, "Baseline: ../baseline");
   EXPECT_EQ(*summary, golden);
+  EXPECT_THAT(*summary, Not(HasSubstr(root_)));
   absl::StatusOr<std::string> html = ReadFileToString(dir + "/report.html");
   ASSERT_TRUE(html.ok());
   EXPECT_THAT(*html, StartsWith("<!DOCTYPE html>"));
@@ -212,7 +216,7 @@ TEST_F(ReportWriterTest, BaselineIgnoreMatchesCellsAcrossVersionLabels) {
   EXPECT_EQ(across->exit_status, 1);
   absl::StatusOr<std::string> summary = ReadFileToString(now + "/summary.md");
   ASSERT_TRUE(summary.ok());
-  EXPECT_THAT(*summary, HasSubstr("Baseline: " + base + " (cells matched without nightly)"));
+  EXPECT_THAT(*summary, HasSubstr("Baseline: ../last (cells matched without nightly)"));
   absl::StatusOr<ReportResult> alone = WriteReports({.dir = now, .baseline_ignore_axes = {"nightly"}});
   EXPECT_EQ(alone.status().message(), "--baseline-ignore needs --baseline");
 }
@@ -260,6 +264,15 @@ TEST(ReportCliTestdataTest, MatchesTheSmallSweep) {
   for (Record& record : passing) record.cell.clear();
   const std::string pass = Jsonl(passing);
   EXPECT_EQ(pass, testing::Golden("cli/pass/records.jsonl", pass));
+}
+
+TEST(BaselineDisplayPathTest, RelativeWhenCloseElseTheName) {
+  EXPECT_EQ(BaselineDisplayPath("/r/nightly/2026-11-28", "/r/nightly/2026-11-29"), "../2026-11-28");
+  EXPECT_EQ(BaselineDisplayPath("/r/nightly/2026-11-28/", "/r/nightly/2026-11-29"), "../2026-11-28");
+  EXPECT_EQ(BaselineDisplayPath("/r/a/b/c/base", "/r/x/y/z/now"), "base");
+  EXPECT_EQ(BaselineDisplayPath("/r/now/base", "/r/now"), "base");
+  EXPECT_EQ(BaselineDisplayPath("/work/wt/x/testdata/cli/baseline", "/tmp/out"), "baseline");
+  EXPECT_EQ(BaselineDisplayPath("", "/r/now"), "");
 }
 
 }  // namespace

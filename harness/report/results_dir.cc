@@ -134,4 +134,25 @@ absl::StatusOr<ResultsDir> LoadResultsDir(const std::string& dir) {
   return results;
 }
 
+std::string BaselineDisplayPath(const std::string& baseline_dir, const std::string& results_dir) {
+  if (baseline_dir.empty()) return "";
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::path baseline = fs::weakly_canonical(fs::absolute(baseline_dir, error), error).lexically_normal();
+  fs::path results = fs::weakly_canonical(fs::absolute(results_dir, error), error).lexically_normal();
+  if (!baseline.has_filename()) baseline = baseline.parent_path();  // "dir/" names dir
+  if (!results.has_filename()) results = results.parent_path();
+  fs::path name = baseline.filename();
+  fs::path relative = baseline.lexically_relative(results);
+  int ups = 0, parts = 0;
+  for (const fs::path& part : relative) {
+    ups += part == "..";
+    ++parts;
+  }
+  // A near neighbour ("../2026-11-28", "../../base/run"); a path that climbs to far parts of the
+  // machine's tree says more about the machine than about the baseline: the name then.
+  if (relative.empty() || ups > 2 || parts > ups + 2 || relative.is_absolute()) return name.string();
+  return relative.string();
+}
+
 }  // namespace gh

@@ -31,6 +31,11 @@ absl::StatusOr<ResultsDir> LoadResultsDir(const std::string& dir);
 // Parses JSON text; a syntax error is InvalidArgument "<display_name>:<line>:<column>: ...".
 absl::StatusOr<nlohmann::json> ParseJsonText(const std::string& text, const std::string& display_name);
 
+// The baseline directory as reports name it, never an absolute machine path: relative to the
+// reports' directory `results_dir` ("../2026-11-28") when it is at most two levels up from it,
+// else its own name ("2026-11-28"). "" stays "".
+std::string BaselineDisplayPath(const std::string& baseline_dir, const std::string& results_dir);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_REPORT_RESULTS_DIR_H_

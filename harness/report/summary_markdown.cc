@@ -73,37 +73,110 @@ std::string EntryMarkdown(const PointComparison& entry) {
   return text;
 }
 
-void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
-  absl::StrAppend(&out, "## ", EscapeMarkdownCell(matrix.scenario), " (", EscapeMarkdownCell(matrix.kind), ")\n\n");
-  std::vector<std::string> headers = matrix.row_headers;
-  headers.insert(headers.end(), matrix.columns.begin(), matrix.columns.end());
-  std::vector<std::string> escaped;
-  for (const std::string& header : headers) escaped.push_back(EscapeMarkdownCell(header));
-  absl::StrAppend(&out, "| ", absl::StrJoin(escaped, " | "), " |\n|");
-  for (size_t i = 0; i < headers.size(); ++i) out += "---|";
-  out += "\n";
-  for (const MatrixRow& row : matrix.rows) {
-    std::vector<std::string> cells;
-    for (const std::string& label : row.labels) cells.push_back(EscapeMarkdownCell(label));
-    for (const PointComparison* entry : row.entries) cells.push_back(entry == nullptr ? "-" : EntryMarkdown(*entry));
-    absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
-  }
-  out += "\n";
+// Above this many rows, a scenario's tables show only the rows with something to read; the rows
+// where every point passed plainly are counted in one line (a 1000-cell all-pass sweep reads
+// "All 1000 cells pass every point.", not 1000 rows of "pass").
+constexpr size_t kCollapseRowsAbove = 8;
 
+bool RowIsPlainPass(const MatrixRow& row) {
+  for (const PointComparison* entry : row.entries) {
+    if (entry == nullptr || !entry->now->all_pass() || !EntryAnnotation(*entry).empty()) return false;
+  }
+  return true;
+}
+
+// "1000 cells" where rows are cells, else "12 rows (4 cells)".
+std::string RowsText(const std::vector<const MatrixRow*>& rows) {
+  std::vector<std::string> cells;
+  for (const MatrixRow* row : rows) cells.push_back(row->cell_key);
+  std::sort(cells.begin(), cells.end());
+  const size_t distinct = std::unique(cells.begin(), cells.end()) - cells.begin();
+  if (distinct == rows.size() && !(rows.size() == 1 && rows[0]->cell_key.empty())) {
+    return absl::StrCat(rows.size(), rows.size() == 1 ? " cell" : " cells");
+  }
+  return absl::StrCat(rows.size(), rows.size() == 1 ? " row" : " rows", " (", distinct,
+                      distinct == 1 ? " cell)" : " cells)");
+}
+
+std::string MedianText(std::vector<double> values, const std::string& unit) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  const double median = n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return FormatMetric(Metric{"", median, unit});
+}
+
+// The headline metric per kept row; when rows were collapsed, then min, median and max over
+// every row, so the collapsed cells' numbers are still there to read.
+void AppendMetricTable(std::string& out, const ScenarioMatrix& matrix, const std::vector<std::string>& headers,
+                       const std::vector<const MatrixRow*>& kept, bool collapsed) {
   const std::string metric_name = HeadlineMetricName(matrix);
   if (metric_name.empty()) return;
   absl::StrAppend(&out, metric_name == "bandwidth_GBps" ? "Bandwidth" : "Median time",
                   " (median over passing trials):\n\n");
   std::vector<std::vector<std::string>> rows;
-  for (const MatrixRow& row : matrix.rows) {
-    std::vector<std::string> cells = row.labels;
-    for (const PointComparison* entry : row.entries) {
+  for (const MatrixRow* row : kept) {
+    std::vector<std::string> cells = row->labels;
+    for (const PointComparison* entry : row->entries) {
       const Metric* metric = entry == nullptr ? nullptr : entry->now->FindMetric(metric_name);
       cells.push_back(metric == nullptr ? "-" : FormatMetric(*metric));
     }
     rows.push_back(std::move(cells));
   }
+  if (collapsed) {
+    std::vector<std::vector<double>> values(matrix.columns.size());
+    std::vector<std::string> units(matrix.columns.size());
+    for (const MatrixRow& row : matrix.rows) {
+      for (size_t c = 0; c < row.entries.size(); ++c) {
+        const Metric* metric = row.entries[c] == nullptr ? nullptr : row.entries[c]->now->FindMetric(metric_name);
+        if (metric == nullptr) continue;
+        values[c].push_back(metric->value);
+        units[c] = metric->unit;
+      }
+    }
+    for (const char* statistic : {"min", "median", "max"}) {
+      std::vector<std::string> cells(matrix.row_headers.size());
+      if (!cells.empty()) cells[0] = absl::StrCat(statistic, " of ", matrix.rows.size());
+      for (size_t c = 0; c < values.size(); ++c) {
+        if (values[c].empty()) {
+          cells.push_back("-");
+        } else if (std::string(statistic) == "median") {
+          cells.push_back(MedianText(values[c], units[c]));
+        } else {
+          auto [lo, hi] = std::minmax_element(values[c].begin(), values[c].end());
+          cells.push_back(FormatMetric(Metric{"", std::string(statistic) == "min" ? *lo : *hi, units[c]}));
+        }
+      }
+      rows.push_back(std::move(cells));
+    }
+  }
   AppendTable(out, headers, rows);
+}
+
+void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
+  absl::StrAppend(&out, "## ", EscapeMarkdownCell(matrix.scenario), " (", EscapeMarkdownCell(matrix.kind), ")\n\n");
+  std::vector<std::string> headers = matrix.row_headers;
+  headers.insert(headers.end(), matrix.columns.begin(), matrix.columns.end());
+  std::vector<const MatrixRow*> kept, passed;
+  const bool may_collapse = matrix.rows.size() > kCollapseRowsAbove;
+  for (const MatrixRow& row : matrix.rows) (may_collapse && RowIsPlainPass(row) ? passed : kept).push_back(&row);
+  if (kept.empty()) {
+    absl::StrAppend(&out, "All ", RowsText(passed), " pass every point.\n\n");
+  } else {
+    std::vector<std::string> escaped;
+    for (const std::string& header : headers) escaped.push_back(EscapeMarkdownCell(header));
+    absl::StrAppend(&out, "| ", absl::StrJoin(escaped, " | "), " |\n|");
+    for (size_t i = 0; i < headers.size(); ++i) out += "---|";
+    out += "\n";
+    for (const MatrixRow* row : kept) {
+      std::vector<std::string> cells;
+      for (const std::string& label : row->labels) cells.push_back(EscapeMarkdownCell(label));
+      for (const PointComparison* entry : row->entries) cells.push_back(entry == nullptr ? "-" : EntryMarkdown(*entry));
+      absl::StrAppend(&out, "| ", absl::StrJoin(cells, " | "), " |\n");
+    }
+    out += "\n";
+    if (!passed.empty()) absl::StrAppend(&out, "The other ", RowsText(passed), " pass every point.\n\n");
+  }
+  AppendMetricTable(out, matrix, headers, kept, !passed.empty());
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {

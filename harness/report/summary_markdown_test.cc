@@ -110,6 +110,59 @@ TEST(SummaryMarkdownTest, EnvironmentLeavesOutLauncherPlumbing) {
   EXPECT_THAT(md, ::testing::Not(HasSubstr("terraform")));
 }
 
+// A wide sweep's tables show only the rows with something to read (issue 16: a 1000-cell
+// all-pass sweep printed 1000 rows of "pass").
+std::vector<Record> ManyCells(int cells, int failing_cell) {
+  std::vector<Record> records;
+  for (int c = 0; c < cells; ++c) {
+    for (const char* bytes : {"4K", "1M"}) {
+      testing::RecordSpec spec{.point_suffix = std::string("bytes=") + bytes + "/np=2",
+                               .cell = {{"seed", std::to_string(c)}},
+                               .metrics = {{"bandwidth_GBps", 1.0 + c, "GB/s"}}};
+      if (c == failing_cell && std::string(bytes) == "1M") {
+        spec.outcome = Outcome::kError;
+        spec.signature = "ncclSystemError: boom";
+        spec.matched = false;
+        spec.metrics.clear();
+      }
+      records.push_back(testing::MakeRecord(spec));
+    }
+  }
+  return records;
+}
+
+TEST(SummaryMarkdownTest, AllPassWideSweepCollapsesToOneLine) {
+  Comparison comparison = CompareResults(ManyCells(1000, -1), nullptr);
+  ReportInput input{"wide", &comparison, nullptr, {}, ""};
+  std::string md = RenderSummaryMarkdown(input);
+  EXPECT_THAT(md, HasSubstr("## ring (ring_shift)\n\nAll 1000 cells pass every point.\n\n"
+                            "Bandwidth (median over passing trials):\n\n"
+                            "| seed | bytes=4K | bytes=1M |\n|---|---|---|\n"
+                            "| min of 1000 | 1.00 GB/s | 1.00 GB/s |\n"
+                            "| median of 1000 | 500 GB/s | 500 GB/s |\n"
+                            "| max of 1000 | 1000 GB/s | 1000 GB/s |\n\n"));
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("| pass |")));
+}
+
+TEST(SummaryMarkdownTest, WideSweepShowsOnlyRowsWithSomethingToRead) {
+  Comparison comparison = CompareResults(ManyCells(24, 7), nullptr);
+  ReportInput input{"wide", &comparison, nullptr, {}, ""};
+  std::string md = RenderSummaryMarkdown(input);
+  EXPECT_THAT(md, HasSubstr("| seed | bytes=4K | bytes=1M |\n|---|---|---|\n"
+                            "| 7 | pass | ncclSystemError (unexpected) |\n\n"
+                            "The other 23 cells pass every point.\n\n"));
+  EXPECT_THAT(md, HasSubstr("| 7 | 8.00 GB/s | - |\n| min of 24 | 1.00 GB/s | 1.00 GB/s |\n"));
+}
+
+// Small tables stay whole: their passing rows are the context (the seeds' bisect shape).
+TEST(SummaryMarkdownTest, SmallTablesKeepPassingRows) {
+  Comparison comparison = CompareResults(ManyCells(8, -1), nullptr);
+  ReportInput input{"small", &comparison, nullptr, {}, ""};
+  std::string md = RenderSummaryMarkdown(input);
+  EXPECT_THAT(md, HasSubstr("| 0 | pass | pass |\n"));
+  EXPECT_THAT(md, ::testing::Not(HasSubstr("pass every point")));
+}
+
 TEST(EscapeMarkdownCellTest, PipesBackslashesAngleBracketsAndNewlines) {
   EXPECT_EQ(EscapeMarkdownCell("a|b\\c<d>e\nf\rg"), "a\\|b\\\\c&lt;d&gt;e f g");
 }

@@ -81,7 +81,8 @@ nlohmann::json SweepInfo::ToJson() const {
                           {"detail", cell.detail},
                           {"wall_s", cell.wall_s}});
   }
-  return {{"matrix_name", matrix_name},
+  return {{"schema_version", kSweepInfoSchemaVersion},
+          {"matrix_name", matrix_name},
           {"matrix_file", matrix_file},
           {"axes", std::move(axes_json)},
           {"cells", std::move(cells_json)}};
@@ -90,6 +91,14 @@ nlohmann::json SweepInfo::ToJson() const {
 absl::StatusOr<SweepInfo> SweepInfo::FromJson(const nlohmann::json& json_in) {
   if (!json_in.is_object()) return TypeError("(top level)", "an object");
   SweepInfo info;
+  if (auto it = json_in.find("schema_version"); it != json_in.end()) {
+    if (!it->is_number_integer() || it->get<int>() < 1) return TypeError("schema_version", "a positive integer");
+    if (it->get<int>() > kSweepInfoSchemaVersion) {
+      return absl::InvalidArgumentError(absl::StrCat("schema_version: ", it->get<int>(),
+                                                     " is newer than this gpuharness reads (",
+                                                     kSweepInfoSchemaVersion, ")"));
+    }
+  }
   if (auto s = ReadString(json_in, "matrix_name", "", info.matrix_name); !s.ok()) return s;
   if (auto s = ReadString(json_in, "matrix_file", "", info.matrix_file); !s.ok()) return s;
   if (auto it = json_in.find("axes"); it != json_in.end()) {

@@ -13,6 +13,10 @@
 
 namespace gh {
 
+// sweep.json's format version: written as "schema_version"; a file without one is version 1
+// (written before the field existed); a newer version than this one is refused.
+inline constexpr int kSweepInfoSchemaVersion = 1;
+
 struct SweepAxisInfo {
   std::string name;                 // "proto", "nccl"
   bool is_version = false;          // a version axis (rows of summary tables)

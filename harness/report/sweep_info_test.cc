@@ -53,5 +53,14 @@ TEST(SweepInfoTest, MissingOptionalFieldsAreDefaults) {
   EXPECT_EQ(info->cells[0].status, "");
 }
 
+TEST(SweepInfoTest, SchemaVersionIsWrittenAndChecked) {
+  EXPECT_EQ(SweepInfo{}.ToJson().at("schema_version"), kSweepInfoSchemaVersion);
+  EXPECT_TRUE(SweepInfo::FromJson(nlohmann::json::parse(R"({"schema_version": 1})")).ok());
+  absl::StatusOr<SweepInfo> newer = SweepInfo::FromJson(nlohmann::json::parse(R"({"schema_version": 2})"));
+  EXPECT_EQ(newer.status().message(), "schema_version: 2 is newer than this gpuharness reads (1)");
+  absl::StatusOr<SweepInfo> bad = SweepInfo::FromJson(nlohmann::json::parse(R"({"schema_version": "1"})"));
+  EXPECT_EQ(bad.status().message(), "schema_version: expected a positive integer");
+}
+
 }  // namespace
 }  // namespace gh

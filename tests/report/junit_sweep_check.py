@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""junit.xml of a real multi-cell sweep, read as CI reads it.
+
+Runs `gpuharness sweep` on the host backend over a matrix shaped like matrices/nccl_flags.yaml
+(axes that only set environment variables, so every cell has the same 4 points: mpi_p2p,
+mpi_put and nccl_p2p at f32 (nccl_p2p an expected skip on the host backend), mpi_p2p at i32), one axis value
+planting a broken MPI (its cell's points crash, unmet), then checks junit.xml:
+  - it validates against Jenkins xunit's junit-10.xsd (tests/report/junit-10.xsd), by xmllint;
+  - junitparser (a real consumer) reads it: every (classname, name) pair is distinct, one
+    testcase per cell x point, and the counts are summary.md's headline counts.
+Exit 77 (CTest's skip) when xmllint or junitparser is missing: scripts/setup.sh installs both.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpuharness", required=True)
+    parser.add_argument("--source", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    try:
+        import junitparser
+    except ImportError:
+        print("SKIP: the junitparser Python package is not installed (pip install junitparser; "
+              "scripts/setup.sh installs it)")
+        return SKIP
+    if shutil.which("xmllint") is None:
+        print("SKIP: xmllint is not installed (apt-get install libxml2-utils; scripts/setup.sh installs it)")
+        return SKIP
+
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    ring = os.path.join(args.source, "scenarios/ring_shift.yaml")
+    matrix = os.path.join(args.work, "flags.yaml")
+    with open(matrix, "w") as f:
+        f.write(f"""name: flags_like
+scenarios:
+  - file: {ring}
+    points: ["*/bytes=4K/dtype=f32/transport=*/np=2", "*/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"]
+defaults: {{launcher: mpirun, ranks: 2, backend: host, timeout: 2m}}
+axes:
+  - name: proto
+    values:
+      - {{label: Simple, env: {{NCCL_PROTO: Simple}}}}
+      - {{label: LL, env: {{NCCL_PROTO: LL}}}}
+      - {{label: broken, env: {{NCCL_PROTO: LL128, OMPI_MCA_pml: no_such_pml}}}}
+  - name: p2p
+    values:
+      - {{label: "on", env: {{NCCL_P2P_DISABLE: "0"}}}}
+      - {{label: "off", env: {{NCCL_P2P_DISABLE: "1"}}}}
+""")
+    out = os.path.join(args.work, "out")
+    run = subprocess.run([args.gpuharness, "sweep", matrix, "--out", out],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(run.stdout)
+    failures = []
+
+    def check(condition, what):
+        if not condition:
+            failures.append(what)
+            print("FAIL:", what)
+
+    check(run.returncode == 1, f"gpuharness sweep exits 1 (the broken cells), got {run.returncode}")
+    junit = os.path.join(out, "junit.xml")
+    schema = os.path.join(args.source, "tests/report/junit-10.xsd")
+    lint = subprocess.run(["xmllint", "--noout", "--schema", schema, junit],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(lint.stdout.strip())
+    check(lint.returncode == 0, "junit.xml validates against junit-10.xsd")
+
+    with open(os.path.join(out, "summary.md")) as f:
+        summary = f.read()
+    headline = re.search(r"\*\*(\d+) points \((\d+) trials\): ([^;*]*); (\d+) unmet expectations?", summary)
+    check(headline is not None, "summary.md has its headline")
+    if headline is None:
+        return 1
+    points, unmet = int(headline.group(1)), int(headline.group(4))
+    by_outcome = {name: int(n) for n, name in re.findall(r"(\d+) (\w+)", headline.group(3))}
+
+    xml = junitparser.JUnitXml.fromfile(junit)
+    cases = [case for suite in xml for case in suite]
+    ids = [(case.classname, case.name) for case in cases]
+    check(len(set(ids)) == len(ids), f"every (classname, name) is distinct: {len(set(ids))} of {len(ids)}")
+    check(len(cases) == points, f"one testcase per point: {len(cases)} testcases, summary.md {points} points")
+    check(points == 6 * 4, f"6 cells x 4 points, got {points}")
+    failed = [c for c in cases if any(isinstance(r, junitparser.Failure) for r in c.result)]
+    errored = [c for c in cases if any(isinstance(r, junitparser.Error) for r in c.result)]
+    skipped = [c for c in cases if any(isinstance(r, junitparser.Skipped) for r in c.result)]
+    check(len(failed) == unmet == 8, f"failures {len(failed)} = summary.md's unmet {unmet} = 8 (2 broken cells x 4)")
+    check(not errored, f"no <error>: {len(errored)}")
+    check(len(skipped) == by_outcome.get("skip", 0) == 4,
+          f"skipped {len(skipped)} = summary.md's skips {by_outcome.get('skip', 0)} = 4")
+    suite = next(iter(xml))
+    check((suite.tests, suite.failures, suite.skipped) == (points, unmet, len(skipped)),
+          f"<testsuite> counts {(suite.tests, suite.failures, suite.skipped)}")
+    check(all(c.classname.startswith("gpuharness.flags_like.p2p=") for c in cases),
+          "classnames carry the matrix and the cell")
+    check(("gpuharness.flags_like.p2p=off,proto=broken",
+           "ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2") in ids, "the broken cell's point by its id")
+    check(all(c.classname.endswith("proto=broken") for c in failed), "only the broken cells fail")
+    print(f"junit.xml: {len(cases)} testcases, {len(set(ids))} distinct ids, {len(failed)} failures, "
+          f"{len(skipped)} skipped; xmllint --schema junit-10.xsd: {'valid' if lint.returncode == 0 else 'INVALID'}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
