@@ -102,9 +102,10 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
 
 absl::Status UnknownEnumNameError(std::string_view what, std::string_view name,
                                   const std::vector<std::string>& choices) {
-  return absl::InvalidArgumentError(absl::StrCat("unknown ", what, " '", name,
-                                                 "' (expected one of ", absl::StrJoin(choices, ", "),
-                                                 ")"));
+  const std::string expected = absl::StrJoin(choices, ", ");
+  return absl::InvalidArgumentError(absl::StrCat("unknown ", std::string(what), " '",
+                                                 std::string(name), "' (expected one of ",
+                                                 expected, ")"));
 }
 
 ParamsBuilder& ParamsBuilder::Add(std::string name, ParamType type, ParamValue default_value,
