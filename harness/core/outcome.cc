@@ -35,6 +35,38 @@ absl::StatusOr<Outcome> ParseOutcome(std::string_view name) {
       "unknown outcome '", std::string(name), "' (expected one of pass, skip, fail, error, timeout, crash)"));
 }
 
+namespace {
+RankOutcome Ending(Outcome outcome, std::string signature, std::string step) {
+  RankOutcome out;
+  out.outcome = outcome;
+  out.signature = std::move(signature);
+  out.step = std::move(step);
+  return out;
+}
+PointOutcome PointEnding(Outcome outcome, std::string signature) {
+  PointOutcome out;
+  out.outcome = outcome;
+  out.signature = std::move(signature);
+  return out;
+}
+}  // namespace
+
+RankOutcome RankOutcome::Skip(std::string reason) {
+  return Ending(Outcome::kSkip, std::move(reason), "");
+}
+RankOutcome RankOutcome::Error(std::string signature, std::string step) {
+  return Ending(Outcome::kError, std::move(signature), std::move(step));
+}
+RankOutcome RankOutcome::Fail(std::string signature, std::string step) {
+  return Ending(Outcome::kFail, std::move(signature), std::move(step));
+}
+PointOutcome PointOutcome::Skip(std::string reason) {
+  return PointEnding(Outcome::kSkip, std::move(reason));
+}
+PointOutcome PointOutcome::Error(std::string signature) {
+  return PointEnding(Outcome::kError, std::move(signature));
+}
+
 PointOutcome ReduceRankOutcomes(std::vector<RankOutcome> ranks) {
   PointOutcome point;
   std::stable_sort(ranks.begin(), ranks.end(),

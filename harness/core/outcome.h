@@ -38,6 +38,14 @@ struct RankOutcome {
   std::vector<Metric> metrics;       // rank-local measurements
   // The last lines of a command's output when it did not pass (kind exec); "" otherwise.
   std::string output_tail;
+
+  // The named ways a scenario ends other than a plain pass (the runtime fills in rank, host
+  // and device). Skip: the point cannot run here, `reason` is the signature. Error: a call
+  // failed, `signature` names it ("ncclSystemError: ..."), `step` where ("" leaves it unset).
+  // Fail: the data were wrong, `signature` says how.
+  static RankOutcome Skip(std::string reason);
+  static RankOutcome Error(std::string signature, std::string step = "");
+  static RankOutcome Fail(std::string signature, std::string step = "");
 };
 
 // A point × trial reduced over ranks (on rank 0).
@@ -46,6 +54,10 @@ struct PointOutcome {
   std::string signature;          // the most severe ranks' signature, e.g. "wrong data on ranks 1,3"
   std::vector<RankOutcome> ranks; // every rank, ordered by rank
   std::vector<Metric> metrics;    // point-level metrics (rank 0's or reduced)
+
+  // A point that ended before any rank ran it: skipped for `reason`, or an error `signature`.
+  static PointOutcome Skip(std::string reason);
+  static PointOutcome Error(std::string signature);
 };
 
 // Reduces per-rank outcomes: the most severe outcome wins; the signature names the ranks that

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace gh {
 namespace {
@@ -97,6 +98,25 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
   }
   if (number > kLimit) return too_large();
   return static_cast<int64_t>(number);
+}
+
+absl::Status UnknownEnumNameError(std::string_view what, std::string_view name,
+                                  const std::vector<std::string>& choices) {
+  const std::string expected = absl::StrJoin(choices, ", ");
+  return absl::InvalidArgumentError(absl::StrCat("unknown ", std::string(what), " '",
+                                                 std::string(name), "' (expected one of ",
+                                                 expected, ")"));
+}
+
+ParamsBuilder& ParamsBuilder::Add(std::string name, ParamType type, ParamValue default_value,
+                                  std::string help) {
+  ParamDef def;
+  def.name = std::move(name);
+  def.type = type;
+  def.default_value = std::move(default_value);
+  def.help = std::move(help);
+  params_.push_back(std::move(def));
+  return *this;
 }
 
 }  // namespace gh

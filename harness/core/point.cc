@@ -53,6 +53,12 @@ bool Point::GetBool(std::string_view name) const {
   return *v;
 }
 
+void Point::DieUnknownEnumName(std::string_view name, const std::string& value,
+                               const std::vector<std::string>& choices) const {
+  Die(*this, name, absl::StrCat("has value '", value, "', which its enum does not name (",
+                                absl::StrJoin(choices, ", "), ")"));
+}
+
 const std::string& Point::GetString(std::string_view name) const {
   const PointParam& p = Lookup(*this, name);
   const auto* v = std::get_if<std::string>(&p.value);

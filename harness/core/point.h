@@ -4,6 +4,7 @@
 #define GPUHARNESS_CORE_POINT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +34,20 @@ struct Point {
   double GetFloat(std::string_view name) const;
   bool GetBool(std::string_view name) const;
   const std::string& GetString(std::string_view name) const;  // kString and kEnum
+  // A kEnum parameter as its enum, through E's name table (param.h). A name the table lacks
+  // is a programming error (the choices were declared from another list): it aborts naming
+  // the point, the parameter, the value and the table's names. Never a default.
+  template <NamedEnum E>
+  E GetEnum(std::string_view name) const {
+    const std::string& text = GetString(name);
+    if (std::optional<E> value = EnumFromName<E>(text)) return *value;
+    DieUnknownEnumName(name, text, EnumChoices<E>());
+  }
   std::string Format(std::string_view name) const;  // as written in the point name
+
+ private:
+  [[noreturn]] void DieUnknownEnumName(std::string_view name, const std::string& value,
+                                       const std::vector<std::string>& choices) const;
 };
 
 // Largest number of points one scenario may expand to; more is an error naming the axes.

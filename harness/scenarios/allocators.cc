@@ -10,19 +10,6 @@
 namespace gh {
 namespace {
 
-struct AllocatorNameEntry {
-  AllocatorKind kind;
-  std::string_view name;
-};
-constexpr AllocatorNameEntry kAllocatorNames[] = {
-    {AllocatorKind::kMalloc, "malloc"},
-    {AllocatorKind::kArena, "arena"},
-    {AllocatorKind::kCudaMalloc, "cuda_malloc"},
-    {AllocatorKind::kCudaMallocAsync, "cuda_malloc_async"},
-    {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"},
-    {AllocatorKind::kVmm, "vmm"},
-};
-
 // Host blocks start page-aligned (as device allocations start at least 4 KiB-aligned), or at
 // the arena's alignment when that is larger, so the placement alone decides the alignment.
 constexpr int64_t kHostBlockAlignment = 4096;
@@ -48,14 +35,14 @@ class HostAllocation : public Allocation {
 
 std::string AllocatorName(AllocatorKind kind) {
   for (const auto& entry : kAllocatorNames) {
-    if (entry.kind == kind) return std::string(entry.name);
+    if (entry.value == kind) return std::string(entry.name);
   }
   return "unknown";
 }
 
 absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name) {
   for (const auto& entry : kAllocatorNames) {
-    if (entry.name == name) return entry.kind;
+    if (entry.name == name) return entry.value;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown allocator '", std::string(name), "' (expected one of ",
                                                  absl::StrJoin(AllAllocatorNames(), ", "), ")"));

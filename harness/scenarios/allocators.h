@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/param.h"
 #include "harness/core/registry.h"
 
 typedef struct CUstream_st* cudaStream_t;
@@ -26,6 +28,17 @@ typedef struct CUstream_st* cudaStream_t;
 namespace gh {
 
 enum class AllocatorKind { kMalloc, kArena, kCudaMalloc, kCudaMallocAsync, kNcclMemAlloc, kVmm };
+inline constexpr EnumName<AllocatorKind> kAllocatorNames[] = {
+    {AllocatorKind::kMalloc, "malloc"},
+    {AllocatorKind::kArena, "arena"},
+    {AllocatorKind::kCudaMalloc, "cuda_malloc"},
+    {AllocatorKind::kCudaMallocAsync, "cuda_malloc_async"},
+    {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"},
+    {AllocatorKind::kVmm, "vmm"},
+};
+constexpr std::span<const EnumName<AllocatorKind>> EnumNames(AllocatorKind) {
+  return kAllocatorNames;
+}
 
 // "malloc", "arena", "cuda_malloc", "cuda_malloc_async", "nccl_mem_alloc", "vmm".
 std::string AllocatorName(AllocatorKind kind);

@@ -92,14 +92,6 @@ void Release(Buffers& b) {
   cudaFreeHost(b.pinned);
 }
 
-RankOutcome ErrorOutcome(const std::string& signature, const char* step) {
-  RankOutcome out;
-  out.outcome = Outcome::kError;
-  out.signature = signature;
-  out.step = step;
-  return out;
-}
-
 }  // namespace
 
 RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
@@ -132,7 +124,7 @@ RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
   if (ok) ok = setup.Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "setup");
   if (!ok) {
     Release(b);
-    return ErrorOutcome(setup.first(), "setup");
+    return RankOutcome::Error(setup.first(), "setup");
   }
   b.pageable.resize(n);
   for (size_t i = 0; i < n; ++i) b.pinned[i] = b.pageable[i] = static_cast<int>(i) + 1;
@@ -251,28 +243,23 @@ RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
   }
   Release(b);
 
-  RankOutcome out;
-  out.metrics = {{"swallowed_ops", static_cast<double>(swallowed), "count"},
-                 {"duplicated_ops", static_cast<double>(duplicated), "count"},
-                 {"refused_ops", static_cast<double>(refused_ops), "count"},
-                 {"failed_calls", static_cast<double>(calls.failures()), "count"},
-                 {"capture_ms", capture_ms, "ms"}};
   std::string lost;
   if (swallowed > 0) lost = "swallowed " + std::to_string(swallowed) + "/" + std::to_string(m);
   if (duplicated > 0) {
     lost += (lost.empty() ? "" : ", ") + std::string("duplicated ") + std::to_string(duplicated) +
             "/" + std::to_string(m);
   }
+  RankOutcome out;
   if (calls.failures() > 0) {
-    out.outcome = Outcome::kError;
-    out.signature = calls.first();
-    if (!lost.empty()) out.signature += "; " + lost;
-    out.step = "capture race";
+    out = RankOutcome::Error(calls.first() + (lost.empty() ? "" : "; " + lost), "capture race");
   } else if (!lost.empty()) {
-    out.outcome = Outcome::kFail;
-    out.signature = lost;
-    out.step = "verify";
+    out = RankOutcome::Fail(lost, "verify");
   }
+  out.metrics = {{"swallowed_ops", static_cast<double>(swallowed), "count"},
+                 {"duplicated_ops", static_cast<double>(duplicated), "count"},
+                 {"refused_ops", static_cast<double>(refused_ops), "count"},
+                 {"failed_calls", static_cast<double>(calls.failures()), "count"},
+                 {"capture_ms", capture_ms, "ms"}};
   return out;
 }
 

@@ -102,11 +102,7 @@ std::string ReadFile(const std::string& path) {
 }
 
 RankOutcome ErrorOutcome(std::string signature) {
-  RankOutcome r;
-  r.outcome = Outcome::kError;
-  r.signature = std::move(signature);
-  r.step = "exec";
-  return r;
+  return RankOutcome::Error(std::move(signature), "exec");
 }
 
 class Exec : public Scenario {
@@ -232,15 +228,6 @@ class Exec : public Scenario {
 #endif
 };
 
-ParamDef StringParam(const char* name, const char* help) {
-  ParamDef def;
-  def.name = name;
-  def.type = ParamType::kString;
-  def.default_value = std::string();
-  def.help = help;
-  return def;
-}
-
 KindInfo DescribeExec() {
   KindInfo info;
   info.name = "exec";
@@ -249,23 +236,17 @@ KindInfo DescribeExec() {
       "its own process group, logs its output to DIR/logs/<point>/rank<r>.log, kills the group "
       "at the timeout, and classifies the end by the block's rules (skip lines, signature "
       "regexes, signal, exit status, required lines).";
-  info.params.push_back(StringParam(
-      "flags", "free text for the command, as {flags} (e.g. XLA_FLAGS values); an axis of flag sets"));
-  info.params.push_back(StringParam(
-      "variant", "free text for the command, as {variant} (e.g. which algorithm or program)"));
-  ParamDef size;
-  size.name = "size";
-  size.type = ParamType::kBytes;
-  size.default_value = int64_t{0};
-  size.min = 0;
-  size.help = "a size for the command, as {size} (bytes, written 4096, 4K, 1M)";
-  info.params.push_back(std::move(size));
-  ParamDef count;
-  count.name = "count";
-  count.type = ParamType::kInt;
-  count.default_value = int64_t{0};
-  count.help = "a number for the command, as {count} (e.g. elements per device)";
-  info.params.push_back(std::move(count));
+  info.params =
+      ParamsBuilder()
+          .String("flags", "",
+                  "free text for the command, as {flags} (e.g. XLA_FLAGS values); an axis of "
+                  "flag sets")
+          .String("variant", "",
+                  "free text for the command, as {variant} (e.g. which algorithm or program)")
+          .Bytes("size", 0, "a size for the command, as {size} (bytes, written 4096, 4K, 1M)")
+          .Min(0)
+          .Int("count", 0, "a number for the command, as {count} (e.g. elements per device)")
+          .Build();
   info.backends.push_back(Backend::kHost);
 #if defined(GH_HAVE_CUDA)
   info.backends.push_back(Backend::kCuda);

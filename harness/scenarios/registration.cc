@@ -8,18 +8,6 @@
 namespace gh {
 namespace {
 
-struct RegistrationNameEntry {
-  RegistrationKind kind;
-  std::string_view name;
-};
-constexpr RegistrationNameEntry kRegistrationNames[] = {
-    {RegistrationKind::kNone, "none"},
-    {RegistrationKind::kNcclRegister, "nccl_register"},
-    {RegistrationKind::kWindow, "window"},
-    {RegistrationKind::kWindowSymmetric, "window_symmetric"},
-    {RegistrationKind::kMpiWindow, "mpi_window"},
-};
-
 class NoRegistration : public Registration {
  public:
   NoRegistration() { kind_ = RegistrationKind::kNone; }
@@ -46,14 +34,14 @@ class MpiWindowRegistration : public Registration {
 
 std::string RegistrationName(RegistrationKind kind) {
   for (const auto& entry : kRegistrationNames) {
-    if (entry.kind == kind) return std::string(entry.name);
+    if (entry.value == kind) return std::string(entry.name);
   }
   return "unknown";
 }
 
 absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name) {
   for (const auto& entry : kRegistrationNames) {
-    if (entry.name == name) return entry.kind;
+    if (entry.name == name) return entry.value;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown registration '", std::string(name),
                                                  "' (expected one of ",

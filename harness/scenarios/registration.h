@@ -14,11 +14,13 @@
 #include <mpi.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/scenarios/allocators.h"
 
@@ -29,6 +31,16 @@ typedef struct ncclWindow_vidmem* ncclWindow_t;
 namespace gh {
 
 enum class RegistrationKind { kNone, kNcclRegister, kWindow, kWindowSymmetric, kMpiWindow };
+inline constexpr EnumName<RegistrationKind> kRegistrationNames[] = {
+    {RegistrationKind::kNone, "none"},
+    {RegistrationKind::kNcclRegister, "nccl_register"},
+    {RegistrationKind::kWindow, "window"},
+    {RegistrationKind::kWindowSymmetric, "window_symmetric"},
+    {RegistrationKind::kMpiWindow, "mpi_window"},
+};
+constexpr std::span<const EnumName<RegistrationKind>> EnumNames(RegistrationKind) {
+  return kRegistrationNames;
+}
 
 std::string RegistrationName(RegistrationKind kind);
 absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name);

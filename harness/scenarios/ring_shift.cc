@@ -1,5 +1,6 @@
 // ring_shift: registration, parameters, and the host backend (CPU memory, MPI transports).
-// The cuda backend lives in ring_shift_cuda.cu / ring_shift_nccl_cuda.cc; Run() dispatches.
+// The cuda backend lives in ring_shift_nccl_cuda.cc (kernels in ring_shift_kernels.cu) and
+// ring_shift_device_cuda.cc (nccl_device); Run() dispatches.
 //
 // Host data: each element's bits are PatternBits(rank, index, seed) cut to the dtype's width,
 // the seed distinct per trial and iteration. Before the final, verified exchange the receive
@@ -48,42 +49,21 @@ int DtypeSize(RingDtype dtype) {
 
 namespace {
 
-constexpr char kTransportAuto[] = "auto";
-constexpr char kTransportMpiP2p[] = "mpi_p2p";
-constexpr char kTransportMpiPut[] = "mpi_put";
-constexpr char kTransportNcclP2p[] = "nccl_p2p";
-constexpr char kTransportNcclDevice[] = "nccl_device";  // ring_shift_device.h
 // MPI counts are ints: larger blocks move in chunks of this many bytes.
 constexpr int64_t kMaxChunkBytes = int64_t{1} << 30;
 constexpr int kExchangeTag = 4242;
-
-RingDtype ParseDtype(const std::string& name) {
-  if (name == "bf16") return RingDtype::kBF16;
-  if (name == "i32") return RingDtype::kI32;
-  if (name == "f64") return RingDtype::kF64;
-  return RingDtype::kF32;  // the loader admits only the declared choices
-}
-
-RingFault ParseFault(const std::string& name) {
-  if (name == "corrupt_element") return RingFault::kCorruptElement;
-  if (name == "stale_block") return RingFault::kStaleBlock;
-  if (name == "partial_write") return RingFault::kPartialWrite;
-  if (name == "stall") return RingFault::kStall;
-  if (name == "crash") return RingFault::kCrash;
-  if (name == "device_fault") return RingFault::kDeviceFault;
-  return RingFault::kNone;
-}
 
 RingShiftParams ParamsFor(const PointContext& ctx) {
   const Point& point = ctx.point();
   RingShiftParams params;
   params.bytes = point.GetInt("bytes");
-  params.dtype = ParseDtype(point.GetString("dtype"));
-  params.transport = point.GetString("transport");
-  if (params.transport == kTransportAuto) {
-    params.transport = ctx.backend() == Backend::kCuda ? kTransportNcclP2p : kTransportMpiP2p;
+  params.dtype = point.GetEnum<RingDtype>("dtype");
+  params.transport = point.GetEnum<RingTransport>("transport");
+  if (params.transport == RingTransport::kAuto) {
+    params.transport =
+        ctx.backend() == Backend::kCuda ? RingTransport::kNcclP2p : RingTransport::kMpiP2p;
   }
-  params.fault = ParseFault(point.GetString("fault"));
+  params.fault = point.GetEnum<RingFault>("fault");
   params.fault_rank =
       static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
   return params;
@@ -149,7 +129,7 @@ class RingShiftHost {
         nranks_(ctx.nranks()), right_((ctx.rank() + 1) % ctx.nranks()),
         left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
         count_(params.count()), bytes_(params.count() * DtypeSize(params.dtype)),
-        put_(params.transport == kTransportMpiPut) {}
+        put_(params.transport == RingTransport::kMpiPut) {}
 
   ~RingShiftHost() {
     if (window_ != MPI_WIN_NULL && window_healthy_) MPI_Win_free(&window_);
@@ -160,11 +140,7 @@ class RingShiftHost {
     out.rank = rank_;
     const int rc = RunSteps(out);
     if (rc != MPI_SUCCESS) {
-      out.outcome = Outcome::kError;
-      out.signature = MpiErrorSignature(rc);
-      out.step = step_;
-      out.mismatch.reset();
-      out.metrics.clear();
+      out = RankOutcome::Error(MpiErrorSignature(rc), step_);
       window_healthy_ = false;  // freeing is collective; peers may be stuck elsewhere
     }
     return out;
@@ -299,10 +275,12 @@ class RingShiftHost {
       out.outcome = Outcome::kPass;
       return MPI_SUCCESS;
     }
-    out.outcome = Outcome::kFail;
-    out.step = "verify";
-    out.signature = absl::StrFormat("%d of %d elements wrong, first at %d", mismatch.wrong_elements,
-                                    mismatch.checked_elements, mismatch.first_index);
+    std::vector<Metric> metrics = std::move(out.metrics);
+    out = RankOutcome::Fail(absl::StrFormat("%d of %d elements wrong, first at %d",
+                                            mismatch.wrong_elements, mismatch.checked_elements,
+                                            mismatch.first_index),
+                            "verify");
+    out.metrics = std::move(metrics);
     out.mismatch = std::move(mismatch);
     return MPI_SUCCESS;
   }
@@ -320,53 +298,35 @@ class RingShiftHost {
   const char* step_ = "setup";
 };
 
-RankOutcome Skip(const PointContext& ctx, std::string reason) {
-  RankOutcome out;
-  out.rank = ctx.rank();
-  out.outcome = Outcome::kSkip;
-  out.signature = std::move(reason);
-  return out;
-}
-
 class RingShift : public Scenario {
  public:
   RankOutcome Run(PointContext& ctx) override {
     const RingShiftParams params = ParamsFor(ctx);
     const bool host_transport =
-        params.transport == kTransportMpiP2p || params.transport == kTransportMpiPut;
+        params.transport == RingTransport::kMpiP2p || params.transport == RingTransport::kMpiPut;
+    const std::string transport(EnumToName(params.transport));
     if (ctx.backend() == Backend::kCuda) {
       if (host_transport) {
-        return Skip(ctx, absl::StrCat("transport ", params.transport, " runs on the host backend"));
+        return RankOutcome::Skip(absl::StrCat("transport ", transport, " runs on the host backend"));
       }
 #if defined(GH_HAVE_CUDA)
-      if (params.transport == kTransportNcclDevice) return RunRingShiftDeviceCuda(ctx, params);
+      if (params.transport == RingTransport::kNcclDevice) return RunRingShiftDeviceCuda(ctx, params);
       return RunRingShiftCuda(ctx, params);
 #endif
     }
     if (!host_transport) {
-      return Skip(ctx, absl::StrCat("transport ", params.transport, " needs the cuda backend"));
+      return RankOutcome::Skip(absl::StrCat("transport ", transport, " needs the cuda backend"));
     }
     if (params.fault == RingFault::kDeviceFault) {
-      return Skip(ctx, "fault device_fault needs the cuda backend");
+      return RankOutcome::Skip("fault device_fault needs the cuda backend");
     }
     if (params.count() == 0) {
-      return Skip(ctx, absl::StrCat("bytes=", params.bytes, " holds no whole ",
-                                    ctx.point().GetString("dtype"), " element"));
+      return RankOutcome::Skip(absl::StrCat("bytes=", params.bytes, " holds no whole ",
+                                            EnumToName(params.dtype), " element"));
     }
     return RingShiftHost(ctx, params).Run();
   }
 };
-
-ParamDef EnumParam(std::string name, std::string default_value, std::vector<std::string> choices,
-                   std::string help) {
-  ParamDef def;
-  def.name = std::move(name);
-  def.type = ParamType::kEnum;
-  def.default_value = std::move(default_value);
-  def.choices = std::move(choices);
-  def.help = std::move(help);
-  return def;
-}
 
 KindInfo DescribeRingShift() {
   KindInfo info;
@@ -375,38 +335,25 @@ KindInfo DescribeRingShift() {
       "Every rank writes its block into its right neighbour's output and checks, element by "
       "element, that it holds its left neighbour's block (warm-up, timed iterations, then one "
       "verified exchange into a poisoned buffer).";
-  ParamDef bytes;
-  bytes.name = "bytes";
-  bytes.type = ParamType::kBytes;
-  bytes.default_value = int64_t{1} << 20;
-  bytes.min = 4;
-  bytes.max = static_cast<double>(int64_t{16} << 30);
-  bytes.help = "per-rank block size, rounded down to whole elements";
-  info.params.push_back(std::move(bytes));
-  info.params.push_back(EnumParam("dtype", "f32", {"f32", "bf16", "i32", "f64"},
-                                  "element type: the pattern is cut to its width and compared "
-                                  "bitwise"));
-  info.params.push_back(EnumParam(
-      "transport", kTransportAuto, {kTransportAuto, kTransportMpiP2p, kTransportMpiPut, kTransportNcclP2p,
-       kTransportNcclDevice},
-      "auto = mpi_p2p on host, nccl_p2p on cuda; mpi_p2p = MPI_Sendrecv, mpi_put = MPI_Put into "
-      "the neighbour's window (host); nccl_p2p = grouped ncclSend/ncclRecv (cuda); nccl_device = "
-      "each rank's kernel stores into the right neighbour's symmetric window (NCCL device API, "
-      "cuda); a transport "
-      "of the other backend is a skip"));
-  info.params.push_back(EnumParam(
-      "fault", "none",
-      {"none", "corrupt_element", "stale_block", "partial_write", "stall", "crash", "device_fault"},
-      "harness self-test: inject a fault on fault_rank (wrong element, stale data, half a "
-      "block, a stall past the timeout, SIGSEGV, an illegal address on the GPU after the "
-      "exchange: cuda only)"));
-  ParamDef fault_rank;
-  fault_rank.name = "fault_rank";
-  fault_rank.type = ParamType::kInt;
-  fault_rank.default_value = int64_t{1};
-  fault_rank.min = 0;
-  fault_rank.help = "the rank that shows the fault (clamped to nranks-1)";
-  info.params.push_back(std::move(fault_rank));
+  info.params =
+      ParamsBuilder()
+          .Bytes("bytes", int64_t{1} << 20, "per-rank block size, rounded down to whole elements")
+          .Range(4, static_cast<double>(int64_t{16} << 30))
+          .Enum("dtype", RingDtype::kF32,
+                "element type: the pattern is cut to its width and compared bitwise")
+          .Enum("transport", RingTransport::kAuto,
+                "auto = mpi_p2p on host, nccl_p2p on cuda; mpi_p2p = MPI_Sendrecv, mpi_put = "
+                "MPI_Put into the neighbour's window (host); nccl_p2p = grouped "
+                "ncclSend/ncclRecv (cuda); nccl_device = each rank's kernel stores into the "
+                "right neighbour's symmetric window (NCCL device API, cuda); a transport of the "
+                "other backend is a skip")
+          .Enum("fault", RingFault::kNone,
+                "harness self-test: inject a fault on fault_rank (wrong element, stale data, "
+                "half a block, a stall past the timeout, SIGSEGV, an illegal address on the GPU "
+                "after the exchange: cuda only)")
+          .Int("fault_rank", 1, "the rank that shows the fault (clamped to nranks-1)")
+          .Min(0)
+          .Build();
   info.backends.push_back(Backend::kHost);
 #if defined(GH_HAVE_CUDA)
   info.backends.push_back(Backend::kCuda);

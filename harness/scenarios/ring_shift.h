@@ -1,20 +1,37 @@
 // ring_shift: every rank writes its block into its right neighbour's output and checks,
 // element by element, that it holds its left neighbour's block. Shared by the host
-// implementation (ring_shift.cc, MPI) and the cuda one (ring_shift_cuda.cu, NCCL).
+// implementation (ring_shift.cc, MPI) and the cuda one (ring_shift_nccl_cuda.cc, NCCL).
 #ifndef GPUHARNESS_SCENARIOS_RING_SHIFT_H_
 #define GPUHARNESS_SCENARIOS_RING_SHIFT_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "harness/core/outcome.h"
+#include "harness/core/param.h"
 
 namespace gh {
 
 class PointContext;
 
 enum class RingDtype { kF32, kBF16, kI32, kF64 };
+inline constexpr EnumName<RingDtype> kRingDtypeNames[] = {
+    {RingDtype::kF32, "f32"}, {RingDtype::kBF16, "bf16"}, {RingDtype::kI32, "i32"},
+    {RingDtype::kF64, "f64"}};
+constexpr std::span<const EnumName<RingDtype>> EnumNames(RingDtype) { return kRingDtypeNames; }
 int DtypeSize(RingDtype dtype);
+
+// How blocks move: kAuto resolves per backend (mpi_p2p on host, nccl_p2p on cuda); a transport
+// of the other backend is a skip.
+enum class RingTransport { kAuto, kMpiP2p, kMpiPut, kNcclP2p, kNcclDevice };
+inline constexpr EnumName<RingTransport> kRingTransportNames[] = {
+    {RingTransport::kAuto, "auto"},          {RingTransport::kMpiP2p, "mpi_p2p"},
+    {RingTransport::kMpiPut, "mpi_put"},     {RingTransport::kNcclP2p, "nccl_p2p"},
+    {RingTransport::kNcclDevice, "nccl_device"}};
+constexpr std::span<const EnumName<RingTransport>> EnumNames(RingTransport) {
+  return kRingTransportNames;
+}
 
 // Deliberate faults, for testing the harness itself (the `fault` parameter).
 enum class RingFault {
@@ -27,18 +44,27 @@ enum class RingFault {
   kDeviceFault,     // cuda: after the exchange fault_rank's kernel stores through a null
                     // pointer, a sticky cudaErrorIllegalAddress that ends its CUDA context
 };
+inline constexpr EnumName<RingFault> kRingFaultNames[] = {
+    {RingFault::kNone, "none"},
+    {RingFault::kCorruptElement, "corrupt_element"},
+    {RingFault::kStaleBlock, "stale_block"},
+    {RingFault::kPartialWrite, "partial_write"},
+    {RingFault::kStall, "stall"},
+    {RingFault::kCrash, "crash"},
+    {RingFault::kDeviceFault, "device_fault"}};
+constexpr std::span<const EnumName<RingFault>> EnumNames(RingFault) { return kRingFaultNames; }
 
 struct RingShiftParams {
   int64_t bytes = 0;      // per rank block, rounded down to whole elements
   RingDtype dtype = RingDtype::kF32;
-  std::string transport;  // mpi_p2p, mpi_put (host); nccl_p2p (cuda)
+  RingTransport transport = RingTransport::kAuto;  // never kAuto once read from a point
   RingFault fault = RingFault::kNone;
   int fault_rank = 0;
   int64_t count() const { return bytes / DtypeSize(dtype); }
 };
 
 #if defined(GH_HAVE_CUDA)
-// ring_shift_cuda.cu: NCCL grouped send/recv on the job's stream, timing with CUDA events.
+// ring_shift_nccl_cuda.cc: NCCL grouped send/recv on the job's stream, timing with CUDA events.
 RankOutcome RunRingShiftCuda(PointContext& ctx, const RingShiftParams& params);
 #endif
 

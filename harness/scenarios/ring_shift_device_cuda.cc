@@ -35,10 +35,11 @@ absl::Status CudaOk(cudaError_t e, std::string_view what) {
   return absl::InternalError(absl::StrCat(CudaErrorSignature(e), " (", std::string(what), ")"));
 }
 
+// Keeps what `out` measured so far, as the error record shows it.
 RankOutcome ErrorOutcome(RankOutcome out, const absl::Status& status) {
-  out.outcome = Outcome::kError;
-  out.signature = std::string(status.message());
-  return out;
+  RankOutcome error = RankOutcome::Error(std::string(status.message()));
+  error.metrics = std::move(out.metrics);
+  return error;
 }
 
 std::string HexBits(uint64_t bits, int width) {
@@ -114,9 +115,7 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   cudaStream_t stream = cuda->stream();
   ncclComm_t comm = cuda->nccl();
   if (comm == nullptr) {
-    out.outcome = Outcome::kError;
-    out.signature = "ncclCommAbort: communicator aborted by the watchdog";
-    return out;
+    return RankOutcome::Error("ncclCommAbort: communicator aborted by the watchdog");
   }
   const int element_bytes = DtypeSize(params.dtype);
   const int64_t count = params.count();
@@ -136,9 +135,7 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
           return ErrorOutcome(std::move(out), recreated);
         }
       }
-      out.outcome = Outcome::kSkip;
-      out.signature = std::string(lsa.status().message());
-      return out;
+      return RankOutcome::Skip(std::string(lsa.status().message()));
     }
     return ErrorOutcome(std::move(out), lsa.status());
   }

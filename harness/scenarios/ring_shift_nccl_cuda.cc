@@ -1,5 +1,5 @@
 // ring_shift on the cuda backend: device buffers, NCCL grouped send/recv on the job's stream,
-// CUDA-event timing, and verification on the device (kernels in ring_shift_cuda.cu).
+// CUDA-event timing, and verification on the device (kernels in ring_shift_kernels.cu).
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
@@ -129,10 +129,10 @@ class RingShiftCuda {
     out.device = cuda_.device();
     absl::Status status = RunSteps(out);
     if (!status.ok()) {
-      out.outcome = Outcome::kError;
-      out.signature = std::string(status.message());
-      out.step = step_;
-      out.mismatch.reset();
+      // Keeps the timings measured before the failing step.
+      RankOutcome error = RankOutcome::Error(std::string(status.message()), step_);
+      error.metrics = std::move(out.metrics);
+      out = std::move(error);
     }
     return out;
   }
@@ -291,12 +291,7 @@ class RingShiftCuda {
 
 RankOutcome RunRingShiftCuda(PointContext& ctx, const RingShiftParams& params) {
   if (ctx.cuda() == nullptr) {
-    RankOutcome out;
-    out.rank = ctx.rank();
-    out.outcome = Outcome::kError;
-    out.signature = "internal: cuda backend without the job's CUDA resources";
-    out.step = "setup";
-    return out;
+    return RankOutcome::Error("internal: cuda backend without the job's CUDA resources", "setup");
   }
   return RingShiftCuda(ctx, params).Run();
 }

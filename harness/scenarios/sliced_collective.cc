@@ -18,16 +18,6 @@
 namespace gh {
 namespace {
 
-constexpr std::string_view kCollectiveNames[] = {"ring_shift", "all_gather", "all_reduce",
-                                                 "ring_shift_device"};
-
-SlicedCollectiveOp ParseOp(const std::string& name) {
-  for (int i = 0; i < 4; ++i) {
-    if (kCollectiveNames[i] == name) return static_cast<SlicedCollectiveOp>(i);
-  }
-  return SlicedCollectiveOp::kRingShift;  // unreachable: the loader checked the choices
-}
-
 // Every rank learns whether any rank failed a step; a collective must not start on some ranks
 // only. Returns the number of ranks that failed.
 int CountFailedRanks(bool failed, MPI_Comm comm) {
@@ -90,11 +80,11 @@ std::string HostCollective(const SlicedCollectiveParams& params, const float* op
   return rc == MPI_SUCCESS ? "" : MpiErrorSignature(rc);
 }
 
+// Keeps what `out` measured so far, as the error record shows it.
 RankOutcome ErrorAt(RankOutcome out, const char* step, std::string signature) {
-  out.outcome = Outcome::kError;
-  out.step = step;
-  out.signature = std::move(signature);
-  return out;
+  RankOutcome error = RankOutcome::Error(std::move(signature), step);
+  error.metrics = std::move(out.metrics);
+  return error;
 }
 
 KindInfo DescribeSlicedCollective();
@@ -104,11 +94,7 @@ class SlicedCollectiveScenario : public Scenario {
   RankOutcome Run(PointContext& ctx) override {
     SlicedCollectiveParams params = SlicedCollectiveParamsFromPoint(ctx.point());
     if (auto reason = SlicedCollectiveSkipReason(params, ctx.backend())) {
-      RankOutcome out;
-      out.rank = ctx.rank();
-      out.outcome = Outcome::kSkip;
-      out.signature = *reason;
-      return out;
+      return RankOutcome::Skip(*std::move(reason));
     }
 #if defined(GH_HAVE_CUDA)
     if (ctx.backend() == Backend::kCuda) return RunSlicedCollectiveCuda(ctx, params);
@@ -119,9 +105,7 @@ class SlicedCollectiveScenario : public Scenario {
 
 }  // namespace
 
-std::string SlicedCollectiveOpName(SlicedCollectiveOp op) {
-  return std::string(kCollectiveNames[static_cast<int>(op)]);
-}
+std::string SlicedCollectiveOpName(SlicedCollectiveOp op) { return std::string(EnumToName(op)); }
 
 int64_t SlicedCollectiveParams::output_count(int nranks) const {
   return collective == SlicedCollectiveOp::kAllGather ? count() * nranks : count();
@@ -134,18 +118,14 @@ SlicedCollectiveParams SlicedCollectiveParamsFromPoint(const Point& point) {
   p.inner = point.GetInt("inner");
   p.begin = point.GetInt("begin");
   p.end = point.GetInt("end");
-  p.slice = point.GetString("slice") == "dynamic" ? SliceMode::kDynamic : SliceMode::kStatic;
+  p.slice = point.GetEnum<SliceMode>("slice");
   p.dynamic_stride = point.GetInt("dynamic_stride");
-  p.allocator.kind = ParseAllocator(point.GetString("allocator")).value_or(AllocatorKind::kMalloc);
+  p.allocator.kind = point.GetEnum<AllocatorKind>("allocator");
   p.allocator.alignment = point.GetInt("alignment");
   p.allocator.offset = point.GetInt("offset");
-  p.registration =
-      ParseRegistration(point.GetString("registration")).value_or(RegistrationKind::kNone);
-  p.collective = ParseOp(point.GetString("collective"));
-  const std::string& fault = point.GetString("fault");
-  p.fault = fault == "corrupt_element" ? SlicedFault::kCorruptElement
-            : fault == "wrong_slice"   ? SlicedFault::kWrongSlice
-                                       : SlicedFault::kNone;
+  p.registration = point.GetEnum<RegistrationKind>("registration");
+  p.collective = point.GetEnum<SlicedCollectiveOp>("collective");
+  p.fault = point.GetEnum<SlicedFault>("fault");
   p.fault_rank = static_cast<int>(point.GetInt("fault_rank"));
   return p;
 }
@@ -334,10 +314,9 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
   failure = SliceBoundsError(params, rank, nranks);
   if (CountFailedRanks(!failure.empty(), comm) > 0) {
     if (failure.empty()) {
-      out.outcome = Outcome::kSkip;
-      out.signature = "another rank's slice is out of bounds";
-      out.step = "slice";
-      return out;
+      RankOutcome skip = RankOutcome::Skip("another rank's slice is out of bounds");
+      skip.step = "slice";
+      return skip;
     }
     return ErrorAt(std::move(out), "slice", failure);
   }
@@ -374,11 +353,12 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
   absl::Status released = producer.Release();
   released.Update(output.Release());
   if (mismatch) {
-    out.outcome = Outcome::kFail;
-    out.signature = absl::StrCat("wrong data: ", mismatch->wrong_elements, " of ",
-                                 mismatch->checked_elements, " elements");
-    out.mismatch = *mismatch;
-    return out;
+    RankOutcome fail = RankOutcome::Fail(absl::StrCat("wrong data: ", mismatch->wrong_elements,
+                                                      " of ", mismatch->checked_elements,
+                                                      " elements"));
+    fail.metrics = std::move(out.metrics);
+    fail.mismatch = *mismatch;
+    return fail;
   }
   if (!released.ok()) return ErrorAt(std::move(out), "release", std::string(released.message()));
   out.outcome = Outcome::kPass;
@@ -394,31 +374,31 @@ KindInfo DescribeSlicedCollective() {
       "A collective whose operand is a static or dynamic row slice of a producer's output "
       "(GEMM on cuda), over an allocator x registration x collective matrix; every rank "
       "verifies element by element.";
-  std::vector<std::string> allocators = AllAllocatorNames();
-  std::vector<std::string> registrations = AllRegistrationNames();
-  info.params = {
-      {"rows", ParamType::kInt, int64_t{19}, "producer output rows", {}, 1, 1 << 20},
-      {"cols", ParamType::kInt, int64_t{256}, "producer output columns (f32)", {}, 1, 1 << 20},
-      {"inner", ParamType::kInt, int64_t{256}, "GEMM inner dimension", {}, 1, double(kMaxProducerInner)},
-      {"begin", ParamType::kInt, int64_t{0}, "first row of the slice", {}, 0, {}},
-      {"end", ParamType::kInt, int64_t{15}, "one past the slice's last row", {}, 1, {}},
-      {"slice", ParamType::kEnum, std::string("static"),
-       "static: offset fixed; dynamic: first row read from memory at run time", {"static", "dynamic"}, {}, {}},
-      {"dynamic_stride", ParamType::kInt, int64_t{0},
-       "dynamic slices: rank r's first row is begin + r * dynamic_stride", {}, 0, {}},
-      {"allocator", ParamType::kEnum, std::string("arena"),
-       "where the producer's output and the collective's output live", allocators, {}, {}},
-      {"alignment", ParamType::kBytes, int64_t{256}, "arena: pieces start at multiples of this", {}, 1, {}},
-      {"offset", ParamType::kBytes, int64_t{0},
-       "bytes before the producer's buffer in its allocation (arena: rounded up to alignment)", {}, 0, {}},
-      {"registration", ParamType::kEnum, std::string("none"),
-       "how the producer and output buffers are registered", registrations, {}, {}},
-      {"collective", ParamType::kEnum, std::string("ring_shift"), "the collective on the slice",
-       {"ring_shift", "all_gather", "all_reduce", "ring_shift_device"}, {}, {}},
-      {"fault", ParamType::kEnum, std::string("none"), "a deliberate fault, to test the harness",
-       {"none", "corrupt_element", "wrong_slice"}, {}, {}},
-      {"fault_rank", ParamType::kInt, int64_t{0}, "the rank that misbehaves", {}, 0, {}},
-  };
+  info.params =
+      ParamsBuilder()
+          .Int("rows", 19, "producer output rows").Range(1, 1 << 20)
+          .Int("cols", 256, "producer output columns (f32)").Range(1, 1 << 20)
+          .Int("inner", 256, "GEMM inner dimension").Range(1, double(kMaxProducerInner))
+          .Int("begin", 0, "first row of the slice").Min(0)
+          .Int("end", 15, "one past the slice's last row").Min(1)
+          .Enum("slice", SliceMode::kStatic,
+                "static: offset fixed; dynamic: first row read from memory at run time")
+          .Int("dynamic_stride", 0,
+               "dynamic slices: rank r's first row is begin + r * dynamic_stride")
+          .Min(0)
+          .Enum("allocator", AllocatorKind::kArena,
+                "where the producer's output and the collective's output live")
+          .Bytes("alignment", 256, "arena: pieces start at multiples of this").Min(1)
+          .Bytes("offset", 0,
+                 "bytes before the producer's buffer in its allocation (arena: rounded up to "
+                 "alignment)")
+          .Min(0)
+          .Enum("registration", RegistrationKind::kNone,
+                "how the producer and output buffers are registered")
+          .Enum("collective", SlicedCollectiveOp::kRingShift, "the collective on the slice")
+          .Enum("fault", SlicedFault::kNone, "a deliberate fault, to test the harness")
+          .Int("fault_rank", 0, "the rank that misbehaves").Min(0)
+          .Build();
   info.backends = {Backend::kHost};
 #if defined(GH_HAVE_CUDA)
   info.backends.push_back(Backend::kCuda);

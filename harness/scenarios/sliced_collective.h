@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
+#include "harness/core/param.h"
 #include "harness/core/point.h"
 #include "harness/scenarios/allocators.h"
 #include "harness/scenarios/registration.h"
@@ -25,10 +27,28 @@ namespace gh {
 class PointContext;
 
 enum class SliceMode { kStatic, kDynamic };
+inline constexpr EnumName<SliceMode> kSliceModeNames[] = {{SliceMode::kStatic, "static"},
+                                                          {SliceMode::kDynamic, "dynamic"}};
+constexpr std::span<const EnumName<SliceMode>> EnumNames(SliceMode) { return kSliceModeNames; }
+
 enum class SlicedCollectiveOp { kRingShift, kAllGather, kAllReduce, kRingShiftDevice };
+inline constexpr EnumName<SlicedCollectiveOp> kSlicedCollectiveOpNames[] = {
+    {SlicedCollectiveOp::kRingShift, "ring_shift"},
+    {SlicedCollectiveOp::kAllGather, "all_gather"},
+    {SlicedCollectiveOp::kAllReduce, "all_reduce"},
+    {SlicedCollectiveOp::kRingShiftDevice, "ring_shift_device"}};
+constexpr std::span<const EnumName<SlicedCollectiveOp>> EnumNames(SlicedCollectiveOp) {
+  return kSlicedCollectiveOpNames;
+}
+
 // Deliberate faults, for testing the harness: fault_rank flips one element of its output, or
 // sends rows one further down than the slice it was asked for.
 enum class SlicedFault { kNone, kCorruptElement, kWrongSlice };
+inline constexpr EnumName<SlicedFault> kSlicedFaultNames[] = {
+    {SlicedFault::kNone, "none"},
+    {SlicedFault::kCorruptElement, "corrupt_element"},
+    {SlicedFault::kWrongSlice, "wrong_slice"}};
+constexpr std::span<const EnumName<SlicedFault>> EnumNames(SlicedFault) { return kSlicedFaultNames; }
 
 std::string SlicedCollectiveOpName(SlicedCollectiveOp op);
 

@@ -60,11 +60,11 @@ absl::Status Gemm(const SlicedCollectiveParams& p, const float* a, const float* 
   return absl::OkStatus();
 }
 
+// Keeps what `out` measured so far, as the error record shows it.
 RankOutcome ErrorAt(RankOutcome out, const char* step, const absl::Status& status) {
-  out.outcome = Outcome::kError;
-  out.step = step;
-  out.signature = std::string(status.message());
-  return out;
+  RankOutcome error = RankOutcome::Error(std::string(status.message()), step);
+  error.metrics = std::move(out.metrics);
+  return error;
 }
 
 int CountFailedRanks(bool failed, MPI_Comm comm) {
@@ -83,9 +83,7 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
   cudaStream_t stream = cuda->stream();
   ncclComm_t comm = cuda->nccl();
   if (comm == nullptr) {
-    out.outcome = Outcome::kError;
-    out.signature = "ncclCommAbort: communicator aborted by the watchdog";
-    return out;
+    return RankOutcome::Error("ncclCommAbort: communicator aborted by the watchdog");
   }
   const int rank = ctx.rank(), nranks = ctx.nranks();
   const uint64_t seed = SlicedCollectiveSeed(ctx.point(), ctx.trial());
@@ -97,10 +95,9 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
   std::string bounds = SliceBoundsError(params, rank, nranks);
   if (CountFailedRanks(!bounds.empty(), ctx.comm()) > 0) {
     if (bounds.empty()) {
-      out.outcome = Outcome::kSkip;
-      out.step = "slice";
-      out.signature = "another rank's slice is out of bounds";
-      return out;
+      RankOutcome skip = RankOutcome::Skip("another rank's slice is out of bounds");
+      skip.step = "slice";
+      return skip;
     }
     return ErrorAt(std::move(out), "slice", absl::InternalError(bounds));
   }
@@ -199,9 +196,7 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
           released.Update(cuda->Recreate(ctx.comm()));
         }
         if (!released.ok()) return ErrorAt(std::move(out), "device_comm", released);
-        out.outcome = Outcome::kSkip;
-        out.signature = std::string(created.status().message());
-        return out;
+        return RankOutcome::Skip(std::string(created.status().message()));
       }
       return ErrorAt(std::move(out), "device_comm", created.status());
     }

@@ -24,18 +24,9 @@
 
 namespace gh {
 
-std::string_view EinsumVariantName(EinsumVariant variant) {
-  switch (variant) {
-    case EinsumVariant::kMonolithic: return "monolithic";
-    case EinsumVariant::kWindowed: return "windowed";
-    case EinsumVariant::kWindowedMultistream: return "windowed_multistream";
-  }
-  return "unknown";
-}
+std::string_view EinsumVariantName(EinsumVariant variant) { return EnumToName(variant); }
 
-std::string_view EinsumDtypeName(EinsumDtype dtype) {
-  return dtype == EinsumDtype::kF32 ? "f32" : "bf16";
-}
+std::string_view EinsumDtypeName(EinsumDtype dtype) { return EnumToName(dtype); }
 
 namespace {
 
@@ -49,19 +40,13 @@ constexpr double kHostMaxFlopsPerRank = 4e9;
 
 WindowedEinsumParams ParamsFromPoint(const Point& point) {
   WindowedEinsumParams p;
-  const std::string& variant = point.GetString("variant");
-  p.variant = variant == "monolithic" ? EinsumVariant::kMonolithic
-              : variant == "windowed" ? EinsumVariant::kWindowed
-                                      : EinsumVariant::kWindowedMultistream;
+  p.variant = point.GetEnum<EinsumVariant>("variant");
   p.m_shard = point.GetInt("m_shard");
   p.n_shard = point.GetInt("n_shard");
   p.k = point.GetInt("k");
-  p.dtype = point.GetString("dtype") == "f32" ? EinsumDtype::kF32 : EinsumDtype::kBF16;
+  p.dtype = point.GetEnum<EinsumDtype>("dtype");
   p.layers = static_cast<int>(point.GetInt("layers"));
-  const std::string& fault = point.GetString("fault");
-  p.fault = fault == "corrupt_output" ? EinsumFault::kCorruptOutput
-            : fault == "stale_window" ? EinsumFault::kStaleWindow
-                                      : EinsumFault::kNone;
+  p.fault = point.GetEnum<EinsumFault>("fault");
   p.fault_rank = static_cast<int>(point.GetInt("fault_rank"));
   return p;
 }
@@ -346,10 +331,11 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
   HostEinsum<T> einsum(p, ctx.rank(), tp, ctx.comm(), seed);
   const bool faulty_rank = ctx.rank() == p.fault_rank;
 
+  // Keeps what `out` measured so far, as the error record shows it.
   auto error = [&](const absl::Status& status) {
-    out.outcome = Outcome::kError;
-    out.signature = std::string(status.message());
-    return out;
+    RankOutcome e = RankOutcome::Error(std::string(status.message()));
+    e.metrics = std::move(out.metrics);
+    return e;
   };
 
   // The monolithic result, always: it is what the windowed variants are compared against.
@@ -448,23 +434,17 @@ class WindowedEinsum : public Scenario {
     if (gethostname(host, sizeof(host) - 1) == 0) out.host = host;
     WindowedEinsumParams p = ParamsFromPoint(ctx.point());
     if (std::string why = CommonSkipReason(p, ctx.nranks()); !why.empty()) {
-      out.outcome = Outcome::kSkip;
-      out.signature = why;
-      return out;
+      return RankOutcome::Skip(std::move(why));
     }
     if (ctx.backend() == Backend::kCuda) {
 #if defined(GH_HAVE_CUDA)
       return RunWindowedEinsumCuda(ctx, p);
 #else
-      out.outcome = Outcome::kSkip;
-      out.signature = "cuda backend not built";
-      return out;
+      return RankOutcome::Skip("cuda backend not built");
 #endif
     }
     if (std::string why = HostSkipReason(p, ctx.nranks()); !why.empty()) {
-      out.outcome = Outcome::kSkip;
-      out.signature = why;
-      return out;
+      return RankOutcome::Skip(std::move(why));
     }
     if (p.dtype == EinsumDtype::kF32) return RunHostTyped<float>(ctx, p, out);
     return RunHostTyped<Bf16>(ctx, p, out);
@@ -480,39 +460,20 @@ KindInfo DescribeWindowedEinsum() {
       "(compute and communication streams, double-buffered); layers=2 chains (x @ w1) @ w2 "
       "with a ring reduce-scatter. Checks every element against the monolithic result and a "
       "reference; times each variant against monolithic (seed 002)";
-  auto int_param = [](std::string name, int64_t def, double min, double max, std::string help) {
-    ParamDef d;
-    d.name = std::move(name);
-    d.type = ParamType::kInt;
-    d.default_value = def;
-    d.min = min;
-    d.max = max;
-    d.help = std::move(help);
-    return d;
-  };
-  auto enum_param = [](std::string name, std::string def, std::vector<std::string> choices,
-                       std::string help) {
-    ParamDef d;
-    d.name = std::move(name);
-    d.type = ParamType::kEnum;
-    d.default_value = std::move(def);
-    d.choices = std::move(choices);
-    d.help = std::move(help);
-    return d;
-  };
-  info.params = {
-      enum_param("variant", "windowed_multistream",
-                 {"monolithic", "windowed", "windowed_multistream"},
-                 "how the all-gather and the GEMM are combined"),
-      int_param("m_shard", 1024, 1, 65536, "rows of x per rank (M = m_shard * tp)"),
-      int_param("n_shard", 1024, 1, 65536, "columns of w1 per rank (N = n_shard * tp)"),
-      int_param("k", 1024, 1, 65536, "inner dimension (and the width of y when layers=2)"),
-      enum_param("dtype", "bf16", {"f32", "bf16"}, "element type of x, w and the output"),
-      int_param("layers", 1, 1, 2, "2 chains (x @ w1) @ w2, w2 sharded by rows, reduce-scattered"),
-      enum_param("fault", "none", {"none", "corrupt_output", "stale_window"},
-                 "deliberate fault on fault_rank, for testing the harness"),
-      int_param("fault_rank", 0, 0, 1023, "the rank that injects `fault`"),
-  };
+  info.params =
+      ParamsBuilder()
+          .Enum("variant", EinsumVariant::kWindowedMultistream,
+                "how the all-gather and the GEMM are combined")
+          .Int("m_shard", 1024, "rows of x per rank (M = m_shard * tp)").Range(1, 65536)
+          .Int("n_shard", 1024, "columns of w1 per rank (N = n_shard * tp)").Range(1, 65536)
+          .Int("k", 1024, "inner dimension (and the width of y when layers=2)").Range(1, 65536)
+          .Enum("dtype", EinsumDtype::kBF16, "element type of x, w and the output")
+          .Int("layers", 1, "2 chains (x @ w1) @ w2, w2 sharded by rows, reduce-scattered")
+          .Range(1, 2)
+          .Enum("fault", EinsumFault::kNone,
+                "deliberate fault on fault_rank, for testing the harness")
+          .Int("fault_rank", 0, "the rank that injects `fault`").Range(0, 1023)
+          .Build();
   info.backends = {Backend::kHost};
 #if defined(GH_HAVE_CUDA)
   info.backends.push_back(Backend::kCuda);

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/status_macros.h"
 #include "harness/core/timing_stats.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/cuda_resources.h"
@@ -41,12 +42,6 @@ constexpr float kCudaScale = 1.0f / 128;
 constexpr int kReferenceRows = 16;
 constexpr int kReferenceRowsChained = 4;
 constexpr int kReferenceCols = 512;
-
-#define GH_RETURN_IF_ERROR_(expr)              \
-  do {                                         \
-    absl::Status gh_st_ = (expr);              \
-    if (!gh_st_.ok()) return gh_st_;           \
-  } while (0)
 
 constexpr int kThreads = 256;
 int Blocks(int64_t n) { return static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, 4096)); }
@@ -181,14 +176,14 @@ class CudaEinsum {
 
   absl::Status Prepare() {
     const size_t shard = static_cast<size_t>(m_ * k_) * esize_;
-    GH_RETURN_IF_ERROR_(x_.Allocate(shard));
-    GH_RETURN_IF_ERROR_(x_full_.Allocate(shard * tp_));
-    GH_RETURN_IF_ERROR_(window_[0].Allocate(shard));
-    GH_RETURN_IF_ERROR_(window_[1].Allocate(shard));
-    GH_RETURN_IF_ERROR_(w1_.Allocate(static_cast<size_t>(k_ * n_) * esize_));
+    GH_RETURN_IF_ERROR(x_.Allocate(shard));
+    GH_RETURN_IF_ERROR(x_full_.Allocate(shard * tp_));
+    GH_RETURN_IF_ERROR(window_[0].Allocate(shard));
+    GH_RETURN_IF_ERROR(window_[1].Allocate(shard));
+    GH_RETURN_IF_ERROR(w1_.Allocate(static_cast<size_t>(k_ * n_) * esize_));
     const size_t h_bytes = static_cast<size_t>(tp_ * m_ * n_) * esize_;
-    GH_RETURN_IF_ERROR_(h_mono_.Allocate(h_bytes));
-    GH_RETURN_IF_ERROR_(h_var_.Allocate(h_bytes));
+    GH_RETURN_IF_ERROR(h_mono_.Allocate(h_bytes));
+    GH_RETURN_IF_ERROR(h_var_.Allocate(h_bytes));
     GemmType t = p_.dtype == EinsumDtype::kF32 ? GemmType::kF32 : GemmType::kBF16;
     // Blocks of h start at multiples of m * n elements; x, w and the windows are whole buffers.
     const int align = CommonAlignment({m_ * n_ * esize_});
@@ -200,13 +195,13 @@ class CudaEinsum {
     full_plan_ = *full;
     if (p_.layers == 2) {
       const size_t y_bytes = static_cast<size_t>(m_ * k_) * sizeof(float);
-      GH_RETURN_IF_ERROR_(w2_.Allocate(static_cast<size_t>(n_ * k_) * esize_));
-      GH_RETURN_IF_ERROR_(partial_full_.Allocate(y_bytes * tp_));
-      GH_RETURN_IF_ERROR_(y_mono_.Allocate(y_bytes));
-      GH_RETURN_IF_ERROR_(y_var_.Allocate(y_bytes));
+      GH_RETURN_IF_ERROR(w2_.Allocate(static_cast<size_t>(n_ * k_) * esize_));
+      GH_RETURN_IF_ERROR(partial_full_.Allocate(y_bytes * tp_));
+      GH_RETURN_IF_ERROR(y_mono_.Allocate(y_bytes));
+      GH_RETURN_IF_ERROR(y_var_.Allocate(y_bytes));
       for (int i = 0; i < 2; ++i) {
-        GH_RETURN_IF_ERROR_(partial_[i].Allocate(y_bytes));
-        GH_RETURN_IF_ERROR_(received_[i].Allocate(y_bytes));
+        GH_RETURN_IF_ERROR(partial_[i].Allocate(y_bytes));
+        GH_RETURN_IF_ERROR(received_[i].Allocate(y_bytes));
       }
       auto block2 = engine_->Plan({m_, n_, k_, t, GemmType::kF32, false, align});
       auto full2 = engine_->Plan({tp_ * m_, n_, k_, t, GemmType::kF32, false, align});
@@ -290,10 +285,10 @@ class CudaEinsum {
                                                    static_cast<size_t>(m_ * k_), nccl_type_,
                                                    nccl_, main_));
     }
-    if (gemm) GH_RETURN_IF_ERROR_(Gemm(full_plan_, x_full_.get(), w1_.get(), h_mono_.get(), main_));
+    if (gemm) GH_RETURN_IF_ERROR(Gemm(full_plan_, x_full_.get(), w1_.get(), h_mono_.get(), main_));
     if (p_.layers == 1) return absl::OkStatus();
     if (gemm) {
-      GH_RETURN_IF_ERROR_(Gemm(full2_plan_, h_mono_.get(), w2_.get(), partial_full_.get(), main_));
+      GH_RETURN_IF_ERROR(Gemm(full2_plan_, h_mono_.get(), w2_.get(), partial_full_.get(), main_));
     }
     if (comm) {
       GH_NCCL_RETURN_IF_ERROR(nccl_, ncclReduceScatter(partial_full_.get(), y_mono_.get(),
@@ -334,7 +329,7 @@ class CudaEinsum {
       if (step.communicates && comm) {
         // `next` was the shard computed at step s-1: its GEMM must be done before overwriting.
         if (s > 0 && gemm) GH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(cs, ev.gemm_done[(s - 1) % 2], 0));
-        GH_RETURN_IF_ERROR_(Exchange(current, next, shard_count, nccl_type_, step.send_to,
+        GH_RETURN_IF_ERROR(Exchange(current, next, shard_count, nccl_type_, step.send_to,
                                      step.recv_from, cs));
         GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ev.comm_done[s % 2], cs));
       }
@@ -342,7 +337,7 @@ class CudaEinsum {
         // The shard in hand arrived at step s-1.
         if (s > 0 && comm) GH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main_, ev.comm_done[(s - 1) % 2], 0));
         char* out = h_var_.bytes_ptr() + static_cast<size_t>(step.held_shard * m_ * n_) * esize_;
-        GH_RETURN_IF_ERROR_(Gemm(block_plan_, current, w1_.get(), out, main_));
+        GH_RETURN_IF_ERROR(Gemm(block_plan_, current, w1_.get(), out, main_));
         GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ev.gemm_done[s % 2], main_));
       }
       // The fault: window 1 is computed on the shard already used, not on the one received.
@@ -358,7 +353,7 @@ class CudaEinsum {
           // partial_[s % 2] was sent at step s-2.
           if (s >= 2 && comm) GH_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(main_, ev.rs_comm_done[s % 2], 0));
           const char* h_block = h_var_.bytes_ptr() + static_cast<size_t>(step.block * m_ * n_) * esize_;
-          GH_RETURN_IF_ERROR_(Gemm(block2_plan_, h_block, w2_.get(), target, main_));
+          GH_RETURN_IF_ERROR(Gemm(block2_plan_, h_block, w2_.get(), target, main_));
           GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ev.gemm_done[s % 2], main_));
         }
         if (tp_ == 1 || !comm) continue;
@@ -370,7 +365,7 @@ class CudaEinsum {
           GH_CUDA_RETURN_IF_ERROR(cudaGetLastError());
         }
         if (step.communicates) {
-          GH_RETURN_IF_ERROR_(Exchange(target, received_[s % 2].get(), y_count, ncclFloat32,
+          GH_RETURN_IF_ERROR(Exchange(target, received_[s % 2].get(), y_count, ncclFloat32,
                                        step.send_to, step.recv_from, cs));
           GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(ev.rs_comm_done[s % 2], cs));
         }
@@ -668,10 +663,11 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
   out.rank = ctx.rank();
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) == 0) out.host = host;
+  // Keeps what `out` measured so far, as the error record shows it.
   auto error = [&](const absl::Status& status) {
-    out.outcome = Outcome::kError;
-    out.signature = std::string(status.message());
-    return out;
+    RankOutcome e = RankOutcome::Error(std::string(status.message()));
+    e.metrics = std::move(out.metrics);
+    return e;
   };
   CudaResources* cuda = ctx.cuda();
   if (cuda == nullptr) return error(absl::InternalError("cuda backend without CUDA resources"));
@@ -752,10 +748,7 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
     }
     return absl::OkStatus();
   };
-  if (absl::Status s = verify(); !s.ok()) {
-    out.outcome = Outcome::kError;
-    out.signature = std::string(s.message());
-  }
+  if (absl::Status s = verify(); !s.ok()) out = error(s);
   out.metrics.push_back({"gpu_shared", *shared ? 1.0 : 0.0, "flag"});
   out.metrics.push_back({"bitwise_required", bitwise ? 1.0 : 0.0, "flag"});
   out.metrics.push_back({"bit_mismatches_vs_monolithic", static_cast<double>(bit_mismatches), "count"});

@@ -9,33 +9,43 @@
 #include <climits>
 #include <csignal>
 #include <memory>
+#include <span>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/runtime/point_context.h"
 
 namespace gh {
 namespace {
 
+enum class PlantedFault { kNone, kCrash, kHang, kExit, kFail };
+constexpr EnumName<PlantedFault> kPlantedFaultNames[] = {
+    {PlantedFault::kNone, "none"}, {PlantedFault::kCrash, "crash"}, {PlantedFault::kHang, "hang"},
+    {PlantedFault::kExit, "exit"}, {PlantedFault::kFail, "fail"}};
+constexpr std::span<const EnumName<PlantedFault>> EnumNames(PlantedFault) {
+  return kPlantedFaultNames;
+}
+
 class IsolationSelftest : public Scenario {
  public:
   RankOutcome Run(PointContext& ctx) override {
-    const std::string& fault = ctx.point().GetString("fault");
+    const PlantedFault fault = ctx.point().GetEnum<PlantedFault>("fault");
     const int64_t fault_trial = ctx.point().GetInt("fault_trial");
     RankOutcome out;
     out.metrics = {{"worker_pid", static_cast<double>(getpid()), "count"}};
-    if (fault == "none" || (fault_trial >= 0 && fault_trial != ctx.trial())) return out;
+    if (fault == PlantedFault::kNone || (fault_trial >= 0 && fault_trial != ctx.trial())) return out;
     ctx.SetStep("planted fault");
-    if (fault == "crash") std::raise(SIGSEGV);
-    if (fault == "exit") _exit(7);
-    if (fault == "hang") {
+    if (fault == PlantedFault::kCrash) std::raise(SIGSEGV);
+    if (fault == PlantedFault::kExit) _exit(7);
+    if (fault == PlantedFault::kHang) {
       for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
     }
-    out.outcome = Outcome::kFail;
-    out.signature = absl::StrCat("planted failure in trial ", ctx.trial());
-    out.step = "planted fault";
-    return out;
+    RankOutcome failed =
+        RankOutcome::Fail(absl::StrCat("planted failure in trial ", ctx.trial()), "planted fault");
+    failed.metrics = std::move(out.metrics);
+    return failed;
   }
 };
 
@@ -43,12 +53,11 @@ KindInfo DescribeIsolationSelftest() {
   KindInfo info;
   info.name = "isolation_selftest";
   info.description = "self-test of isolated trials: one trial crashes, hangs, exits or fails";
-  info.params = {
-      {"fault", ParamType::kEnum, std::string("none"), "what the chosen trial does",
-       {"none", "crash", "hang", "exit", "fail"}, {}, {}},
-      {"fault_trial", ParamType::kInt, int64_t{0}, "the trial that faults (-1: every trial)", {},
-       -1.0, 10000.0},
-  };
+  info.params = ParamsBuilder()
+                    .Enum("fault", PlantedFault::kNone, "what the chosen trial does")
+                    .Int("fault_trial", 0, "the trial that faults (-1: every trial)")
+                    .Range(-1.0, 10000.0)
+                    .Build();
   info.backends = {Backend::kHost};
 #if defined(GH_HAVE_CUDA)
   info.backends.push_back(Backend::kCuda);
