@@ -17,7 +17,7 @@ int Severity(const std::string& outcome) {
 
 }  // namespace
 
-std::string PointKey::ToString() const {
+std::string HistoryPointKey::ToString() const {
   return absl::StrCat(matrix, cell.empty() ? "" : absl::StrCat(" [", cell, "]"), " :: ", point);
 }
 
@@ -43,13 +43,13 @@ absl::StatusOr<std::vector<PointHistory>> LoadHistories(const HistoryDb& db, con
       " WHERE r.kind='sweep' AND (?1 = '' OR r.point = ?1)"
       " ORDER BY r.matrix, r.cell, r.point, r.night, r.trial, r.started_at, r.id, m.name"));
   s.Bind(1, point);
-  std::map<PointKey, std::map<std::string, NightResult>> by_point;
+  std::map<HistoryPointKey, std::map<std::string, NightResult>> by_point;
   std::map<std::pair<std::string, std::string>, int> metric_counts;  // (night|key, metric) -> n
   long long last_id = -1;
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    PointKey key{s.Text(0), s.Text(1), s.Text(2)};
+    HistoryPointKey key{s.Text(0), s.Text(1), s.Text(2)};
     NightResult& n = by_point[key][s.Text(3)];
     const long long id = s.Int(11);
     if (id != last_id) {  // a new trial (the join repeats it once per metric)

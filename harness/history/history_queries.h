@@ -14,9 +14,9 @@
 
 namespace gh {
 
-struct PointKey {
+struct HistoryPointKey {
   std::string matrix, cell, point;  // cell: flag axes "transport=p2p" (version axes left out)
-  auto operator<=>(const PointKey&) const = default;
+  auto operator<=>(const HistoryPointKey&) const = default;
   std::string ToString() const;     // "matrix [cell] :: point"
 };
 
@@ -31,12 +31,12 @@ struct NightResult {
 };
 
 struct PointHistory {
-  PointKey key;
+  HistoryPointKey key;
   std::vector<NightResult> nights;  // in night order
 };
 
 struct Flip {
-  PointKey key;
+  HistoryPointKey key;
   std::string from, to;              // verdicts
   std::string night, version;        // where it changed
   std::string previous_night, previous_version;
@@ -44,7 +44,7 @@ struct Flip {
 };
 
 struct Flaky {
-  PointKey key;
+  HistoryPointKey key;
   int changes = 0;                   // verdict changes across nights
   std::vector<std::string> mixed_nights;  // nights whose trials disagree
   std::string strip;                 // verdict per night, "pass fail pass"

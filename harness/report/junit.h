@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "harness/core/record.h"
-#include "harness/report/comparison.h"
+#include "harness/core/comparison.h"
 
 namespace gh {
 

@@ -322,7 +322,7 @@ class RingShift : public Scenario {
     }
     if (params.count() == 0) {
       return RankOutcome::Skip(absl::StrCat("bytes=", params.bytes, " holds no whole ",
-                                            EnumToName(params.dtype), " element"));
+                                            std::string(EnumToName(params.dtype)), " element"));
     }
     return RingShiftHost(ctx, params).Run();
   }
