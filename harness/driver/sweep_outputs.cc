@@ -58,15 +58,18 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   if (!st.ok()) return st;
   st = WriteFileAtomically(out_dir + "/sweep.json", info.ToJson().dump(2) + "\n");
   if (!st.ok()) return st;
-  st = WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, plan.matrix.name));
+  // A regression against the baseline is a <failure> in junit.xml as in summary.md.
+  Comparison comparison = CompareResults(records, baseline, match);
+  st = WriteFileAtomically(out_dir + "/junit.xml",
+                           RenderJUnit(records, plan.matrix.name, &comparison));
   if (!st.ok()) return st;
 
-  Comparison comparison = CompareResults(records, baseline, match);
   ReportInput input;
   input.title = absl::StrCat("gpuharness sweep ", plan.matrix.name);
   input.comparison = &comparison;
   input.sweep = &info;
-  input.baseline = BaselineLabel(baseline_dir, match);
+  // Never an absolute machine path: the baseline as seen from DIR (or its name).
+  input.baseline = BaselineLabel(BaselineDisplayPath(baseline_dir, out_dir), match);
   // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
   absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
   if (dir.ok()) input.environments = std::move(dir->environments);

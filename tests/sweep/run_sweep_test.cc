@@ -22,6 +22,7 @@ namespace gh {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Sweep {
   int exit_code = -1;
@@ -132,6 +133,14 @@ TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
   EXPECT_EQ(records[0].result.outcome, Outcome::kCrash);
   EXPECT_THAT(records[0].result.signature, HasSubstr("job exited with status"));
   EXPECT_EQ(records[0].cell.at("np"), "2");
+  // The regression is a <failure> of its cell's testcase; summary.md names the baseline as
+  // seen from DIR, never by the machine's absolute path.
+  const std::string junit = ReadFileToString(tmp + "/now/junit.xml").value_or("");
+  EXPECT_THAT(junit, HasSubstr("classname=\"gpuharness.reg.np=2\""));
+  EXPECT_THAT(junit, HasSubstr("<failure"));
+  const std::string summary = ReadFileToString(tmp + "/now/summary.md").value_or("");
+  EXPECT_THAT(summary, HasSubstr("../base"));
+  EXPECT_THAT(summary, Not(HasSubstr(tmp + "/base")));
 }
 
 // A rank that dies by SIGSEGV: the runtime records the crashed point, the driver the rest.
