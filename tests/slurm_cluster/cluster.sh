@@ -130,28 +130,31 @@ up() {
   echo "export SLURM_CONF=$SLURM_CONF"
 }
 
-# Kills a daemon by its pid file and waits for it to go (never by name).
-kill_pidfile() {
-  local pidfile=$1 pid i
-  [ -s "$pidfile" ] || return 0
-  pid=$(cat "$pidfile")
-  kill "$pid" 2>/dev/null || { rm -f "$pidfile"; return 0; }
-  for ((i = 0; i < 40; ++i)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-  kill -9 "$pid" 2>/dev/null
-  rm -f "$pidfile"
+# Kills the daemons of the given pid files (never by name) together, then waits for them to go
+# (each takes 1-2 s to shut down) and SIGKILLs any still there after 10 s.
+kill_pidfiles() {
+  local pidfile pid pids=() i
+  for pidfile in "$@"; do
+    [ -s "$pidfile" ] && pid=$(cat "$pidfile") && kill "$pid" 2>/dev/null && pids+=("$pid")
+    rm -f "$pidfile"
+  done
+  for pid in "${pids[@]}"; do
+    for ((i = 0; i < 40; ++i)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+  done
+  return 0
 }
 
 down() {
   local dir=$1 k ns pid
-  for k in 1 2 3; do kill_pidfile "$dir/slurmd-ghnode$k.pid"; done
+  kill_pidfiles "$dir"/slurmd-ghnode{1,2,3}.pid
   # Job steps left over (slurmstepd and tasks) live in the node namespaces: kill them there.
   for k in 1 2 3; do
     ns=gh-ghnode$k
     ip netns list 2>/dev/null | grep -qw "$ns" || continue
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
   done
-  kill_pidfile "$dir/slurmctld.pid"
-  kill_pidfile "$dir/munge/munged.pid"
+  kill_pidfiles "$dir/slurmctld.pid" "$dir/munge/munged.pid"
   for k in 1 2 3; do
     ip link del "gh-veth$k" 2>/dev/null
     ip netns del "gh-ghnode$k" 2>/dev/null
