@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throw-away three-node Slurm cluster on one machine (issue 20 item 1):
 #   bash cluster.sh up DIR     # prints `export SLURM_CONF=DIR/slurm.conf`
-#   bash cluster.sh down DIR   # idempotent: kills what `up` started, deletes netns and links
+#   bash cluster.sh down DIR   # idempotent: kills what `up DIR` started, deletes its netns and links
 # munged and slurmctld run in the root namespaces on the bridge address 10.213.77.1; each of
 # ghnode1..3 is a slurmd in its own network namespace (gh-ghnodeK, address 10.213.77.1K on the
 # bridge gh-br0 through a veth pair) and its own UTS namespace (host name ghnodeK), with 4 fake
@@ -108,6 +108,9 @@ up() {
   munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
          --pid-file="$dir/munge/munged.pid" --log-file="$dir/munge/munged.log" \
          --seed-file="$dir/munge/munged.seed" || { log "munged did not start"; return 1; }
+  # The marker tells `down DIR` that this DIR's cluster owns the (fixed-name) links and
+  # namespaces; a `down` of a DIR whose `up` was refused leaves another cluster's alone.
+  : >"$dir/network"
   make_network || { log "could not create the bridge, namespaces or veth pairs"; return 1; }
   write_conf "$dir" || { log "could not write the configuration (mknod under $dir?)"; return 1; }
   export SLURM_CONF=$dir/slurm.conf
@@ -151,15 +154,18 @@ down() {
   # Job steps left over (slurmstepd and tasks) live in the node namespaces: kill them there.
   for k in 1 2 3; do
     ns=gh-ghnode$k
+    [ -e "$dir/network" ] || continue
     ip netns list 2>/dev/null | grep -qw "$ns" || continue
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
   done
   kill_pidfiles "$dir/slurmctld.pid" "$dir/munge/munged.pid"
+  [ -e "$dir/network" ] || return 0
   for k in 1 2 3; do
     ip link del "gh-veth$k" 2>/dev/null
     ip netns del "gh-ghnode$k" 2>/dev/null
   done
   ip link del "$BRIDGE" 2>/dev/null
+  rm -f "$dir/network"
   return 0
 }
 
