@@ -142,7 +142,7 @@ case_teardown() {
   bash "$cluster" down "$work/c" || fail "a second down exited non-zero (not idempotent)"
   # A script that fails while the cluster is up: its trap must take everything down.
   mkdir -p "$work/c2"
-  bash -c 'trap "kill \$(jobs -p) 2>/dev/null; bash \"$0\" down \"$1\"" EXIT; bash "$0" up "$1" >/dev/null || exit 3
+  bash -c 'trap "kill -9 \$(jobs -p) 2>/dev/null; bash \"$0\" down \"$1\"" EXIT; bash "$0" up "$1" >/dev/null || exit 3
            SLURM_CONF=$1/slurm.conf srun -N 3 -n 3 sleep 300 & sleep 3; exit 1' "$cluster" "$work/c2"
   [ $? -eq 1 ] || fail "the failing script did not exit 1"
   assert_gone "$work/c2"
