@@ -1,0 +1,18 @@
+# Three-node Slurm cluster tests (label "slurm-cluster", not in the default CI suite):
+# tests/slurm_cluster/cluster.sh starts munged, slurmctld and three slurmd "nodes" ghnode1..3,
+# each in its own network, UTS and mount namespace on a private bridge; every case brings its
+# own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
+# root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
+if(NOT TARGET gpuharness)
+  return()
+endif()
+
+find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
+
+foreach(case nodes mpi binding teardown)
+  add_test(NAME gpuharness.slurm_cluster.${case}
+           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
+                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})
+  set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
+    LABELS "slurm-cluster" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Tests on the three-node Slurm cluster of cluster.sh (CTest label "slurm-cluster"); each case
+# brings its own cluster up under a fresh temporary directory and down by the EXIT trap:
+#   bash tests/slurm_cluster/cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE
+# CASE: nodes    - 3 nodes idle in sinfo; `srun -w ghnodeK hostname` answers ghnodeK
+#       mpi      - `gpuharness run` of ring_shift (host backend) under srun --mpi=pmix -N 3 -n 6
+#                  passes, and the records and environment.json name the three hosts
+#       binding  - local rank and device of every rank in blocked, cyclic and uneven (3+2+1)
+#                  layouts across the three hosts, against Slurm's own SLURM_LOCALID and the
+#                  fake GPUs Slurm hands the rank (CUDA_VISIBLE_DEVICES)
+#       teardown - `down` (also from a failing script's trap) leaves no daemon, netns or link
+# Exit: 0 pass, 1 an assertion failed, 77 skip (not root, no netns, no Slurm; reason printed).
+set -uo pipefail
+bin=${1:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
+src=${2:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
+case_name=${3:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
+cluster="$src/tests/slurm_cluster/cluster.sh"
+bin=$(readlink -f "$bin")
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gh-cluster-XXXXXX")
+cleanup() { bash "$cluster" down "$work/c"; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CI=true
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+cluster_up() {
+  mkdir -p "$work/c"
+  local status=0
+  bash "$cluster" up "$work/c" >/dev/null || status=$?
+  if [ "$status" -eq 3 ]; then echo "SKIP: the cluster cannot run here (reason above)"; exit 77; fi
+  [ "$status" -eq 0 ] || fail "cluster.sh up exited $status"
+  export SLURM_CONF=$work/c/slurm.conf
+}
+
+case_nodes() {
+  cluster_up
+  local states k got
+  states=$(sinfo -h -N -o '%N %t' | sort)
+  [ "$states" = $'ghnode1 idle\nghnode2 idle\nghnode3 idle' ] || fail "sinfo says: $states"
+  for k in 1 2 3; do
+    got=$(timeout 30 srun -w "ghnode$k" hostname) || fail "srun -w ghnode$k hostname failed"
+    [ "$got" = "ghnode$k" ] || fail "srun -w ghnode$k hostname answered '$got'"
+  done
+  echo "PASS: 3 nodes idle; each srun -w ghnodeK answers its own host name"
+}
+
+# run_layout NAME SRUN_ARGS...: `gpuharness run` of ring_shift under srun; each rank first writes
+# "rank localid host CUDA_VISIBLE_DEVICES" (as Slurm set them) to $work/NAME/slurm-RANK.
+run_layout() {
+  local name=$1; shift
+  mkdir -p "$work/$name"
+  timeout 120 srun --mpi=pmix -O --gres=gpu:4 "$@" sh -c \
+    'echo "$SLURM_PROCID $SLURM_LOCALID $(hostname) ${CUDA_VISIBLE_DEVICES:-}" >"$0/slurm-$SLURM_PROCID"; exec "$1" run "$2" --out "$0/out" --backend host --filter "*/bytes=4K/dtype=i32/transport=mpi_p2p/*"' \
+    "$work/$name" "$bin" "$src/scenarios/ring_shift.yaml" >"$work/$name/srun.log" 2>&1 \
+    || { tail -n 30 "$work/$name/srun.log"; fail "$name: srun $* exited non-zero"; }
+}
+
+# check_layout NAME "HOST per rank" "LOCAL RANK per rank"
+check_layout() {
+  python3 - "$work/$1" "$2" "$3" <<'PY'
+import glob, json, os, sys
+d, hosts, local_ranks = sys.argv[1], sys.argv[2].split(), [int(x) for x in sys.argv[3].split()]
+name, n = os.path.basename(d), len(hosts)
+failures = []
+def check(cond, msg):
+    if not cond: failures.append(f"{name}: {msg}")
+slurm = {}
+for f in glob.glob(os.path.join(d, "slurm-*")):
+    w = open(f).read().split()
+    slurm[int(w[0])] = (int(w[1]), w[2], w[3] if len(w) > 3 else "")
+check(sorted(slurm) == list(range(n)), f"Slurm started ranks {sorted(slurm)}, expected 0..{n-1}")
+check([slurm[r][1] for r in sorted(slurm)] == hosts, f"Slurm put ranks on {[slurm[r][1] for r in sorted(slurm)]}, expected {hosts}")
+check([slurm[r][0] for r in sorted(slurm)] == local_ranks, f"SLURM_LOCALID {[slurm[r][0] for r in sorted(slurm)]}, expected {local_ranks}")
+envs = glob.glob(os.path.join(d, "out", "**", "environment.json"), recursive=True)
+check(len(envs) == 1, f"{len(envs)} environment.json files, expected 1")
+for e in envs:
+    env = json.load(open(e))
+    check(env["hosts"] == hosts, f"environment hosts {env['hosts']}, expected {hosts}")
+    check(env["local_ranks"] == local_ranks, f"environment local_ranks {env['local_ranks']}, expected {local_ranks}")
+    # Host backend: no rank binds a GPU (-1). On the cuda backend a rank drives device
+    # <local rank>, which must be one Slurm handed its node (CUDA_VISIBLE_DEVICES).
+    check(env["devices"] == [-1] * n, f"devices {env['devices']}, expected all -1 (host backend)")
+    for r in range(n):
+        visible = slurm.get(r, (0, "", ""))[2].split(",")
+        check(str(local_ranks[r]) in visible,
+              f"rank {r}: device {local_ranks[r]} (its local rank) not among CUDA_VISIBLE_DEVICES={visible}")
+recs = glob.glob(os.path.join(d, "out", "**", "records.jsonl"), recursive=True)
+check(len(recs) == 1, f"{len(recs)} records.jsonl files, expected 1")
+for f in recs:
+    records = [json.loads(l) for l in open(f) if l.strip()]
+    check(len(records) == 1, f"{len(records)} records, expected 1")
+    for rec in records:
+        check(rec["point"] == f"ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np={n}", f"point {rec['point']}")
+        check(rec["outcome"] == "pass" and rec["matched"] is True,
+              f"outcome {rec['outcome']} matched {rec['matched']} ({rec.get('signature', '')})")
+        check([k["rank"] for k in rec["ranks"]] == list(range(n)), f"record ranks {[k['rank'] for k in rec['ranks']]}")
+        check([k["host"] for k in rec["ranks"]] == hosts, f"record hosts {[k['host'] for k in rec['ranks']]}, expected {hosts}")
+for f in failures: print("FAIL:", f)
+sys.exit(1 if failures else 0)
+PY
+}
+
+case_mpi() {
+  cluster_up
+  run_layout mpi -N 3 -n 6
+  check_layout mpi "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
+  echo "PASS: ring_shift under srun --mpi=pmix -N 3 -n 6 passed on ghnode1..3"
+}
+
+case_binding() {
+  cluster_up
+  run_layout blocked -N 3 -n 6 --distribution=block
+  check_layout blocked "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
+  run_layout cyclic -N 3 -n 6 --distribution=cyclic
+  check_layout cyclic "ghnode1 ghnode2 ghnode3 ghnode1 ghnode2 ghnode3" "0 0 0 1 1 1" || exit 1
+  # 3+2+1: a host file with one line per rank, in rank order (--distribution=arbitrary).
+  printf '%s\n' ghnode1 ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 >"$work/hostfile"
+  SLURM_HOSTFILE=$work/hostfile run_layout uneven -n 6 --distribution=arbitrary
+  check_layout uneven "ghnode1 ghnode1 ghnode1 ghnode2 ghnode2 ghnode3" "0 1 2 0 1 0" || exit 1
+  echo "PASS: local ranks and devices for blocked, cyclic and uneven (3+2+1) layouts on 3 hosts"
+}
+
+# No daemon, namespace or link of the cluster in $1 is left.
+assert_gone() {
+  local dir=$1 pid left
+  for pid in $(pgrep -f -- "$dir" || true); do
+    [ "$pid" = "$$" ] && continue
+    left+=" $(ps -o pid=,args= -p "$pid")"
+  done
+  [ -z "${left:-}" ] || fail "processes of $dir left:$left"
+  ! ip netns list | grep -q '^gh-ghnode' || fail "namespaces left: $(ip netns list | grep '^gh-')"
+  ! ip -o link show | grep -Eq 'gh-(veth|br)' || fail "links left: $(ip -o link show | grep -E 'gh-(veth|br)')"
+}
+
+case_teardown() {
+  cluster_up
+  timeout 30 srun -N 3 -n 3 sleep 1 || fail "srun -N 3 sleep failed"
+  bash "$cluster" down "$work/c"
+  assert_gone "$work/c"
+  bash "$cluster" down "$work/c" || fail "a second down exited non-zero (not idempotent)"
+  # A script that fails while the cluster is up: its trap must take everything down.
+  mkdir -p "$work/c2"
+  bash -c 'trap "kill -9 \$(jobs -p) 2>/dev/null; bash \"$0\" down \"$1\"" EXIT; bash "$0" up "$1" >/dev/null || exit 3
+           SLURM_CONF=$1/slurm.conf srun -N 3 -n 3 sleep 300 & sleep 3; exit 1' "$cluster" "$work/c2"
+  [ $? -eq 1 ] || fail "the failing script did not exit 1"
+  assert_gone "$work/c2"
+  echo "PASS: down (and a failing script's trap) leaves no daemon, namespace or link"
+}
+
+case "$case_name" in
+  nodes | mpi | binding | teardown) "case_$case_name" ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown)"; exit 2 ;;
+esac
