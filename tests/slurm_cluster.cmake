@@ -1,4 +1,4 @@
-# Three-node Slurm cluster tests (label "slurm-cluster", not in the default CI suite):
+# Three-node Slurm cluster tests (label "slurm-cluster"; in the default CI suite, ~50 s):
 # tests/slurm_cluster/cluster.sh starts munged, slurmctld and three slurmd "nodes" ghnode1..3,
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
