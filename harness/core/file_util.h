@@ -11,6 +11,10 @@ namespace gh {
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path);
 absl::Status WriteFileAtomically(const std::string& path, const std::string& contents);
+
+// write(2) until all of `data` is written, resuming after EINTR and short writes; false on any
+// other error (errno says which).
+bool WriteAll(int fd, const char* data, size_t size);
 absl::Status MakeDirectories(const std::string& path);  // mkdir -p
 
 }  // namespace gh

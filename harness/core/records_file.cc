@@ -15,21 +15,6 @@
 namespace gh {
 namespace {
 
-// One write(2) for the whole line in the common case; the loop only resumes after EINTR or a
-// short write (which O_APPEND regular files do not produce short of a full disk).
-bool WriteLine(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // Where the last line of the file starts: just after its last '\n' (0 when there is none).
 // Scans backwards in chunks so that a large file is not read whole.
 off_t LastLineStart(int fd, off_t size) {
@@ -67,7 +52,7 @@ absl::Status RepairTornTailOf(int fd, int write_fd, const std::string& path) {
     return failed("cannot read");
   }
   if (!nlohmann::json::parse(tail, nullptr, /*allow_exceptions=*/false).is_discarded()) {
-    return WriteLine(write_fd, "\n", 1) ? absl::OkStatus() : failed("cannot write");
+    return WriteAll(write_fd, "\n", 1) ? absl::OkStatus() : failed("cannot write");
   }
   if (::ftruncate(write_fd, start) != 0) return failed("cannot cut off a torn last line");
   return absl::OkStatus();
@@ -139,7 +124,7 @@ RecordsWriter::~RecordsWriter() {
 absl::Status RecordsWriter::Append(const Record& record) {
   if (fd_ < 0) return absl::FailedPreconditionError("records file is not open");
   const std::string line = RecordJsonLine(record);
-  if (!WriteLine(fd_, line.data(), line.size())) {
+  if (!WriteAll(fd_, line.data(), line.size())) {
     return absl::InternalError(
         absl::StrCat("cannot append to the records file: ", std::strerror(errno)));
   }
@@ -148,7 +133,7 @@ absl::Status RecordsWriter::Append(const Record& record) {
 
 bool RecordsWriter::AppendRawSignalSafe(const char* line, size_t length) const {
   if (fd_ < 0) return false;
-  return WriteLine(fd_, line, length);
+  return WriteAll(fd_, line, length);
 }
 
 absl::StatusOr<RecordsFileContents> ReadRecordsFile(const std::string& path) {

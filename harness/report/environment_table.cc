@@ -184,4 +184,20 @@ EnvironmentTable SummarizeEnvironments(const std::vector<LabeledEnvironment>& en
   return table;
 }
 
+std::vector<EnvironmentSection> EnvironmentSections(const EnvironmentTable& table) {
+  std::vector<EnvironmentSection> sections;
+  if (table.empty()) return sections;
+  sections.push_back({"", table.headers, table.rows});
+  if (!table.common_env.empty()) {
+    EnvironmentSection common{"Variables in force:", {"variable", "value"}, {}};
+    for (const auto& [name, value] : table.common_env) common.rows.push_back({name, value});
+    sections.push_back(std::move(common));
+  }
+  if (!table.varying_env_rows.empty()) {
+    sections.push_back({"Variables that differ between cells:", table.varying_env_headers,
+                        table.varying_env_rows});
+  }
+  return sections;
+}
+
 }  // namespace gh

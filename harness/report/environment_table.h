@@ -36,6 +36,16 @@ struct EnvironmentTable {
 
 EnvironmentTable SummarizeEnvironments(const std::vector<LabeledEnvironment>& environments);
 
+// The tables every report shows of `table`, in order, each with the sentence above it ("" for
+// the facts table): the facts, the variables in force, the variables that differ. Empty
+// tables are left out, so each report format only renders.
+struct EnvironmentSection {
+  std::string caption;
+  std::vector<std::string> headers;
+  std::vector<std::vector<std::string>> rows;
+};
+std::vector<EnvironmentSection> EnvironmentSections(const EnvironmentTable& table);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_REPORT_ENVIRONMENT_TABLE_H_

@@ -412,19 +412,13 @@ void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
-  EnvironmentTable table = SummarizeEnvironments(environments);
-  if (table.empty()) return;
+  const std::vector<EnvironmentSection> sections =
+      EnvironmentSections(SummarizeEnvironments(environments));
+  if (sections.empty()) return;
   out += "<h2>Environment</h2>\n";
-  AppendTable(out, table.headers, table.rows);
-  if (!table.common_env.empty()) {
-    out += "<p>Variables in force:</p>\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& [name, value] : table.common_env) rows.push_back({name, value});
-    AppendTable(out, {"variable", "value"}, rows);
-  }
-  if (!table.varying_env_rows.empty()) {
-    out += "<p>Variables that differ between cells:</p>\n";
-    AppendTable(out, table.varying_env_headers, table.varying_env_rows);
+  for (const EnvironmentSection& section : sections) {
+    if (!section.caption.empty()) absl::StrAppend(&out, "<p>", EscapeHtml(section.caption), "</p>\n");
+    AppendTable(out, section.headers, section.rows);
   }
 }
 

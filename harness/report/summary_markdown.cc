@@ -180,19 +180,13 @@ void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
-  EnvironmentTable table = SummarizeEnvironments(environments);
-  if (table.empty()) return;
+  const std::vector<EnvironmentSection> sections =
+      EnvironmentSections(SummarizeEnvironments(environments));
+  if (sections.empty()) return;
   out += "## Environment\n\n";
-  AppendTable(out, table.headers, table.rows);
-  if (!table.common_env.empty()) {
-    out += "Variables in force:\n\n";
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& [name, value] : table.common_env) rows.push_back({name, value});
-    AppendTable(out, {"variable", "value"}, rows);
-  }
-  if (!table.varying_env_rows.empty()) {
-    out += "Variables that differ between cells:\n\n";
-    AppendTable(out, table.varying_env_headers, table.varying_env_rows);
+  for (const EnvironmentSection& section : sections) {
+    if (!section.caption.empty()) absl::StrAppend(&out, section.caption, "\n\n");
+    AppendTable(out, section.headers, section.rows);
   }
 }
 
