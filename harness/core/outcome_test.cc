@@ -16,6 +16,52 @@ RankOutcome Rank(int rank, Outcome outcome, std::string signature = "",
   return r;
 }
 
+// A factory sets exactly outcome, signature and (where given) step: everything else stays as a
+// default-constructed RankOutcome has it.
+void ExpectOnlyEnding(const RankOutcome& got, Outcome outcome, const std::string& signature,
+                      const std::string& step) {
+  const RankOutcome fresh;
+  EXPECT_EQ(got.outcome, outcome);
+  EXPECT_EQ(got.signature, signature);
+  EXPECT_EQ(got.step, step);
+  EXPECT_EQ(got.rank, fresh.rank);
+  EXPECT_EQ(got.host, fresh.host);
+  EXPECT_EQ(got.device, fresh.device);
+  EXPECT_FALSE(got.mismatch.has_value());
+  EXPECT_TRUE(got.metrics.empty());
+  EXPECT_EQ(got.output_tail, "");
+}
+
+TEST(RankOutcomeFactoryTest, SkipSetsOutcomeAndReasonOnly) {
+  ExpectOnlyEnding(RankOutcome::Skip("needs 2 GPUs"), Outcome::kSkip, "needs 2 GPUs", "");
+}
+
+TEST(RankOutcomeFactoryTest, ErrorSetsOutcomeSignatureAndStep) {
+  ExpectOnlyEnding(RankOutcome::Error("ncclSystemError: x", "allreduce"), Outcome::kError,
+                   "ncclSystemError: x", "allreduce");
+  ExpectOnlyEnding(RankOutcome::Error("cudaErrorIllegalAddress"), Outcome::kError,
+                   "cudaErrorIllegalAddress", "");
+}
+
+TEST(RankOutcomeFactoryTest, FailSetsOutcomeSignatureAndStep) {
+  ExpectOnlyEnding(RankOutcome::Fail("wrong data", "verify"), Outcome::kFail, "wrong data",
+                   "verify");
+  ExpectOnlyEnding(RankOutcome::Fail("swallowed 3/200"), Outcome::kFail, "swallowed 3/200", "");
+}
+
+TEST(PointOutcomeFactoryTest, SkipAndErrorSetOutcomeAndSignatureOnly) {
+  const PointOutcome skip = PointOutcome::Skip("kind needs CUDA");
+  EXPECT_EQ(skip.outcome, Outcome::kSkip);
+  EXPECT_EQ(skip.signature, "kind needs CUDA");
+  EXPECT_TRUE(skip.ranks.empty());
+  EXPECT_TRUE(skip.metrics.empty());
+  const PointOutcome error = PointOutcome::Error("launcher exited 1");
+  EXPECT_EQ(error.outcome, Outcome::kError);
+  EXPECT_EQ(error.signature, "launcher exited 1");
+  EXPECT_TRUE(error.ranks.empty());
+  EXPECT_TRUE(error.metrics.empty());
+}
+
 TEST(OutcomeNameTest, NamesAndParsesEveryOutcome) {
   const std::pair<Outcome, std::string> all[] = {
       {Outcome::kPass, "pass"},   {Outcome::kSkip, "skip"},       {Outcome::kFail, "fail"},

@@ -1,11 +1,87 @@
 #include "harness/core/param.h"
 
 #include <limits>
+#include <span>
+#include <string>
+#include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/point.h"
 
 namespace gh {
 namespace {
+
+// A table declared the way kinds declare theirs; the values are out of name order on purpose.
+enum class Flavor { kSweet, kSour, kBitter };
+inline constexpr EnumName<Flavor> kFlavorNames[] = {
+    {Flavor::kSour, "sour"}, {Flavor::kSweet, "sweet"}, {Flavor::kBitter, "bitter"}};
+constexpr std::span<const EnumName<Flavor>> EnumNames(Flavor) { return kFlavorNames; }
+
+Point PointWithFlavor(std::string name) {
+  Point point;
+  point.name = "taste/np=1";
+  point.params.push_back({"flavor", ParamType::kEnum, std::move(name), true});
+  return point;
+}
+
+TEST(EnumTableTest, GetEnumRoundTripsEveryDeclaredName) {
+  for (const EnumName<Flavor>& entry : kFlavorNames) {
+    SCOPED_TRACE(entry.name);
+    EXPECT_EQ(PointWithFlavor(std::string(entry.name)).GetEnum<Flavor>("flavor"), entry.value);
+    EXPECT_EQ(EnumToName(entry.value), entry.name);
+    ASSERT_TRUE(ParseEnum<Flavor>("flavor", entry.name).ok());
+    EXPECT_EQ(*ParseEnum<Flavor>("flavor", entry.name), entry.value);
+  }
+}
+
+TEST(EnumTableTest, GetEnumOfANameTheTableLacksAbortsNamingParameterValueAndChoices) {
+  EXPECT_DEATH(PointWithFlavor("umami").GetEnum<Flavor>("flavor"),
+               "flavor.*umami.*sour, sweet, bitter");
+}
+
+TEST(EnumTableTest, ParseEnumOfAnUndeclaredNameNamesTheParameterAndTheAllowedNames) {
+  absl::StatusOr<Flavor> parsed = ParseEnum<Flavor>("flavor", "umami");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(parsed.status().message(),
+            "unknown flavor 'umami' (expected one of sour, sweet, bitter)");
+  // Case matters: names are written exactly as declared.
+  EXPECT_FALSE(ParseEnum<Flavor>("flavor", "Sour").ok());
+  EXPECT_FALSE(ParseEnum<Flavor>("flavor", "").ok());
+}
+
+TEST(EnumTableTest, EnumFromNameNeverDefaults) {
+  EXPECT_EQ(EnumFromName<Flavor>("sweet"), Flavor::kSweet);
+  EXPECT_EQ(EnumFromName<Flavor>("salty"), std::nullopt);
+}
+
+TEST(ParamsBuilderTest, EnumChoicesAreTheTablesNamesInOrderAndDefaultIsItsName) {
+  std::vector<ParamDef> params = ParamsBuilder()
+                                     .Bytes("bytes", 4096, "block")
+                                     .Min(4)
+                                     .Enum("flavor", Flavor::kBitter, "taste")
+                                     .Int("count", 3, "how many")
+                                     .Range(1, 9)
+                                     .Build();
+  ASSERT_EQ(params.size(), 3u);
+  const ParamDef& flavor = params[1];
+  EXPECT_EQ(flavor.name, "flavor");
+  EXPECT_EQ(flavor.type, ParamType::kEnum);
+  EXPECT_THAT(flavor.choices, testing::ElementsAre("sour", "sweet", "bitter"));
+  EXPECT_EQ(flavor.default_value, ParamValue(std::string("bitter")));
+  EXPECT_EQ(flavor.help, "taste");
+  EXPECT_FALSE(flavor.min.has_value());
+  EXPECT_FALSE(flavor.max.has_value());
+  // Bound setters apply to the parameter declared last, and only to it.
+  EXPECT_EQ(params[0].type, ParamType::kBytes);
+  EXPECT_EQ(params[0].min, 4.0);
+  EXPECT_FALSE(params[0].max.has_value());
+  EXPECT_TRUE(params[0].choices.empty());
+  EXPECT_EQ(params[2].min, 1.0);
+  EXPECT_EQ(params[2].max, 9.0);
+  EXPECT_EQ(params[2].default_value, ParamValue(int64_t{3}));
+}
 
 TEST(ParamTypeNameTest, EveryType) {
   EXPECT_EQ(ParamTypeName(ParamType::kInt), "int");

@@ -67,12 +67,7 @@ Record RecordFor(const PlannedRun& run, const EnvironmentFacts& facts) {
   return MakeRecord(run.scenario->spec, run.scenario->file, run.point, run.trial, facts);
 }
 
-PointOutcome SkipOutcome(const std::string& reason) {
-  PointOutcome outcome;
-  outcome.outcome = Outcome::kSkip;
-  outcome.signature = reason;
-  return outcome;
-}
+PointOutcome SkipOutcome(const std::string& reason) { return PointOutcome::Skip(reason); }
 
 std::string Rfc3339Utc(absl::Time time) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E3SZ", time, absl::UTCTimeZone());
