@@ -1,7 +1,5 @@
 #include "harness/bisect/bisect_session.h"
 
-#include <sys/stat.h>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
@@ -23,14 +21,20 @@ const ProbeRecord* FindProbe(const BisectResult& result, int version) {
   return nullptr;
 }
 
-}  // namespace
+// What a bisect needs before its first probe, all checked before anything is written.
+struct BisectInputs {
+  LabelSet cell;
+  ProbePlan plan;
+  BisectVersions versions;
+  BisectConfig config;
+  ProbeCache cache;
+};
 
-absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env) {
+absl::StatusOr<BisectInputs> PrepareBisect(const BisectOptions& options) {
   if (options.out_dir.empty()) return absl::InvalidArgumentError("--out: missing the output directory");
   if (options.good.empty()) return absl::InvalidArgumentError("--good: missing the known good version");
   if (options.bad.empty()) return absl::InvalidArgumentError("--bad: missing the known bad version");
   if (absl::Status st = CheckHuntSignature(options.hunt); !st.ok()) return st;
-  // Everything is checked before anything is written.
   absl::StatusOr<LabelSet> cell = ParseLabelSet(options.cell, "--cell");
   if (!cell.ok()) return cell.status();
   absl::StatusOr<ProbePlan> plan = PlanProbes({options.matrix_path, options.scenario_path, options.points});
@@ -51,103 +55,117 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   if (absl::Status st = ValidateBisectConfig(config); !st.ok()) return st;
   absl::StatusOr<ProbeCache> cache = ProbeCache::Load(options.out_dir + "/bisect_state.json");
   if (!cache.ok()) return cache.status();
+  return BisectInputs{*std::move(cell), *std::move(plan), *std::move(versions), std::move(config),
+                      *std::move(cache)};
+}
 
+// The progress line of one finished probe.
+std::string ProbeLine(const ProbeRecord& p) {
+  return absl::StrCat("[", p.round == 0 ? "ends" : absl::StrCat("round ", p.round), "] ", p.label, ": ",
+                      std::string(ProbeVerdictName(p.tally.verdict)), p.tally.truncated ? " at the cap" : "", " (",
+                      ProbeCell(p), ")");
+}
+
+BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in) {
+  BisectContext context;
+  context.matrix = options.matrix_path;
+  std::vector<std::string> files;
+  for (const driver::JobScenarioFile& f : in.plan.job.files) files.push_back(f.path);
+  context.scenario = absl::StrJoin(files, " ");
+  context.points = in.plan.job.filter;
+  context.cell = FormatLabelSet(in.cell);
+  context.version_axis = in.versions.axis;
+  context.excluded = in.versions.excluded;
+  return context;
+}
+
+// Repro scripts: the first bad version as the failing arm, the last good as the workaround. Only a
+// write failure is an error; arms that cannot be read leave no script (said on progress).
+absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs& in, const std::string& out_dir,
+                               const BisectSessionEnv& env, BisectSessionResult& out,
+                               BisectContext& context) {
+  if (out.result.status != BisectStatus::kFound) return absl::OkStatus();
+  absl::StatusOr<Hunt> hunt =
+      Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, in.config.hunt.other_as_bad);
+  const ProbeRecord* bad_probe = FindProbe(out.result, out.result.answer.first_bad);
+  const ProbeRecord* good_probe = FindProbe(out.result, out.result.answer.last_good);
+  const TrialResult* bad_trial = hunt.ok() && bad_probe ? ShowingTrial(*bad_probe, *hunt, true) : nullptr;
+  const TrialResult* good_trial = hunt.ok() && good_probe ? ShowingTrial(*good_probe, *hunt, false) : nullptr;
+  if (!bad_trial || !good_trial) return absl::OkStatus();
+  const std::string& axis = in.versions.axis;
+  absl::StatusOr<std::pair<ReproArm, ReproArm>> arms =
+      ArmsFromTrials(*bad_trial, absl::StrCat(axis, "=", bad_probe->label, " (first bad)"), *good_trial,
+                     absl::StrCat(axis, "=", good_probe->label, " (last good)"));
+  if (!arms.ok()) {
+    PrintProgress(env, absl::StrCat("no repro script: ", arms.status().message()));
+    return absl::OkStatus();
+  }
+  const auto& [failing, working] = *arms;
+  const std::string source = absl::StrCat("the bisect in ", out_dir);
+  const std::string point = bad_trial->point;
+  std::string both = RenderReproScript(point, source, failing, working);
+  std::string last_good = RenderReproScript(point, source, working, std::nullopt, /*failing_expected=*/false);
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"repro_first_bad.sh", both},
+                                   {"repro_last_good.sh", last_good}}) {
+    if (absl::Status st = WriteReproScript(options.out_dir, name, text); !st.ok()) return st;
+    context.repro_scripts.push_back(name);
+    out.written.push_back(name);
+  }
+  return absl::OkStatus();
+}
+
+std::string BisectHeadline(const BisectOptions& options, const BisectConfig& config, const BisectSessionResult& out) {
+  const BisectResult& r = out.result;
+  std::string headline;
+  if (r.status == BisectStatus::kFound) {
+    headline = absl::StrCat("first bad: ", config.versions[r.answer.first_bad],
+                            ", last good: ", config.versions[r.answer.last_good]);
+    if (!r.answer.unclassified.empty()) {
+      std::vector<std::string> labels;
+      for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);
+      absl::StrAppend(&headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
+    }
+  } else {
+    headline = absl::StrCat("no answer: ", r.message);
+  }
+  absl::StrAppend(&headline, "; ", r.probes.size(), " probes, ", r.total_trials, " trials (", out.cached_trials,
+                  " from the state file); see ", options.out_dir, "/summary.md");
+  return headline;
+}
+
+}  // namespace
+
+absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env) {
+  absl::StatusOr<BisectInputs> in = PrepareBisect(options);
+  if (!in.ok()) return in.status();
+  const BisectConfig& config = in->config;
   absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
-      options.out_dir, options.program, plan->job, options.kill_grace, options.setup_timeout, env);
+      options.out_dir, options.program, in->plan.job, options.kill_grace, options.setup_timeout, env);
   if (!job_options.ok()) return job_options.status();
   const std::string out_dir = job_options->out_dir;  // absolute
   const std::string state_path = out_dir + "/bisect_state.json";
-  JobTrialRunner jobs(*std::move(job_options), versions->configs, *env.runner, *env.clock);
-  CachingTrialRunner caching(jobs, *cache, config.versions, versions->settings, state_path);
-  if (env.progress) {
-    std::fprintf(env.progress, "bisect %s over %s: %zu versions, good %s, bad %s, up to %d at once\n",
-                 options.matrix_path.c_str(), versions->axis.c_str(), config.versions.size(),
-                 options.good.c_str(), options.bad.c_str(), config.jobs);
-    std::fflush(env.progress);
-  }
-  absl::StatusOr<BisectResult> result = RunBisect(config, caching, [&](const ProbeRecord& p) {
-    if (!env.progress) return;
-    std::fprintf(env.progress, "[%s] %s: %s%s (%s)\n",
-                 p.round == 0 ? "ends" : absl::StrCat("round ", p.round).c_str(), p.label.c_str(),
-                 std::string(ProbeVerdictName(p.tally.verdict)).c_str(), p.tally.truncated ? " at the cap" : "",
-                 ProbeCell(p).c_str());
-    std::fflush(env.progress);
-  });
+  JobTrialRunner jobs(*std::move(job_options), in->versions.configs, *env.runner, *env.clock);
+  CachingTrialRunner caching(jobs, in->cache, config.versions, in->versions.settings, state_path);
+  PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", in->versions.axis, ": ",
+                                  config.versions.size(), " versions, good ", options.good, ", bad ", options.bad,
+                                  ", up to ", config.jobs, " at once"));
+  absl::StatusOr<BisectResult> result =
+      RunBisect(config, caching, [&](const ProbeRecord& p) { PrintProgress(env, ProbeLine(p)); });
   if (!result.ok()) return result.status();
 
   BisectSessionResult out;
   out.result = *std::move(result);
   out.cached_trials = caching.hits();
   out.exit_status = out.result.status == BisectStatus::kFound ? 0 : 1;
-
-  BisectContext context;
-  context.matrix = options.matrix_path;
-  std::vector<std::string> files;
-  for (const driver::JobScenarioFile& f : plan->job.files) files.push_back(f.path);
-  context.scenario = absl::StrJoin(files, " ");
-  context.points = plan->job.filter;
-  context.cell = FormatLabelSet(*cell);
-  context.version_axis = versions->axis;
-  context.excluded = versions->excluded;
-
-  // Repro scripts: the first bad version as the failing arm, the last good as the workaround.
-  if (out.result.status == BisectStatus::kFound) {
-    absl::StatusOr<Hunt> hunt = Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature,
-                                             config.hunt.other_as_bad);
-    const ProbeRecord* bad_probe = FindProbe(out.result, out.result.answer.first_bad);
-    const ProbeRecord* good_probe = FindProbe(out.result, out.result.answer.last_good);
-    const TrialResult* bad_trial = hunt.ok() && bad_probe ? ShowingTrial(*bad_probe, *hunt, true) : nullptr;
-    const TrialResult* good_trial = hunt.ok() && good_probe ? ShowingTrial(*good_probe, *hunt, false) : nullptr;
-    if (bad_trial && good_trial) {
-      const std::string axis = versions->axis;
-      absl::StatusOr<ReproArm> failing =
-          ArmFromTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad_probe->label, " (first bad)"));
-      absl::StatusOr<ReproArm> working =
-          ArmFromTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good_probe->label, " (last good)"));
-      if (failing.ok() && working.ok()) {
-        const std::string source = absl::StrCat("the bisect in ", out_dir);
-        const std::string point = bad_trial->point;
-        std::string both = RenderReproScript(point, source, *failing, *working);
-        std::string last_good = RenderReproScript(point, source, *working, std::nullopt,
-                                                  /*failing_expected=*/false);
-        for (const auto& [name, text] : {std::pair<std::string, std::string>{"repro_first_bad.sh", both},
-                                         {"repro_last_good.sh", last_good}}) {
-          if (absl::Status st = WriteFileAtomically(options.out_dir + "/" + name, text); !st.ok()) return st;
-          ::chmod((options.out_dir + "/" + name).c_str(), 0755);
-          context.repro_scripts.push_back(name);
-          out.written.push_back(name);
-        }
-      } else if (env.progress) {
-        std::fprintf(env.progress, "no repro script: %s\n",
-                     std::string((failing.ok() ? working.status() : failing.status()).message()).c_str());
-      }
-    }
-  }
-  if (absl::Status st = WriteFileAtomically(options.out_dir + "/summary.md",
-                                            RenderBisectMarkdown(config, out.result, context));
-      !st.ok()) {
-    return st;
-  }
-  if (absl::Status st = WriteFileAtomically(options.out_dir + "/summary.json",
-                                            BisectSummaryJson(config, out.result, context).dump(2) + "\n");
+  BisectContext context = MakeContext(options, *in);
+  if (absl::Status st = WriteBisectRepros(options, *in, out_dir, env, out, context); !st.ok()) return st;
+  if (absl::Status st = WriteSummaries(options.out_dir, RenderBisectMarkdown(config, out.result, context),
+                                       BisectSummaryJson(config, out.result, context));
       !st.ok()) {
     return st;
   }
   out.written.insert(out.written.begin(), {"summary.md", "summary.json", "bisect_state.json"});
-  const BisectResult& r = out.result;
-  if (r.status == BisectStatus::kFound) {
-    out.headline = absl::StrCat("first bad: ", config.versions[r.answer.first_bad],
-                                ", last good: ", config.versions[r.answer.last_good]);
-    if (!r.answer.unclassified.empty()) {
-      std::vector<std::string> labels;
-      for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);
-      absl::StrAppend(&out.headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
-    }
-  } else {
-    out.headline = absl::StrCat("no answer: ", r.message);
-  }
-  absl::StrAppend(&out.headline, "; ", r.probes.size(), " probes, ", r.total_trials, " trials (",
-                  out.cached_trials, " from the state file); see ", options.out_dir, "/summary.md");
+  out.headline = BisectHeadline(options, config, out);
   return out;
 }
 

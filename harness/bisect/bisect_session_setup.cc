@@ -1,5 +1,8 @@
 #include "harness/bisect/bisect_session_setup.h"
 
+#include <sys/stat.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <system_error>
 
@@ -55,6 +58,35 @@ absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::strin
                       ? "pass"
                       : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
   return arm;
+}
+
+void PrintProgress(const BisectSessionEnv& env, const std::string& line) {
+  if (!env.progress) return;
+  std::fprintf(env.progress, "%s\n", line.c_str());
+  std::fflush(env.progress);
+}
+
+absl::StatusOr<std::pair<ReproArm, ReproArm>> ArmsFromTrials(const TrialResult& failing_trial,
+                                                             const std::string& failing_title,
+                                                             const TrialResult& working_trial,
+                                                             const std::string& working_title) {
+  absl::StatusOr<ReproArm> failing = ArmFromTrial(failing_trial, "failing", failing_title);
+  absl::StatusOr<ReproArm> working = ArmFromTrial(working_trial, "workaround", working_title);
+  if (!failing.ok()) return failing.status();
+  if (!working.ok()) return working.status();
+  return std::make_pair(*std::move(failing), *std::move(working));
+}
+
+absl::Status WriteReproScript(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  if (absl::Status st = WriteFileAtomically(path, text); !st.ok()) return st;
+  ::chmod(path.c_str(), 0755);
+  return absl::OkStatus();
+}
+
+absl::Status WriteSummaries(const std::string& dir, const std::string& markdown, const nlohmann::json& json) {
+  if (absl::Status st = WriteFileAtomically(dir + "/summary.md", markdown); !st.ok()) return st;
+  return WriteFileAtomically(dir + "/summary.json", json.dump(2) + "\n");
 }
 
 }  // namespace gh

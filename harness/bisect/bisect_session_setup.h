@@ -5,10 +5,12 @@
 #define GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_
 
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "nlohmann/json.hpp"
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_session.h"
 #include "harness/bisect/repro_script.h"
@@ -32,6 +34,22 @@ const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool
 
 // A repro script arm from the job.json of `trial`'s job, named and titled.
 absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title);
+
+// Prints `line` and a newline to the session's progress stream, if it has one, and flushes it.
+void PrintProgress(const BisectSessionEnv& env, const std::string& line);
+
+// The failing and the workaround arms of a repro script, from the trials that show them; the first
+// error when either job.json cannot be read.
+absl::StatusOr<std::pair<ReproArm, ReproArm>> ArmsFromTrials(const TrialResult& failing_trial,
+                                                             const std::string& failing_title,
+                                                             const TrialResult& working_trial,
+                                                             const std::string& working_title);
+
+// Writes the repro script `text` to `dir`/`name` and makes it executable.
+absl::Status WriteReproScript(const std::string& dir, const std::string& name, const std::string& text);
+
+// Writes a session's summary.md and summary.json (pretty-printed) into `dir`.
+absl::Status WriteSummaries(const std::string& dir, const std::string& markdown, const nlohmann::json& json);
 
 }  // namespace gh
 

@@ -61,6 +61,45 @@ std::string LabelOf(const std::map<std::string, std::string>& cell, const std::s
   return it == cell.end() ? "" : it->second;
 }
 
+// The cell axes that label the rows: those that vary among `entries` (all present ones when none
+// varies), in axis order.
+std::vector<std::string> RowAxes(const std::vector<const PointComparison*>& entries, const SweepInfo* sweep) {
+  std::vector<std::string> present_axes, varying_axes;
+  for (const std::string& axis : AxisOrder(entries, sweep)) {
+    std::set<std::string> labels;
+    bool present = false;
+    for (const PointComparison* entry : entries) {
+      present = present || entry->now->cell.count(axis) != 0;
+      labels.insert(LabelOf(entry->now->cell, axis));
+    }
+    if (present) present_axes.push_back(axis);
+    if (present && labels.size() > 1) varying_axes.push_back(axis);
+  }
+  if (varying_axes.empty()) varying_axes = present_axes;
+  return varying_axes;
+}
+
+// Each cell's rank: sweep cell order first, then first appearance.
+std::map<std::string, size_t> CellRanks(const std::vector<const PointComparison*>& entries, const SweepInfo* sweep) {
+  std::map<std::string, size_t> cell_rank;
+  if (sweep != nullptr) {
+    for (const SweepCellInfo& cell : sweep->cells) cell_rank.try_emplace(CellKey(cell.axes), cell_rank.size());
+  }
+  for (const PointComparison* entry : entries) cell_rank.try_emplace(entry->key.cell, cell_rank.size());
+  return cell_rank;
+}
+
+// Orders `rows` by `row_order` (one key per row), keeping ties in place.
+void SortRows(const std::vector<std::pair<size_t, size_t>>& row_order, std::vector<MatrixRow>& rows) {
+  std::vector<size_t> permutation(rows.size());
+  for (size_t i = 0; i < permutation.size(); ++i) permutation[i] = i;
+  std::stable_sort(permutation.begin(), permutation.end(),
+                   [&](size_t a, size_t b) { return row_order[a] < row_order[b]; });
+  std::vector<MatrixRow> sorted;
+  for (size_t i : permutation) sorted.push_back(std::move(rows[i]));
+  rows = std::move(sorted);
+}
+
 ScenarioMatrix BuildOne(const std::string& scenario, const std::vector<const PointComparison*>& entries,
                         const SweepInfo* sweep) {
   ScenarioMatrix matrix;
@@ -116,29 +155,13 @@ ScenarioMatrix BuildOne(const std::string& scenario, const std::vector<const Poi
   }
 
   // Row headers: the cell axes that vary here (all of them when none varies), then row params.
-  std::vector<std::string> present_axes, varying_axes;
-  for (const std::string& axis : AxisOrder(entries, sweep)) {
-    std::set<std::string> labels;
-    bool present = false;
-    for (const PointComparison* entry : entries) {
-      present = present || entry->now->cell.count(axis) != 0;
-      labels.insert(LabelOf(entry->now->cell, axis));
-    }
-    if (present) present_axes.push_back(axis);
-    if (present && labels.size() > 1) varying_axes.push_back(axis);
-  }
-  if (varying_axes.empty()) varying_axes = present_axes;
+  const std::vector<std::string> varying_axes = RowAxes(entries, sweep);
   matrix.row_headers = varying_axes;
   for (const std::string& param : row_params) matrix.row_headers.push_back(param);
   const bool label_by_scenario = matrix.row_headers.empty();
   if (label_by_scenario) matrix.row_headers.push_back("scenario");
 
-  // Sweep cell order first, then first appearance.
-  std::map<std::string, size_t> cell_rank;
-  if (sweep != nullptr) {
-    for (const SweepCellInfo& cell : sweep->cells) cell_rank.try_emplace(CellKey(cell.axes), cell_rank.size());
-  }
-  for (const PointComparison* entry : entries) cell_rank.try_emplace(entry->key.cell, cell_rank.size());
+  std::map<std::string, size_t> cell_rank = CellRanks(entries, sweep);
 
   std::map<std::string, size_t> column_index;
   std::map<std::pair<std::string, std::string>, size_t> row_index;
@@ -172,13 +195,7 @@ ScenarioMatrix BuildOne(const std::string& scenario, const std::vector<const Poi
     row.entries[column_index[column]] = entries[i];
   }
   for (MatrixRow& row : matrix.rows) row.entries.resize(matrix.columns.size(), nullptr);
-  std::vector<size_t> permutation(matrix.rows.size());
-  for (size_t i = 0; i < permutation.size(); ++i) permutation[i] = i;
-  std::stable_sort(permutation.begin(), permutation.end(),
-                   [&](size_t a, size_t b) { return row_order[a] < row_order[b]; });
-  std::vector<MatrixRow> sorted;
-  for (size_t i : permutation) sorted.push_back(std::move(matrix.rows[i]));
-  matrix.rows = std::move(sorted);
+  SortRows(row_order, matrix.rows);
   return matrix;
 }
 
