@@ -67,10 +67,10 @@ fi
 rm -rf "$stage"
 mkdir -p "$stage/build/bin" "$stage/lib"
 
-# CTest files (and GoogleTest's discovered-test lists), keeping their directory layout and
+# CTest files (GoogleTest's discovered-test lists, the tests' TEST_TMPDIR set-up), keeping their directory layout and
 # timestamps (gtest's include files re-discover when a binary looks newer than its list).
 (cd "$build" && find . -name CMakeFiles -prune -o -type f \
-   \( -name CTestTestfile.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' \) -print) |
+   \( -name CTestTestfile.cmake -o -name gh_test_env.cmake -o -name '*_tests.cmake' -o -name '*_include.cmake' \) -print) |
   while read -r f; do
     mkdir -p "$stage/build/$(dirname "$f")"
     cp -p "$build/$f" "$stage/build/$f"
