@@ -4,7 +4,7 @@
 #   build/  a mirror of the build tree holding only bin/ (stripped) and the CTest files, so that
 #           `ctest` runs there once scripts/device-run.sh has linked build-<name> to it;
 #   lib/    the shared libraries the GPU machine lacks: Abseil, yaml-cpp 0.7 (it has 0.8),
-#           Google Benchmark, GoogleTest. Never CUDA, NCCL, MPI or libc: those are there.
+#           Google Benchmark, GoogleTest, RE2. Never CUDA, NCCL, MPI or libc: those are there.
 # Then name ".deps/<name>" in the run tool's `carry` (64 MiB at most) and start the device
 # command with `scripts/device-run.sh --name <name> -- ...` (see docs/gpu.md).
 #
@@ -86,7 +86,7 @@ done
 # Shared libraries the GPU machine lacks, as this machine resolves them.
 for bin in "$stage"/build/bin/*; do
   ldd "$bin" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// {print $3}'
-done | grep -E '/lib(absl_|yaml-cpp|benchmark|gtest|gmock)[^/]*$' | sort -u |
+done | grep -E '/lib(absl_|yaml-cpp|benchmark|gtest|gmock|re2)[^/]*$' | sort -u |
   while read -r lib; do
     cp -L "$lib" "$stage/lib/$(basename "$lib")"
   done
