@@ -51,16 +51,26 @@ TEST(BackgroundCaptureGpu, ShippedExpectationsHold) {
     }
   }
 
-  // Held open 20 ms: every shared-stream trial silently loses nearly all of its 200 operations
-  // (194-200 were seen on the H200: the first few can run before the capture begins).
+  // Held open 20 ms: a shared-stream trial that loses work silently loses nearly all of its 200
+  // operations (194-200 were seen on the H200: the first few can run before the capture
+  // begins). It is a race, so a trial can also lose none (1 of 6 on 2026-12-02): the point's
+  // rule is any_failure, and a trial either passes with nothing swallowed or fails so.
+  int shared_swallowed = 0;
   for (const Record* r : by["held_open_20ms"]) {
     if (r->params.value("stream", "") == "shared") {
+      if (r->result.outcome == Outcome::kPass) {
+        EXPECT_EQ(MetricValue(*r, "swallowed_ops"), 0) << r->point;
+        continue;
+      }
+      ++shared_swallowed;
+      EXPECT_EQ(r->result.outcome, Outcome::kFail) << r->point;
       EXPECT_THAT(r->result.signature, ::testing::MatchesRegex("swallowed (1[5-9][0-9]|200)/200"))
           << r->point;
     } else {
       EXPECT_EQ(r->result.outcome, Outcome::kPass) << r->point;
     }
   }
+  EXPECT_GT(shared_swallowed, 0);
   EXPECT_NE(run.console.find("shared stream, background thread placing data "
                              "(shared_stream_background/"),
             std::string::npos)
