@@ -5,7 +5,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 
 namespace gh {
 namespace {
@@ -34,24 +33,8 @@ class HostAllocation : public Allocation {
 }  // namespace
 
 std::string AllocatorName(AllocatorKind kind) {
-  for (const auto& entry : kAllocatorNames) {
-    if (entry.value == kind) return std::string(entry.name);
-  }
-  return "unknown";
-}
-
-absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name) {
-  for (const auto& entry : kAllocatorNames) {
-    if (entry.name == name) return entry.value;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("unknown allocator '", std::string(name), "' (expected one of ",
-                                                 absl::StrJoin(AllAllocatorNames(), ", "), ")"));
-}
-
-std::vector<std::string> AllAllocatorNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : kAllocatorNames) names.emplace_back(entry.name);
-  return names;
+  const std::string_view name = EnumToName(kind);
+  return name.empty() ? "unknown" : std::string(name);
 }
 
 bool AllocatorSupports(AllocatorKind kind, Backend backend) {

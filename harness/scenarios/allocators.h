@@ -40,11 +40,8 @@ constexpr std::span<const EnumName<AllocatorKind>> EnumNames(AllocatorKind) {
   return kAllocatorNames;
 }
 
-// "malloc", "arena", "cuda_malloc", "cuda_malloc_async", "nccl_mem_alloc", "vmm".
+// The kind's name in kAllocatorNames ("malloc", "arena", ...); parse with ParseEnum (param.h).
 std::string AllocatorName(AllocatorKind kind);
-absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name);
-// Every allocator name, host ones first (the `allocator` parameter's choices).
-std::vector<std::string> AllAllocatorNames();
 // Whether `backend` can hand out memory with `kind` (arena exists on both).
 bool AllocatorSupports(AllocatorKind kind, Backend backend);
 

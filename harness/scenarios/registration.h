@@ -42,9 +42,8 @@ constexpr std::span<const EnumName<RegistrationKind>> EnumNames(RegistrationKind
   return kRegistrationNames;
 }
 
+// The kind's name in kRegistrationNames; parse with ParseEnum (param.h).
 std::string RegistrationName(RegistrationKind kind);
-absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name);
-std::vector<std::string> AllRegistrationNames();
 bool RegistrationSupports(RegistrationKind kind, Backend backend);
 // Whether registering is a collective call every rank must make together (windows are; the
 // user-buffer path is not).
