@@ -55,6 +55,10 @@ struct AllocatorSpec {
 // up to `alignment` for the arena. Pure arithmetic, shared by both backends and the tests.
 int64_t PlacementOffset(const AllocatorSpec& spec);
 
+// Whether `backend` can allocate `bytes` with `spec`: InvalidArgument naming the backend the
+// allocator needs, or a negative size, offset or alignment below 1; OK otherwise.
+absl::Status CheckAllocationRequest(const AllocatorSpec& spec, int64_t bytes, Backend backend);
+
 // One buffer of `bytes` bytes and the allocation it lives in. Free() releases the allocation
 // (idempotent); the destructor frees too, ignoring errors, so that no path leaks. Callers that
 // registered the buffer deregister it before Free() (registration.h does this in order).
