@@ -7,9 +7,9 @@
 namespace gh {
 namespace {
 
-class NoRegistration : public Registration {
+class Unregistered : public Registration {
  public:
-  NoRegistration() { kind_ = RegistrationKind::kNone; }
+  Unregistered() { kind_ = RegistrationKind::kNone; }
   absl::Status Deregister() override { return absl::OkStatus(); }
 };
 
@@ -52,10 +52,12 @@ bool RegistrationIsCollective(RegistrationKind kind) {
          kind == RegistrationKind::kMpiWindow;
 }
 
+std::unique_ptr<Registration> NoRegistration() { return std::make_unique<Unregistered>(); }
+
 absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind,
                                                             const Allocation& buffer,
                                                             MPI_Comm comm) {
-  if (kind == RegistrationKind::kNone) return std::unique_ptr<Registration>(new NoRegistration());
+  if (kind == RegistrationKind::kNone) return NoRegistration();
   if (kind != RegistrationKind::kMpiWindow) {
     return absl::InvalidArgumentError(
         absl::StrCat("registration ", RegistrationName(kind), " needs the cuda backend"));

@@ -63,6 +63,9 @@ class Registration {
   ncclWindow_t nccl_window_ = nullptr;
 };
 
+// Registration kind none, on either backend: nothing to deregister.
+std::unique_ptr<Registration> NoRegistration();
+
 // Host: none or mpi_window (collective over `comm`). Errors name the MPI error.
 absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind,
                                                             const Allocation& buffer,
