@@ -31,6 +31,7 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/kind_backends.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/scenarios/ring_shift_device.h"
 #endif
@@ -353,10 +354,7 @@ KindInfo DescribeRingShift() {
           .Int("fault_rank", 1, "the rank that shows the fault (clamped to nranks-1)")
           .Min(0)
           .Build();
-  info.backends.push_back(Backend::kHost);
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};
   info.make = [] { return std::make_unique<RingShift>(); };
   return info;
