@@ -16,28 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
 #include "harness/scenarios/einsum_gemm_cuda.h"
 
 namespace {
 
-#define CHECK_CUDA(expr)                                                                   \
-  do {                                                                                     \
-    cudaError_t e_ = (expr);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                   \
-                   cudaGetErrorName(e_));                                                  \
-      std::exit(3);                                                                        \
-    }                                                                                      \
-  } while (0)
-#define CHECK_CUBLAS(expr)                                                                 \
-  do {                                                                                     \
-    cublasStatus_t s_ = (expr);                                                            \
-    if (s_ != CUBLAS_STATUS_SUCCESS) {                                                     \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #expr,                   \
-                   cublasGetStatusName(s_));                                               \
-      std::exit(3);                                                                        \
-    }                                                                                      \
-  } while (0)
+#define CHECK_CUDA(expr) BENCH_CHECK(expr, cudaSuccess, cudaGetErrorName)
+#define CHECK_CUBLAS(expr) BENCH_CHECK(expr, CUBLAS_STATUS_SUCCESS, cublasGetStatusName)
 
 struct Shape {
   long long rows, k, cols;

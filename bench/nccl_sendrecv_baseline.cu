@@ -16,26 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_check.h"
+
 namespace {
 
-#define CHECK_CUDA(expr)                                                                   \
-  do {                                                                                     \
-    cudaError_t e_ = (expr);                                                               \
-    if (e_ != cudaSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,               \
-                   cudaGetErrorName(e_), cudaGetErrorString(e_));                          \
-      std::exit(3);                                                                        \
-    }                                                                                      \
-  } while (0)
-#define CHECK_NCCL(expr)                                                                   \
-  do {                                                                                     \
-    ncclResult_t r_ = (expr);                                                              \
-    if (r_ != ncclSuccess) {                                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #expr,               \
-                   ncclGetErrorString(r_), ncclGetLastError(nullptr));                     \
-      std::exit(3);                                                                        \
-    }                                                                                      \
-  } while (0)
+std::string CudaWhy(cudaError_t e) {
+  return std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+}
+std::string NcclWhy(ncclResult_t r) {
+  return std::string(ncclGetErrorString(r)) + ": " + ncclGetLastError(nullptr);
+}
+#define CHECK_CUDA(expr) BENCH_CHECK(expr, cudaSuccess, CudaWhy)
+#define CHECK_NCCL(expr) BENCH_CHECK(expr, ncclSuccess, NcclWhy)
 
 // "4K" -> 4096, "2G" -> 2^31 (powers of 1024, like the harness's byte sizes).
 bool ParseSize(const std::string& text, size_t* bytes) {

@@ -5,16 +5,11 @@
 # Also prints the CPU affinity a singleton gpuharness gets. Tables to stdout and
 # $OUT/cuda_bandwidth.txt. Usage: scripts/device-bandwidth-cuda.sh [--name NAME] [--core N]
 set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/device-flags.sh"
 name=device
 core=3
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) name=$2; shift 2 ;;
-    --core) core=$2; shift 2 ;;
-    *) echo "device-bandwidth-cuda.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gh_device_flags device-bandwidth-cuda.sh --name:name --core:core -- "$@"
 cd "$root"
 bin=build-$name/bin
 out=${OUT:-/tmp/gh_device_out}

@@ -15,18 +15,14 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/device-flags.sh"
 name=device
 targets=all
 jobs=2
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) name=$2; shift 2 ;;
-    --targets) targets=$2; shift 2 ;;
-    --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-    *) echo "device-bundle.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-  esac
-done
+help=0
+GH_FLAGS_HINT=" (see --help)" gh_device_flags device-bundle.sh --name:name --targets:targets \
+  --jobs:jobs -h:help=1 --help:help=1 -- "$@"
+if [[ $help == 1 ]]; then sed -n '2,17p' "$0"; exit 0; fi
 if [[ ! "$name" =~ ^[A-Za-z0-9_-]+$ ]]; then
   echo "device-bundle.sh: --name must be letters, digits, '_' or '-', got '$name'" >&2
   exit 2

@@ -6,17 +6,11 @@
 # Writes $OUT/cuda_summary.txt (everything the report needs) and $OUT/cuda_logs.tgz (all logs);
 # prints the summary last. Usage: scripts/device-check-cuda.sh [--name NAME] [--no-unit]
 set -uo pipefail
-
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/device-flags.sh"
 name=device
 unit=1
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) name=$2; shift 2 ;;
-    --no-unit) unit=0; shift ;;
-    *) echo "device-check-cuda.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+gh_device_flags device-check-cuda.sh --name:name --no-unit:unit=0 -- "$@"
 cd "$root"
 build=build-$name
 bin=$build/bin

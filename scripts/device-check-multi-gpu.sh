@@ -9,15 +9,10 @@
 # Usage (run tool): scripts/device-check-multi-gpu.sh [--name BUNDLE] [--np N]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/scripts/device-flags.sh"
 bundle=final
 np=2
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) bundle=$2; shift 2 ;;
-    --np) np=$2; shift 2 ;;
-    *) echo "device-check-multi-gpu.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
+gh_device_flags device-check-multi-gpu.sh --name:bundle --np:np -- "$@"
 work=/tmp/gh_multi_gpu
 rm -rf "$work"
 mkdir -p "$work" "${OUT:-/tmp/gh_multi_gpu_out}"

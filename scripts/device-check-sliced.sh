@@ -23,13 +23,8 @@ for nccl in wheel system; do
     for np in 1 2; do configs+="$nccl:$cumem:$np "; done
   done
 done
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --tests) run_tests=1; shift ;;
-    --configs) configs=$2; shift 2 ;;
-    *) echo "device-check-sliced.sh: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
+source "$root/scripts/device-flags.sh"
+gh_device_flags device-check-sliced.sh --tests:run_tests=1 --configs:configs -- "$@"
 
 for config in $configs; do
   IFS=: read -r nccl cumem np <<<"$config"

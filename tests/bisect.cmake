@@ -2,7 +2,7 @@
 # (tests/bisect_versions: each version a directory holding a small library preloaded into the
 # ranks) run through mpirun on the host backend, asserting the answer, the probes, resume, the
 # repro script, and bad input.
-if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+if(NOT TARGET gh_driver)
   return()
 endif()
 
@@ -15,14 +15,11 @@ target_include_directories(gh_bisect_fake_version PRIVATE
   $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)
 target_link_libraries(gh_bisect_fake_version PRIVATE ${CMAKE_DL_LIBS})
 
-add_executable(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc)
-target_link_libraries(gh_bisect_e2e_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest
-                      GTest::gtest_main GTest::gmock gh_warnings)
-target_compile_definitions(gh_bisect_e2e_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>"
-  GH_BISECT_TESTDATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions"
-  GH_BISECT_FAKE_LIB_PATH="$<TARGET_FILE:gh_bisect_fake_version>")
-add_dependencies(gh_bisect_e2e_test gpuharness gh_bisect_fake_version)
+gh_harness_test_program(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc
+  LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
+  DEFINES GH_BISECT_TESTDATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions"
+          GH_BISECT_FAKE_LIB_PATH="$<TARGET_FILE:gh_bisect_fake_version>"
+  DEPENDS gh_bisect_fake_version)
 
 include(GoogleTest)
 gtest_discover_tests(gh_bisect_e2e_test TEST_PREFIX "gpuharness.bisect." DISCOVERY_TIMEOUT 60

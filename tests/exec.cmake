@@ -3,19 +3,12 @@
 # program) alone and under mpirun at 2 ranks, and the records are asserted rank by rank. The
 # JAX case runs the shipped single-device program on CPU jax, skipping with the reason when jax
 # is not importable.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
 find_program(GH_PYTHON3 NAMES python3)
 
-add_executable(gh_exec_test ${CMAKE_CURRENT_SOURCE_DIR}/exec/run_exec_test.cc)
-target_link_libraries(gh_exec_test PRIVATE gh_core GTest::gtest GTest::gtest_main gh_warnings)
-target_compile_definitions(gh_exec_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-  GH_MPIRUN_BIN="${GH_MPIRUN}" GH_PYTHON3_BIN="${GH_PYTHON3}")
-add_dependencies(gh_exec_test gpuharness)
+gh_harness_test_program(gh_exec_test ${CMAKE_CURRENT_SOURCE_DIR}/exec/run_exec_test.cc
+  LIBS gh_core GTest::gtest_main
+  DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}" GH_PYTHON3_BIN="${GH_PYTHON3}")
 
 include(GoogleTest)
 gtest_discover_tests(gh_exec_test TEST_PREFIX "gpuharness.exec." DISCOVERY_TIMEOUT 60

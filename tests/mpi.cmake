@@ -1,18 +1,10 @@
 # Whole-binary MPI tests (label "mpi"): gpuharness on the host backend alone (a singleton) and
 # under mpirun at 2 and 4 ranks, asserting the records it writes: outcomes, per-rank details,
 # metrics, planted faults, the watchdog's timeout, the crash guard, bad input.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-add_executable(gh_mpi_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_mpi_test.cc)
-target_link_libraries(gh_mpi_test PRIVATE gh_core GTest::gtest GTest::gtest_main gh_warnings)
-target_compile_definitions(gh_mpi_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-  GH_MPIRUN_BIN="${GH_MPIRUN}")
-add_dependencies(gh_mpi_test gpuharness)
+gh_harness_test_program(gh_mpi_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_mpi_test.cc
+  LIBS gh_core GTest::gtest_main DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}")
 
 include(GoogleTest)
 # Each case spawns whole jobs; the stall case waits for its 3 s timeout. CTest's timeout is a

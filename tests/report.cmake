@@ -3,7 +3,7 @@
 # statuses (0 met, 1 unmet or regression, 2 bad input), the headline and the files written.
 # Reports go to --out under the build tree; the source tree is never written. (Output regexes
 # use "." for ";", which CMake would take as a list separator.)
-if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+if(NOT TARGET gh_driver)
   return()
 endif()
 

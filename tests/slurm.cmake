@@ -2,10 +2,6 @@
 # on localhost (munged, slurmctld, slurmd; needs root and the slurm-wlm and munge packages that
 # scripts/setup.sh installs) and sweep through the real srun launcher. Exit 77 (not root) is a
 # skip; missing packages or a cluster that does not come up fail the test.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 find_program(GH_SLURM_BASH NAMES bash REQUIRED)
 
 add_test(NAME gpuharness.slurm.srun_sweep

@@ -3,10 +3,6 @@
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
 foreach(case nodes mpi binding teardown)

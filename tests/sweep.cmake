@@ -2,17 +2,10 @@
 # matrices/demo.yaml into a temp dir (records, cell labels, outcomes), resume (the second run
 # runs no cell), a planted regression against a baseline (exit 1), a crashing rank and a hung
 # job (crash and timeout records for the points never recorded), and a bad matrix (exit 2).
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-add_executable(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc)
-target_link_libraries(gh_sweep_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
-target_compile_definitions(gh_sweep_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_dependencies(gh_sweep_test gpuharness)
+gh_harness_test_program(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc
+  LIBS gh_core GTest::gmock GTest::gtest_main)
 
 include(GoogleTest)
 gtest_discover_tests(gh_sweep_test TEST_PREFIX "gpuharness.sweep." DISCOVERY_TIMEOUT 60

@@ -9,18 +9,14 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
 
-class FileUtilTest : public ::testing::Test {
+class FileUtilTest : public gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/gh_files_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-  }
-  void TearDown() override { std::system(("rm -rf '" + dir_ + "'").c_str()); }
+  const std::string dir_ = temp_dir();
   std::vector<std::string> Entries(const std::string& dir) {
     std::vector<std::string> names;
     DIR* d = opendir(dir.c_str());
@@ -32,7 +28,6 @@ class FileUtilTest : public ::testing::Test {
     closedir(d);
     return names;
   }
-  std::string dir_;
 };
 
 TEST_F(FileUtilTest, WriteAtomicallyThenRead) {

@@ -24,48 +24,42 @@ const PointParam& Lookup(const Point& point, std::string_view name) {
   Die(point, name, "does not exist");
 }
 
+// The value of parameter `name`, held as T and declared as `type` or `also`; otherwise the
+// point dies naming the type it has and `wanted`.
+template <typename T>
+const T& Typed(const Point& point, std::string_view name, std::string_view wanted, ParamType type,
+               ParamType also) {
+  const PointParam& p = Lookup(point, name);
+  const T* v = std::get_if<T>(&p.value);
+  if ((p.type != type && p.type != also) || v == nullptr) {
+    Die(point, name,
+        absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not ", std::string(wanted)));
+  }
+  return *v;
+}
+
 }  // namespace
 
 int64_t Point::GetInt(std::string_view name) const {
-  const PointParam& p = Lookup(*this, name);
-  const auto* v = std::get_if<int64_t>(&p.value);
-  if ((p.type != ParamType::kInt && p.type != ParamType::kBytes) || v == nullptr) {
-    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not int or bytes"));
-  }
-  return *v;
+  return Typed<int64_t>(*this, name, "int or bytes", ParamType::kInt, ParamType::kBytes);
 }
 
 double Point::GetFloat(std::string_view name) const {
-  const PointParam& p = Lookup(*this, name);
-  const auto* v = std::get_if<double>(&p.value);
-  if (p.type != ParamType::kFloat || v == nullptr) {
-    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not float"));
-  }
-  return *v;
+  return Typed<double>(*this, name, "float", ParamType::kFloat, ParamType::kFloat);
 }
 
 bool Point::GetBool(std::string_view name) const {
-  const PointParam& p = Lookup(*this, name);
-  const auto* v = std::get_if<bool>(&p.value);
-  if (p.type != ParamType::kBool || v == nullptr) {
-    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not bool"));
-  }
-  return *v;
+  return Typed<bool>(*this, name, "bool", ParamType::kBool, ParamType::kBool);
+}
+
+const std::string& Point::GetString(std::string_view name) const {
+  return Typed<std::string>(*this, name, "string or enum", ParamType::kString, ParamType::kEnum);
 }
 
 void Point::DieUnknownEnumName(std::string_view name, const std::string& value,
                                const std::vector<std::string>& choices) const {
   Die(*this, name, absl::StrCat("has value '", value, "', which its enum does not name (",
                                 absl::StrJoin(choices, ", "), ")"));
-}
-
-const std::string& Point::GetString(std::string_view name) const {
-  const PointParam& p = Lookup(*this, name);
-  const auto* v = std::get_if<std::string>(&p.value);
-  if ((p.type != ParamType::kString && p.type != ParamType::kEnum) || v == nullptr) {
-    Die(*this, name, absl::StrCat("has type ", std::string(ParamTypeName(p.type)), ", not string or enum"));
-  }
-  return *v;
 }
 
 std::string Point::Format(std::string_view name) const {

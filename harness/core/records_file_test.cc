@@ -9,22 +9,15 @@
 
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
 
-class RecordsFileTest : public ::testing::Test {
+class RecordsFileTest : public gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/gh_records_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    dir_ = dir;
-    path_ = dir_ + "/records.jsonl";
-  }
-  void TearDown() override {
-    std::remove(path_.c_str());
-    rmdir(dir_.c_str());
-  }
+  const std::string dir_ = temp_dir();
+  const std::string path_ = dir_ + "/records.jsonl";
   static Record Make(const std::string& point, Outcome outcome) {
     Record r;
     r.scenario = "s";
@@ -37,7 +30,6 @@ class RecordsFileTest : public ::testing::Test {
     std::ofstream out(path_, std::ios::app | std::ios::binary);
     out << text;
   }
-  std::string dir_, path_;
 };
 
 TEST_F(RecordsFileTest, AppendsOneLinePerRecordAndReadsThemBack) {

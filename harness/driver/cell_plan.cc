@@ -9,6 +9,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "harness/core/duration_text.h"
+#include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
@@ -39,14 +40,30 @@ absl::Status SetOnce(std::map<std::string, Setter>* seen, const std::string& key
   return absl::OkStatus();
 }
 
+// A scalar setting as SetOnce compares it.
+std::string SettingText(int value) { return absl::StrCat(value); }
+std::string SettingText(const std::string& value) { return value; }
+std::string SettingText(absl::Duration value) { return FormatDurationText(value); }
+std::string SettingText(bool value) { return value ? "true" : "false"; }
+
 struct Merger {
   CellPlan plan;
   std::map<std::string, Setter> seen;
 
+  // Where the settings set `key`: its value goes to `field`, unless another axis of the cell
+  // already set it otherwise.
+  template <typename T>
+  absl::Status SetScalar(const std::string& key, const std::optional<T>& value, T* field,
+                         const SourceLoc& loc, const std::string& who) {
+    if (!value.has_value()) return absl::OkStatus();
+    GH_RETURN_IF_ERROR(SetOnce(&seen, key, SettingText(*value), loc, who));
+    *field = *value;
+    return absl::OkStatus();
+  }
+
   absl::Status Add(const CellSettings& s, const SourceLoc& loc, const std::string& who) {
     for (const auto& [name, value] : s.env) {
-      absl::Status st = SetOnce(&seen, absl::StrCat("env.", name), value, loc, who);
-      if (!st.ok()) return st;
+      GH_RETURN_IF_ERROR(SetOnce(&seen, absl::StrCat("env.", name), value, loc, who));
       plan.env.set[name] = value;
     }
     for (const auto& [name, list] : s.flags) {
@@ -55,31 +72,11 @@ struct Merger {
     }
     for (const auto& [name, value] : s.env_prepend) plan.env.prepend[name].push_back(value);
     for (const auto& [name, value] : s.env_append) plan.env.append[name].push_back(value);
-    if (s.ranks) {
-      absl::Status st = SetOnce(&seen, "ranks", absl::StrCat(*s.ranks), loc, who);
-      if (!st.ok()) return st;
-      plan.ranks = *s.ranks;
-    }
-    if (s.launcher) {
-      absl::Status st = SetOnce(&seen, "launcher", *s.launcher, loc, who);
-      if (!st.ok()) return st;
-      plan.launcher = *s.launcher;
-    }
-    if (s.timeout) {
-      absl::Status st = SetOnce(&seen, "timeout", FormatDurationText(*s.timeout), loc, who);
-      if (!st.ok()) return st;
-      plan.timeout = *s.timeout;
-    }
-    if (s.backend) {
-      absl::Status st = SetOnce(&seen, "backend", *s.backend, loc, who);
-      if (!st.ok()) return st;
-      plan.backend = *s.backend;
-    }
-    if (s.share_gpu) {
-      absl::Status st = SetOnce(&seen, "share_gpu", *s.share_gpu ? "true" : "false", loc, who);
-      if (!st.ok()) return st;
-      plan.share_gpu = *s.share_gpu;
-    }
+    GH_RETURN_IF_ERROR(SetScalar("ranks", s.ranks, &plan.ranks, loc, who));
+    GH_RETURN_IF_ERROR(SetScalar("launcher", s.launcher, &plan.launcher, loc, who));
+    GH_RETURN_IF_ERROR(SetScalar("timeout", s.timeout, &plan.timeout, loc, who));
+    GH_RETURN_IF_ERROR(SetScalar("backend", s.backend, &plan.backend, loc, who));
+    GH_RETURN_IF_ERROR(SetScalar("share_gpu", s.share_gpu, &plan.share_gpu, loc, who));
     plan.args.insert(plan.args.end(), s.args.begin(), s.args.end());
     plan.points.insert(plan.points.end(), s.points.begin(), s.points.end());
     plan.launcher_prefix.insert(plan.launcher_prefix.end(), s.launcher_prefix.begin(),

@@ -37,15 +37,8 @@ KindInfo DescribeFakeKind() {
   KindInfo k;
   k.name = "fake_sweep_kind";
   k.description = "test kind";
-  ParamDef size;
-  size.name = "size";
-  size.type = ParamType::kInt;
-  size.default_value = int64_t{1};
-  ParamDef fault;  // two-axis scenarios (points filtered per axis)
-  fault.name = "fault";
-  fault.type = ParamType::kString;
-  fault.default_value = std::string("none");
-  k.params = {size, fault};
+  // fault: for two-axis scenarios (points filtered per axis).
+  k.params = ParamsBuilder().Int("size", 1, "").String("fault", "none", "").Build();
   k.backends = {Backend::kHost};
   return k;
 }

@@ -14,6 +14,7 @@
 #include "harness/core/records_file.h"
 #include "harness/core/scenario_loader.h"
 #include "harness/core/testdata/fake_kinds.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/driver/cell_records.h"
 #include "harness/core/comparison.h"
 
@@ -22,17 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class SynthesizedRecordTest : public ::testing::Test {
+class SynthesizedRecordTest : public gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char dir[] = "/tmp/gh_synth_XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    run_dir_ = dir;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(run_dir_, ec);
-  }
+  const std::string run_dir_ = temp_dir();
 
   // The scenario and every point it expands to at 2 ranks.
   void Load(const std::string& yaml) {
@@ -81,7 +74,6 @@ class SynthesizedRecordTest : public ::testing::Test {
   ScenarioRegistry registry_ = testing::MakeFakeRegistry();
   std::vector<JobScenarioFile> files_;  // the expected points point at its specs
   std::vector<ExpectedPoint> expected_;
-  std::string run_dir_;
   JobRecordsInfo info_{"auto", 2, false, {{"proto", "ll"}}, {}};
 };
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <optional>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/core/param.h"
 #include "harness/report/report_palette.h"
+#include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {
@@ -71,40 +71,10 @@ void AppendTable(std::string& out, const std::vector<std::string>& headers,
   out += "</table>\n";
 }
 
-std::string CellOf(const PointComparison& entry, const SweepInfo* sweep) {
-  const PointTrials& trials = entry.now ? *entry.now : *entry.baseline;
-  std::string label = CellDisplayLabel(trials.cell, sweep);
-  return label.empty() ? "-" : label;
-}
-
-std::string SignatureOf(const PointTrials& trials) {
-  if (trials.failed > 0) return trials.first_failure_signature;
-  if (trials.skipped > 0) return trials.skip_reason;
-  return "";
-}
-
-void AppendEntrySection(std::string& out, const std::string& title, const Comparison& comparison,
-                        const SweepInfo* sweep, const std::function<bool(const PointComparison&)>& select,
-                        const std::vector<std::string>& headers,
-                        const std::function<std::vector<std::string>(const PointComparison&)>& columns) {
-  std::vector<std::vector<std::string>> rows;
-  for (const PointComparison& entry : comparison.points) {
-    if (!select(entry)) continue;
-    std::vector<std::string> row = {CellOf(entry, sweep), entry.key.point};
-    for (std::string& value : columns(entry)) row.push_back(std::move(value));
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) return;
-  absl::StrAppend(&out, "<h2>", EscapeHtml(title), " (", rows.size(), ")</h2>\n");
-  std::vector<std::string> all_headers = {"cell", "point"};
-  all_headers.insert(all_headers.end(), headers.begin(), headers.end());
-  AppendTable(out, all_headers, rows);
-}
-
 std::string Tooltip(const PointComparison& entry) {
   const PointTrials& now = *entry.now;
   std::vector<std::string> lines = {entry.key.point, TrialsText(now)};
-  std::string signature = SignatureOf(now);
+  std::string signature = TrialsSignature(now);
   if (!signature.empty()) lines.push_back(signature);
   lines.push_back(absl::StrCat("expected: ", now.expected.ToString()));
   if (entry.baseline) lines.push_back(absl::StrCat("baseline: ", TrialsText(*entry.baseline)));
@@ -457,42 +427,10 @@ std::string RenderReportHtml(const ReportInput& input) {
          "<span class=\"o-none regression\">regression</span><span class=\"o-none unexpected\">unmet expectation</span>"
          "<span class=\"o-none fixed\">fixed</span></p>\n";
 
-  if (sweep != nullptr) {
-    std::vector<std::vector<std::string>> rows;
-    for (const SweepCellInfo& cell : sweep->cells) {
-      if (cell.status.empty() || cell.status == "done") continue;
-      rows.push_back({CellDisplayLabel(cell.axes, sweep), cell.status, cell.detail});
-    }
-    if (!rows.empty()) {
-      absl::StrAppend(&out, "<h2>Cells not run (", rows.size(), ")</h2>\n");
-      AppendTable(out, {"cell", "status", "detail"}, rows);
-    }
+  for (const ReportSection& section : AttentionSections(comparison, sweep, std::string::npos)) {
+    absl::StrAppend(&out, "<h2>", EscapeHtml(section.title), " (", section.rows.size(), ")</h2>\n");
+    AppendTable(out, section.headers, section.rows);
   }
-  AppendEntrySection(
-      out, "Unmet expectations", comparison, sweep, [](const PointComparison& e) { return !e.expectation_met(); },
-      {"expected", "got", "signature"}, [](const PointComparison& e) {
-        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
-                                        e.now->first_unmet_signature};
-      });
-  auto change_is = [](BaselineChange change) {
-    return [change](const PointComparison& e) { return e.change == change; };
-  };
-  auto before_after = [](const PointComparison& e) {
-    return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now), SignatureOf(*e.now)};
-  };
-  AppendEntrySection(out, "Regressions", comparison, sweep, change_is(BaselineChange::kRegression),
-                     {"baseline", "now", "signature"}, before_after);
-  AppendEntrySection(out, "Fixes", comparison, sweep, change_is(BaselineChange::kFix), {"baseline", "now"},
-                     [](const PointComparison& e) {
-                       return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now)};
-                     });
-  AppendEntrySection(out, "Changed signatures", comparison, sweep, change_is(BaselineChange::kChangedSignature),
-                     {"baseline", "now", "signature"}, before_after);
-  AppendEntrySection(out, "New points", comparison, sweep, change_is(BaselineChange::kNew), {"now"},
-                     [](const PointComparison& e) { return std::vector<std::string>{TrialsText(*e.now)}; });
-  AppendEntrySection(out, "Vanished points", comparison, sweep, change_is(BaselineChange::kVanished), {"baseline"},
-                     [](const PointComparison& e) { return std::vector<std::string>{TrialsText(*e.baseline)}; });
-
   for (const ScenarioMatrix& matrix : BuildScenarioMatrices(comparison, sweep)) AppendMatrix(out, matrix);
   AppendEnvironment(out, input.environments);
   out += "</body></html>\n";

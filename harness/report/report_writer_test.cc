@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/report/report_golden.h"
 #include "harness/report/report_test_records.h"
 #include "harness/report/results_dir.h"
@@ -23,14 +24,9 @@ using ::testing::Not;
 using ::testing::StartsWith;
 namespace fs = std::filesystem;
 
-class ReportWriterTest : public ::testing::Test {
+class ReportWriterTest : public gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    char pattern[] = "/tmp/gh_report_writer_XXXXXX";
-    ASSERT_NE(mkdtemp(pattern), nullptr);
-    root_ = pattern;
-  }
-  void TearDown() override { fs::remove_all(root_); }
+  const std::string root_ = temp_dir();
 
   void WriteRecords(const std::string& dir, const std::vector<Record>& records) {
     ASSERT_TRUE(MakeDirectories(dir).ok());
@@ -63,7 +59,6 @@ class ReportWriterTest : public ::testing::Test {
   }
   static bool Exists(const std::string& path) { return fs::exists(path); }
 
-  std::string root_;
 };
 
 TEST_F(ReportWriterTest, WritesTheThreeReportsIntoDir) {

@@ -1,22 +1,18 @@
 #include "harness/report/summary_markdown.h"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {
 namespace {
 
+// Longer signatures and details are cut, so one huge error message cannot swamp the page.
 constexpr size_t kMaxSignatureChars = 160;
-
-std::string Clip(const std::string& text) {
-  if (text.size() <= kMaxSignatureChars) return text;
-  return text.substr(0, kMaxSignatureChars - 3) + "...";
-}
 
 void AppendTable(std::string& out, const std::vector<std::string>& headers,
                  const std::vector<std::vector<std::string>>& rows) {
@@ -31,37 +27,6 @@ void AppendTable(std::string& out, const std::vector<std::string>& headers,
     absl::StrAppend(&out, "| ", absl::StrJoin(escaped, " | "), " |\n");
   }
   out += "\n";
-}
-
-std::string CellOf(const PointComparison& entry, const SweepInfo* sweep) {
-  const PointTrials& trials = entry.now ? *entry.now : *entry.baseline;
-  std::string label = CellDisplayLabel(trials.cell, sweep);
-  return label.empty() ? "-" : label;
-}
-
-std::string SignatureOf(const PointTrials& trials) {
-  if (trials.failed > 0) return Clip(trials.first_failure_signature);
-  if (trials.skipped > 0) return Clip(trials.skip_reason);
-  return "";
-}
-
-// A section listing the entries `select` keeps; nothing when it keeps none.
-void AppendEntrySection(std::string& out, const std::string& title, const Comparison& comparison,
-                        const SweepInfo* sweep, const std::function<bool(const PointComparison&)>& select,
-                        const std::vector<std::string>& headers,
-                        const std::function<std::vector<std::string>(const PointComparison&)>& columns) {
-  std::vector<std::vector<std::string>> rows;
-  for (const PointComparison& entry : comparison.points) {
-    if (!select(entry)) continue;
-    std::vector<std::string> row = {CellOf(entry, sweep), entry.key.point};
-    for (std::string& value : columns(entry)) row.push_back(std::move(value));
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) return;
-  absl::StrAppend(&out, "## ", title, " (", rows.size(), ")\n\n");
-  std::vector<std::string> all_headers = {"cell", "point"};
-  all_headers.insert(all_headers.end(), headers.begin(), headers.end());
-  AppendTable(out, all_headers, rows);
 }
 
 // The entry as a table cell: text, then what the comparison adds; regressions in bold.
@@ -217,43 +182,10 @@ std::string RenderSummaryMarkdown(const ReportInput& input) {
   if (sweep != nullptr) absl::StrAppend(&out, EscapeMarkdownCell(SweepShape(*sweep)), "\n\n");
   if (!input.baseline.empty()) absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline), "\n\n");
 
-  if (sweep != nullptr) {
-    std::vector<std::vector<std::string>> rows;
-    for (const SweepCellInfo& cell : sweep->cells) {
-      if (cell.status.empty() || cell.status == "done") continue;
-      rows.push_back({CellDisplayLabel(cell.axes, sweep), cell.status, Clip(cell.detail)});
-    }
-    if (!rows.empty()) {
-      absl::StrAppend(&out, "## Cells not run (", rows.size(), ")\n\n");
-      AppendTable(out, {"cell", "status", "detail"}, rows);
-    }
+  for (const ReportSection& section : AttentionSections(comparison, sweep, kMaxSignatureChars)) {
+    absl::StrAppend(&out, "## ", section.title, " (", section.rows.size(), ")\n\n");
+    AppendTable(out, section.headers, section.rows);
   }
-  AppendEntrySection(
-      out, "Unmet expectations", comparison, sweep, [](const PointComparison& e) { return !e.expectation_met(); },
-      {"expected", "got", "signature"}, [](const PointComparison& e) {
-        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
-                                        Clip(e.now->first_unmet_signature)};
-      });
-  auto change_is = [](BaselineChange change) {
-    return [change](const PointComparison& e) { return e.change == change; };
-  };
-  auto before_after = [](const PointComparison& e) {
-    return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now), SignatureOf(*e.now)};
-  };
-  AppendEntrySection(out, "Regressions", comparison, sweep, change_is(BaselineChange::kRegression),
-                     {"baseline", "now", "signature"}, before_after);
-  AppendEntrySection(out, "Fixes", comparison, sweep, change_is(BaselineChange::kFix),
-                     {"baseline", "now"}, [](const PointComparison& e) {
-                       return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now)};
-                     });
-  AppendEntrySection(out, "Changed signatures", comparison, sweep, change_is(BaselineChange::kChangedSignature),
-                     {"baseline", "now", "signature"}, before_after);
-  AppendEntrySection(out, "New points", comparison, sweep, change_is(BaselineChange::kNew), {"now"},
-                     [](const PointComparison& e) { return std::vector<std::string>{TrialsText(*e.now)}; });
-  AppendEntrySection(out, "Vanished points", comparison, sweep, change_is(BaselineChange::kVanished),
-                     {"baseline"},
-                     [](const PointComparison& e) { return std::vector<std::string>{TrialsText(*e.baseline)}; });
-
   for (const ScenarioMatrix& matrix : BuildScenarioMatrices(comparison, sweep)) AppendMatrix(out, matrix);
   AppendEnvironment(out, input.environments);
   return out;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 namespace {
@@ -23,11 +24,17 @@ absl::Status ReadString(const json& object, const char* name, const std::string&
   return absl::OkStatus();
 }
 
+// Reads a string member every entry must have.
+absl::Status ReadRequiredString(const json& object, const char* name, const std::string& path,
+                                std::string& out) {
+  if (!object.contains(name)) return absl::InvalidArgumentError(absl::StrCat(path, name, ": missing"));
+  return ReadString(object, name, path, out);
+}
+
 absl::Status ReadAxis(const json& object, const std::string& path, SweepAxisInfo& axis) {
   if (!object.is_object()) return TypeError(path, "an object");
   const std::string prefix = path + ".";
-  if (!object.contains("name")) return absl::InvalidArgumentError(prefix + "name: missing");
-  if (auto s = ReadString(object, "name", prefix, axis.name); !s.ok()) return s;
+  GH_RETURN_IF_ERROR(ReadRequiredString(object, "name", prefix, axis.name));
   if (auto it = object.find("is_version"); it != object.end()) {
     if (!it->is_boolean()) return TypeError(prefix + "is_version", "true or false");
     axis.is_version = it->get<bool>();
@@ -48,8 +55,7 @@ absl::Status ReadAxis(const json& object, const std::string& path, SweepAxisInfo
 absl::Status ReadCell(const json& object, const std::string& path, SweepCellInfo& cell) {
   if (!object.is_object()) return TypeError(path, "an object");
   const std::string prefix = path + ".";
-  if (!object.contains("id")) return absl::InvalidArgumentError(prefix + "id: missing");
-  if (auto s = ReadString(object, "id", prefix, cell.id); !s.ok()) return s;
+  GH_RETURN_IF_ERROR(ReadRequiredString(object, "id", prefix, cell.id));
   if (auto it = object.find("axes"); it != object.end()) {
     if (!it->is_object()) return TypeError(prefix + "axes", "an object of axis name to label");
     for (const auto& [name, label] : it->items()) {
@@ -57,8 +63,8 @@ absl::Status ReadCell(const json& object, const std::string& path, SweepCellInfo
       cell.axes[name] = label.get<std::string>();
     }
   }
-  if (auto s = ReadString(object, "status", prefix, cell.status); !s.ok()) return s;
-  if (auto s = ReadString(object, "detail", prefix, cell.detail); !s.ok()) return s;
+  GH_RETURN_IF_ERROR(ReadString(object, "status", prefix, cell.status));
+  GH_RETURN_IF_ERROR(ReadString(object, "detail", prefix, cell.detail));
   if (auto it = object.find("wall_s"); it != object.end()) {
     if (!it->is_number()) return TypeError(prefix + "wall_s", "a number");
     cell.wall_s = it->get<double>();

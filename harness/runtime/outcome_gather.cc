@@ -36,18 +36,7 @@ absl::StatusOr<std::vector<RankOutcome>> GatherRankOutcomes(MPI_Comm comm,
   if (rank != 0) return outcomes;
   outcomes.reserve(size);
   for (int r = 0; r < size; ++r) {
-    absl::StatusOr<RankOutcome> decoded =
-        DecodeRankOutcome(std::string_view(all).substr(offsets[r], lengths[r]));
-    if (decoded.ok()) {
-      outcomes.push_back(*std::move(decoded));
-    } else {
-      RankOutcome broken;
-      broken.rank = r;
-      broken.outcome = Outcome::kError;
-      broken.signature = std::string(decoded.status().message());
-      broken.step = "collect results";
-      outcomes.push_back(std::move(broken));
-    }
+    outcomes.push_back(DecodeGatheredOutcome(r, std::string_view(all).substr(offsets[r], lengths[r])));
   }
   return outcomes;
 }

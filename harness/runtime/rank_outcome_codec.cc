@@ -172,4 +172,12 @@ absl::StatusOr<RankOutcome> DecodeRankOutcome(std::string_view bytes) {
   return out;
 }
 
+RankOutcome DecodeGatheredOutcome(int rank, std::string_view bytes) {
+  absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(bytes);
+  if (decoded.ok()) return *std::move(decoded);
+  RankOutcome broken = RankOutcome::Error(std::string(decoded.status().message()), "collect results");
+  broken.rank = rank;
+  return broken;
+}
+
 }  // namespace gh

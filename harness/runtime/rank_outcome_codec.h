@@ -17,6 +17,10 @@ namespace gh {
 std::string EncodeRankOutcome(const RankOutcome& outcome);
 // InvalidArgument "rank outcome: ..." naming what was wrong and where; never throws.
 absl::StatusOr<RankOutcome> DecodeRankOutcome(std::string_view bytes);
+// Rank `rank`'s outcome from its gathered bytes; bytes that do not decode become that rank's
+// `error` in step "collect results", signed with the decoder's message, so one bad rank never
+// loses the others.
+RankOutcome DecodeGatheredOutcome(int rank, std::string_view bytes);
 
 }  // namespace gh
 

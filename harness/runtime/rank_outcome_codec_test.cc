@@ -112,5 +112,19 @@ TEST(RankOutcomeCodec, GarbageIsAnErrorNamingWhatAndWhere) {
   EXPECT_EQ(message(bad_code), "rank outcome: unknown outcome code 9");
 }
 
+TEST(RankOutcomeCodec, GatheredBytesThatDoNotDecodeAreThatRanksErrorInCollectResults) {
+  const RankOutcome broken = DecodeGatheredOutcome(5, "{\"rank\": 0}");
+  EXPECT_EQ(broken.rank, 5);
+  EXPECT_EQ(broken.outcome, Outcome::kError);
+  EXPECT_EQ(broken.signature, "rank outcome: not an encoded outcome (11 bytes)");
+  EXPECT_EQ(broken.step, "collect results");
+  EXPECT_FALSE(broken.mismatch.has_value());
+
+  const RankOutcome decoded = DecodeGatheredOutcome(5, EncodeRankOutcome(FailingRank()));
+  EXPECT_EQ(decoded.rank, 3);  // a decoded outcome keeps the rank it carries
+  EXPECT_EQ(decoded.outcome, Outcome::kFail);
+  EXPECT_EQ(decoded.step, "verify");
+}
+
 }  // namespace
 }  // namespace gh

@@ -274,9 +274,7 @@ int TrialWorkerCommand(int argc, char** argv) {
 #if defined(GH_HAVE_CUDA)
   if (args->backend == Backend::kCuda) {
     if (absl::Status bound = BindTrialDevice(args->device); !bound.ok()) {
-      outcome.outcome = Outcome::kError;
-      outcome.signature = std::string(bound.message());
-      outcome.step = "bind device";
+      outcome = RankOutcome::Error(std::string(bound.message()), "bind device");
     }
   }
 #endif

@@ -5,7 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 namespace {
@@ -34,24 +34,8 @@ class HostAllocation : public Allocation {
 }  // namespace
 
 std::string AllocatorName(AllocatorKind kind) {
-  for (const auto& entry : kAllocatorNames) {
-    if (entry.value == kind) return std::string(entry.name);
-  }
-  return "unknown";
-}
-
-absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name) {
-  for (const auto& entry : kAllocatorNames) {
-    if (entry.name == name) return entry.value;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("unknown allocator '", std::string(name), "' (expected one of ",
-                                                 absl::StrJoin(AllAllocatorNames(), ", "), ")"));
-}
-
-std::vector<std::string> AllAllocatorNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : kAllocatorNames) names.emplace_back(entry.name);
-  return names;
+  const std::string_view name = EnumToName(kind);
+  return name.empty() ? "unknown" : std::string(name);
 }
 
 bool AllocatorSupports(AllocatorKind kind, Backend backend) {
@@ -65,15 +49,21 @@ int64_t PlacementOffset(const AllocatorSpec& spec) {
   return (spec.offset + spec.alignment - 1) / spec.alignment * spec.alignment;
 }
 
-absl::StatusOr<std::unique_ptr<Allocation>> AllocateHost(const AllocatorSpec& spec,
-                                                          int64_t bytes) {
-  if (!AllocatorSupports(spec.kind, Backend::kHost)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the cuda backend"));
+absl::Status CheckAllocationRequest(const AllocatorSpec& spec, int64_t bytes, Backend backend) {
+  if (!AllocatorSupports(spec.kind, backend)) {
+    return absl::InvalidArgumentError(absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the ",
+                                                   backend == Backend::kHost ? "cuda" : "host",
+                                                   " backend"));
   }
   if (bytes < 0 || spec.offset < 0 || spec.alignment < 1) {
     return absl::InvalidArgumentError("allocation size, offset and alignment must be positive");
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<Allocation>> AllocateHost(const AllocatorSpec& spec,
+                                                          int64_t bytes) {
+  GH_RETURN_IF_ERROR(CheckAllocationRequest(spec, bytes, Backend::kHost));
   int64_t placement = PlacementOffset(spec);
   int64_t total = std::max<int64_t>(placement + bytes, 1);
   int64_t block_alignment = kHostBlockAlignment;

@@ -40,11 +40,8 @@ constexpr std::span<const EnumName<AllocatorKind>> EnumNames(AllocatorKind) {
   return kAllocatorNames;
 }
 
-// "malloc", "arena", "cuda_malloc", "cuda_malloc_async", "nccl_mem_alloc", "vmm".
+// The kind's name in kAllocatorNames ("malloc", "arena", ...); parse with ParseEnum (param.h).
 std::string AllocatorName(AllocatorKind kind);
-absl::StatusOr<AllocatorKind> ParseAllocator(std::string_view name);
-// Every allocator name, host ones first (the `allocator` parameter's choices).
-std::vector<std::string> AllAllocatorNames();
 // Whether `backend` can hand out memory with `kind` (arena exists on both).
 bool AllocatorSupports(AllocatorKind kind, Backend backend);
 
@@ -57,6 +54,10 @@ struct AllocatorSpec {
 // Where a buffer's placement lands for `spec`: `offset` for plain allocators, `offset` rounded
 // up to `alignment` for the arena. Pure arithmetic, shared by both backends and the tests.
 int64_t PlacementOffset(const AllocatorSpec& spec);
+
+// Whether `backend` can allocate `bytes` with `spec`: InvalidArgument naming the backend the
+// allocator needs, or a negative size, offset or alignment below 1; OK otherwise.
+absl::Status CheckAllocationRequest(const AllocatorSpec& spec, int64_t bytes, Backend backend);
 
 // One buffer of `bytes` bytes and the allocation it lives in. Free() releases the allocation
 // (idempotent); the destructor frees too, ignoring errors, so that no path leaks. Callers that

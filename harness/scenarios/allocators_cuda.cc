@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/status_macros.h"
 #include "harness/scenarios/allocators.h"
 #include "harness/runtime/cuda_driver_api_cuda.h"
 #include "harness/runtime/cuda_errors_cuda.h"
@@ -167,13 +168,7 @@ absl::StatusOr<std::unique_ptr<Allocation>> AllocateVmm(int64_t placement, int64
 
 absl::StatusOr<std::unique_ptr<Allocation>> AllocateDevice(const AllocatorSpec& spec,
                                                             int64_t bytes, cudaStream_t stream) {
-  if (!AllocatorSupports(spec.kind, Backend::kCuda)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the host backend"));
-  }
-  if (bytes < 0 || spec.offset < 0 || spec.alignment < 1) {
-    return absl::InvalidArgumentError("allocation size, offset and alignment must be positive");
-  }
+  GH_RETURN_IF_ERROR(CheckAllocationRequest(spec, bytes, Backend::kCuda));
   int64_t placement = PlacementOffset(spec);
   int64_t total = std::max<int64_t>(placement + bytes, 1);
   void* base = nullptr;

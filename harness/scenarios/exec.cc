@@ -26,6 +26,7 @@
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/exec_classify.h"
 #include "harness/scenarios/exec_process.h"
+#include "harness/scenarios/kind_backends.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/runtime/cuda_resources.h"
 #endif
@@ -247,10 +248,7 @@ KindInfo DescribeExec() {
           .Min(0)
           .Int("count", 0, "a number for the command, as {count} (e.g. elements per device)")
           .Build();
-  info.backends.push_back(Backend::kHost);
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};
   info.takes_exec_block = true;
   info.make = [] { return std::make_unique<Exec>(); };

@@ -115,15 +115,16 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
   for (const ExecRules::Skip& skip : rules.skips) {
     const std::optional<std::string_view> line = FindLine(lines, skip.regex);
     if (!line.has_value()) continue;
-    r.outcome = Outcome::kSkip;
-    r.signature = skip.reason;
-    if (r.signature.empty()) {
+    std::string reason = skip.reason;
+    if (reason.empty()) {
       // The first group when it captured something, else the whole line.
       const std::optional<std::vector<std::string>> groups = skip.regex.SearchGroups(*line);
       const bool captured = groups.has_value() && groups->size() > 1 && !(*groups)[1].empty();
-      r.signature = captured ? (*groups)[1] : std::string(*line);
+      reason = captured ? (*groups)[1] : std::string(*line);
     }
-    return r;
+    RankOutcome skipped = RankOutcome::Skip(std::move(reason));
+    skipped.step = r.step;
+    return skipped;
   }
   for (const ExecRules::Signature& rule : rules.signatures) {
     if (FindLine(lines, rule.regex)) {

@@ -51,6 +51,8 @@ TEST(ExecClassify, SkipBeforeSignatureBeforeSignalBeforeExitStatus) {
   RankOutcome r = ClassifyExecEnd(segv, "skip: need at least 2 devices, have 1\nFAILED_PRECONDITION: async_computation\n", Rules());
   EXPECT_EQ(r.outcome, Outcome::kSkip);
   EXPECT_EQ(r.signature, "need at least 2 devices, have 1");
+  EXPECT_EQ(r.step, "exec");
+  EXPECT_TRUE(r.output_tail.empty());  // a skip carries no output tail
   r = ClassifyExecEnd(Exited(1), "there is no GPU here\n", Rules());
   EXPECT_EQ(r.outcome, Outcome::kSkip);
   EXPECT_EQ(r.signature, "needs a GPU");

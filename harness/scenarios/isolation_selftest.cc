@@ -16,6 +16,7 @@
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/kind_backends.h"
 
 namespace gh {
 namespace {
@@ -58,10 +59,7 @@ KindInfo DescribeIsolationSelftest() {
                     .Int("fault_trial", 0, "the trial that faults (-1: every trial)")
                     .Range(-1.0, 10000.0)
                     .Build();
-  info.backends = {Backend::kHost};
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = {1, INT_MAX};
   info.isolate_trials = true;
   info.make = [] { return std::unique_ptr<Scenario>(new IsolationSelftest()); };

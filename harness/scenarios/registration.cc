@@ -2,15 +2,14 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "harness/runtime/mpi_errors.h"
 
 namespace gh {
 namespace {
 
-class NoRegistration : public Registration {
+class Unregistered : public Registration {
  public:
-  NoRegistration() { kind_ = RegistrationKind::kNone; }
+  Unregistered() { kind_ = RegistrationKind::kNone; }
   absl::Status Deregister() override { return absl::OkStatus(); }
 };
 
@@ -33,25 +32,8 @@ class MpiWindowRegistration : public Registration {
 }  // namespace
 
 std::string RegistrationName(RegistrationKind kind) {
-  for (const auto& entry : kRegistrationNames) {
-    if (entry.value == kind) return std::string(entry.name);
-  }
-  return "unknown";
-}
-
-absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name) {
-  for (const auto& entry : kRegistrationNames) {
-    if (entry.name == name) return entry.value;
-  }
-  return absl::InvalidArgumentError(absl::StrCat("unknown registration '", std::string(name),
-                                                 "' (expected one of ",
-                                                 absl::StrJoin(AllRegistrationNames(), ", "), ")"));
-}
-
-std::vector<std::string> AllRegistrationNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : kRegistrationNames) names.emplace_back(entry.name);
-  return names;
+  const std::string_view name = EnumToName(kind);
+  return name.empty() ? "unknown" : std::string(name);
 }
 
 bool RegistrationSupports(RegistrationKind kind, Backend backend) {
@@ -70,10 +52,12 @@ bool RegistrationIsCollective(RegistrationKind kind) {
          kind == RegistrationKind::kMpiWindow;
 }
 
+std::unique_ptr<Registration> NoRegistration() { return std::make_unique<Unregistered>(); }
+
 absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind,
                                                             const Allocation& buffer,
                                                             MPI_Comm comm) {
-  if (kind == RegistrationKind::kNone) return std::unique_ptr<Registration>(new NoRegistration());
+  if (kind == RegistrationKind::kNone) return NoRegistration();
   if (kind != RegistrationKind::kMpiWindow) {
     return absl::InvalidArgumentError(
         absl::StrCat("registration ", RegistrationName(kind), " needs the cuda backend"));

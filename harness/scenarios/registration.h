@@ -42,9 +42,8 @@ constexpr std::span<const EnumName<RegistrationKind>> EnumNames(RegistrationKind
   return kRegistrationNames;
 }
 
+// The kind's name in kRegistrationNames; parse with ParseEnum (param.h).
 std::string RegistrationName(RegistrationKind kind);
-absl::StatusOr<RegistrationKind> ParseRegistration(std::string_view name);
-std::vector<std::string> AllRegistrationNames();
 bool RegistrationSupports(RegistrationKind kind, Backend backend);
 // Whether registering is a collective call every rank must make together (windows are; the
 // user-buffer path is not).
@@ -63,6 +62,9 @@ class Registration {
   MPI_Win mpi_window_ = MPI_WIN_NULL;
   ncclWindow_t nccl_window_ = nullptr;
 };
+
+// Registration kind none, on either backend: nothing to deregister.
+std::unique_ptr<Registration> NoRegistration();
 
 // Host: none or mpi_window (collective over `comm`). Errors name the MPI error.
 absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind,

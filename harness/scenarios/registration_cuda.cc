@@ -10,12 +10,6 @@
 namespace gh {
 namespace {
 
-class NoDeviceRegistration : public Registration {
- public:
-  NoDeviceRegistration() { kind_ = RegistrationKind::kNone; }
-  absl::Status Deregister() override { return absl::OkStatus(); }
-};
-
 class UserBufferRegistration : public Registration {
  public:
   UserBufferRegistration(ncclComm_t comm, void* handle) : comm_(comm), handle_(handle) {
@@ -67,7 +61,7 @@ absl::StatusOr<std::unique_ptr<Registration>> RegisterDevice(RegistrationKind ki
   size_t bytes = static_cast<size_t>(buffer.bytes());
   switch (kind) {
     case RegistrationKind::kNone:
-      return std::unique_ptr<Registration>(new NoDeviceRegistration());
+      return NoRegistration();
     case RegistrationKind::kNcclRegister: {
       void* handle = nullptr;
       ncclResult_t r = ncclCommRegister(comm, buffer.data(), bytes, &handle);

@@ -31,6 +31,7 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/kind_backends.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/scenarios/ring_shift_device.h"
 #endif
@@ -47,30 +48,7 @@ int DtypeSize(RingDtype dtype) {
   return 1;
 }
 
-namespace {
-
-// MPI counts are ints: larger blocks move in chunks of this many bytes.
-constexpr int64_t kMaxChunkBytes = int64_t{1} << 30;
-constexpr int kExchangeTag = 4242;
-
-RingShiftParams ParamsFor(const PointContext& ctx) {
-  const Point& point = ctx.point();
-  RingShiftParams params;
-  params.bytes = point.GetInt("bytes");
-  params.dtype = point.GetEnum<RingDtype>("dtype");
-  params.transport = point.GetEnum<RingTransport>("transport");
-  if (params.transport == RingTransport::kAuto) {
-    params.transport =
-        ctx.backend() == Backend::kCuda ? RingTransport::kNcclP2p : RingTransport::kMpiP2p;
-  }
-  params.fault = point.GetEnum<RingFault>("fault");
-  params.fault_rank =
-      static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
-  return params;
-}
-
-// "<value> (0x<bits>)": the element as the dtype reads it, and its exact bits.
-std::string FormatElement(RingDtype dtype, uint64_t bits) {
+std::string FormatRingElement(RingDtype dtype, uint64_t bits) {
   switch (dtype) {
     case RingDtype::kF32: {
       const uint32_t b = static_cast<uint32_t>(bits);
@@ -97,6 +75,28 @@ std::string FormatElement(RingDtype dtype, uint64_t bits) {
     }
   }
   return absl::StrFormat("0x%x", bits);
+}
+
+namespace {
+
+// MPI counts are ints: larger blocks move in chunks of this many bytes.
+constexpr int64_t kMaxChunkBytes = int64_t{1} << 30;
+constexpr int kExchangeTag = 4242;
+
+RingShiftParams ParamsFor(const PointContext& ctx) {
+  const Point& point = ctx.point();
+  RingShiftParams params;
+  params.bytes = point.GetInt("bytes");
+  params.dtype = point.GetEnum<RingDtype>("dtype");
+  params.transport = point.GetEnum<RingTransport>("transport");
+  if (params.transport == RingTransport::kAuto) {
+    params.transport =
+        ctx.backend() == Backend::kCuda ? RingTransport::kNcclP2p : RingTransport::kMpiP2p;
+  }
+  params.fault = point.GetEnum<RingFault>("fault");
+  params.fault_rank =
+      static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
+  return params;
 }
 
 uint64_t WidthMask(int width) {
@@ -262,8 +262,8 @@ class RingShiftHost {
       if (actual == expected) continue;
       if (mismatch.wrong_elements++ == 0) {
         mismatch.first_index = i;
-        mismatch.expected = FormatElement(params_.dtype, expected);
-        mismatch.actual = FormatElement(params_.dtype, actual);
+        mismatch.expected = FormatRingElement(params_.dtype, expected);
+        mismatch.actual = FormatRingElement(params_.dtype, actual);
       }
     }
     Step("teardown");
@@ -354,10 +354,7 @@ KindInfo DescribeRingShift() {
           .Int("fault_rank", 1, "the rank that shows the fault (clamped to nranks-1)")
           .Min(0)
           .Build();
-  info.backends.push_back(Backend::kHost);
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};
   info.make = [] { return std::make_unique<RingShift>(); };
   return info;

@@ -21,6 +21,8 @@ inline constexpr EnumName<RingDtype> kRingDtypeNames[] = {
     {RingDtype::kF64, "f64"}};
 constexpr std::span<const EnumName<RingDtype>> EnumNames(RingDtype) { return kRingDtypeNames; }
 int DtypeSize(RingDtype dtype);
+// "<value> (0x<bits>)": an element as the dtype reads it, and its exact bits (mismatch reports).
+std::string FormatRingElement(RingDtype dtype, uint64_t bits);
 
 // How blocks move: kAuto resolves per backend (mpi_p2p on host, nccl_p2p on cuda); a transport
 // of the other backend is a skip.

@@ -17,30 +17,12 @@
 #include "harness/runtime/cuda_resources.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/ring_shift.h"
 #include "harness/scenarios/ring_shift_kernels_cuda.h"
 
 namespace gh {
 namespace {
-
-// Device memory for one point, freed on every way out of it.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  absl::Status Allocate(size_t bytes) {
-    GH_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr_, std::max<size_t>(bytes, 1)));
-    return absl::OkStatus();
-  }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
 
 // The timed iterations' start and stop events.
 class EventPairs {
@@ -75,36 +57,6 @@ ncclDataType_t NcclType(RingDtype dtype) {
     case RingDtype::kF64: return ncclFloat64;
   }
   return ncclUint8;
-}
-
-// "<value> (0x<bits>)", the element as the dtype reads it plus its exact bits.
-std::string FormatElement(RingDtype dtype, uint64_t bits) {
-  switch (dtype) {
-    case RingDtype::kF32: {
-      uint32_t b = static_cast<uint32_t>(bits);
-      float value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%.9g (0x%08x)", value, b);
-    }
-    case RingDtype::kBF16: {
-      uint32_t b = static_cast<uint32_t>(bits & 0xFFFF) << 16;  // bf16 is a float's top half
-      float value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%.4g (0x%04x)", value, static_cast<uint32_t>(bits & 0xFFFF));
-    }
-    case RingDtype::kI32: {
-      uint32_t b = static_cast<uint32_t>(bits);
-      int32_t value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%d (0x%08x)", value, b);
-    }
-    case RingDtype::kF64: {
-      double value;
-      std::memcpy(&value, &bits, sizeof(value));
-      return absl::StrFormat("%.17g (0x%016x)", value, bits);
-    }
-  }
-  return absl::StrFormat("0x%x", bits);
 }
 
 // Distinct per trial and per phase, so a block left over from the timed iterations (or an
@@ -267,9 +219,9 @@ class RingShiftCuda {
                                        static_cast<const char*>(recv.get()) +
                                            found.first_index * static_cast<uint64_t>(width_),
                                        width_, cudaMemcpyDeviceToHost));
-    mismatch.expected = FormatElement(
+    mismatch.expected = FormatRingElement(
         params_.dtype, ExpectedPatternBits(left_, found.first_index, seed, width_));
-    mismatch.actual = FormatElement(params_.dtype, actual_bits);
+    mismatch.actual = FormatRingElement(params_.dtype, actual_bits);
     out.outcome = Outcome::kFail;
     out.signature = absl::StrFormat("%d of %d elements wrong, first at %d", mismatch.wrong_elements,
                                     mismatch.checked_elements, mismatch.first_index);

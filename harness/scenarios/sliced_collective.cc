@@ -13,18 +13,18 @@
 #include "harness/core/timing_stats.h"
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/kind_backends.h"
 #include "harness/scenarios/sliced_collective_data.h"
 
 namespace gh {
-namespace {
 
-// Every rank learns whether any rank failed a step; a collective must not start on some ranks
-// only. Returns the number of ranks that failed.
 int CountFailedRanks(bool failed, MPI_Comm comm) {
   int mine = failed ? 1 : 0, total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
   return total;
 }
+
+namespace {
 
 // One host collective on `operand` into `output`; returns an MPI error signature or "".
 std::string HostCollective(const SlicedCollectiveParams& params, const float* operand,
@@ -399,10 +399,7 @@ KindInfo DescribeSlicedCollective() {
           .Enum("fault", SlicedFault::kNone, "a deliberate fault, to test the harness")
           .Int("fault_rank", 0, "the rank that misbehaves").Min(0)
           .Build();
-  info.backends = {Backend::kHost};
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};
   info.make = [] { return std::unique_ptr<Scenario>(new SlicedCollectiveScenario()); };
   return info;

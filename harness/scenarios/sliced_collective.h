@@ -88,6 +88,10 @@ int64_t SliceBeginRow(const SlicedCollectiveParams& params, int rank);
 // Error text when rank `rank`'s slice leaves the producer's rows, else empty.
 std::string SliceBoundsError(const SlicedCollectiveParams& params, int rank, int nranks);
 
+// Collective over `comm`: how many ranks failed a step, so every rank learns whether any did
+// (a collective must not start on some ranks only).
+int CountFailedRanks(bool failed, MPI_Comm comm);
+
 // The host reference: rows of out = A @ W for any rank, with W computed once.
 class ProducerReference {
  public:

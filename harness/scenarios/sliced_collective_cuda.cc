@@ -67,12 +67,6 @@ RankOutcome ErrorAt(RankOutcome out, const char* step, const absl::Status& statu
   return error;
 }
 
-int CountFailedRanks(bool failed, MPI_Comm comm) {
-  int mine = failed ? 1 : 0, total = 0;
-  MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, comm);
-  return total;
-}
-
 }  // namespace
 
 RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectiveParams& params) {

@@ -20,6 +20,7 @@
 #include "harness/core/timing_stats.h"
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/kind_backends.h"
 #include "harness/scenarios/window_schedule.h"
 
 namespace gh {
@@ -474,10 +475,7 @@ KindInfo DescribeWindowedEinsum() {
                 "deliberate fault on fault_rank, for testing the harness")
           .Int("fault_rank", 0, "the rank that injects `fault`").Range(0, 1023)
           .Build();
-  info.backends = {Backend::kHost};
-#if defined(GH_HAVE_CUDA)
-  info.backends.push_back(Backend::kCuda);
-#endif
+  info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, 1024};
   info.make = [] { return std::unique_ptr<Scenario>(new WindowedEinsum()); };
   return info;

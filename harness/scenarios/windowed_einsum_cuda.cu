@@ -28,6 +28,7 @@
 #include "harness/runtime/cuda_resources.h"
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/einsum_gemm_cuda.h"
 #include "harness/scenarios/window_schedule.h"
 #include "harness/scenarios/windowed_einsum.h"
@@ -112,30 +113,6 @@ __global__ void CompareKernel(const T* got, const T* want, int64_t n, double tol
     atomicMin(&c->first_violation, first);
   }
 }
-
-// A device allocation freed at the end of the point.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  absl::Status Allocate(size_t bytes) {
-    bytes_ = bytes;
-    GH_CUDA_RETURN_IF_ERROR(cudaMalloc(&ptr_, std::max<size_t>(bytes, 16)));
-    return absl::OkStatus();
-  }
-  void* get() const { return ptr_; }
-  char* bytes_ptr() const { return static_cast<char*>(ptr_); }
-  float* f32() const { return static_cast<float*>(ptr_); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
-};
 
 // The communication stream and the events that join it to the compute stream: once per device
 // and process, like the GEMM engine (never destroyed; see GemmEngine::ForDevice).

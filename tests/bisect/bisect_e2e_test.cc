@@ -73,6 +73,16 @@ std::string FreshDir(const std::string& name) {
   return dir;
 }
 
+// Runs a repro script with its arms' results under `arms`: it says it reproduced, the failing
+// arm's records fail and the workaround arm's pass.
+void ExpectReproduces(const std::string& script, const std::string& arms) {
+  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(script));
+  EXPECT_EQ(replay.exit_code, 0) << replay.console;
+  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+  EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
+  EXPECT_THAT(ReadWholeFile(arms + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+}
+
 nlohmann::json Summary(const std::string& dir) {
   nlohmann::json j = nlohmann::json::parse(ReadWholeFile(dir + "/summary.json"), nullptr, false);
   EXPECT_FALSE(j.is_discarded()) << dir << "/summary.json";
@@ -156,11 +166,7 @@ TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
   EXPECT_THAT(script, HasSubstr("export LD_PRELOAD=" + out + "/versions/v08/libfake_version.so"));
   EXPECT_THAT(script, HasSubstr("--filter bisect_probe/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"));
   const std::string repro_out = FreshDir("repro_arms");
-  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(repro_out) + " bash " + Quote(out + "/repro_first_bad.sh"));
-  EXPECT_EQ(replay.exit_code, 0) << replay.console;
-  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
-  EXPECT_THAT(ReadWholeFile(repro_out + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
-  EXPECT_THAT(ReadWholeFile(repro_out + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+  ExpectReproduces(out + "/repro_first_bad.sh", repro_out);
   CommandRun last_good = Shell("GH_REPRO_OUT=" + Quote(repro_out + "_good") + " bash " + Quote(out + "/repro_last_good.sh"));
   EXPECT_EQ(last_good.exit_code, 0) << last_good.console;
   EXPECT_THAT(last_good.console, HasSubstr("as recorded: the arm passes"));
@@ -285,11 +291,7 @@ TEST(MinimizeE2eTest, FindsTheOneVariableThatFlipsTheResultAndItsReproReproduces
   EXPECT_THAT(script, HasSubstr("export GH_FAKE_BEHAVIOUR=corrupt"));
   EXPECT_THAT(script, HasSubstr("export GH_FAKE_BEHAVIOUR=pass"));
   const std::string arms = FreshDir("minimize_arms");
-  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(out + "/repro.sh"));
-  EXPECT_EQ(replay.exit_code, 0) << replay.console;
-  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
-  EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
-  EXPECT_THAT(ReadWholeFile(arms + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+  ExpectReproduces(out + "/repro.sh", arms);
 
   // `gpuharness repro` over the minimize's directory writes the same two arms.
   const std::string again = out + "/again.sh";
@@ -333,11 +335,7 @@ TEST(ReproE2eTest, SweepReproScriptFailsInTheFailingArmAndPassesInTheWorkaround)
   EXPECT_THAT(script, HasSubstr("export LD_PRELOAD=" + out + "/versions/v05/libfake_version.so"));
   EXPECT_THAT(script, HasSubstr("--filter " + kProbePoint));
   const std::string arms = FreshDir("repro_sweep_arms");
-  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(script_path));
-  EXPECT_EQ(replay.exit_code, 0) << replay.console;
-  EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
-  EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
-  EXPECT_THAT(ReadWholeFile(arms + "/workaround/records.jsonl"), HasSubstr("\"outcome\":\"pass\""));
+  ExpectReproduces(script_path, arms);
 
   // Bad input: a point that never failed, a directory that holds no results.
   CommandRun unknown = Driver("repro", {out, "nothing/here"});

@@ -133,6 +133,30 @@ inline std::vector<Record> ReadRecords(const HarnessRun& run) {
   return contents->records;
 }
 
+// The records of scenario `scenario`, in the order the file holds them.
+inline std::vector<Record> RecordsOf(const std::vector<Record>& records, const std::string& scenario) {
+  std::vector<Record> kept;
+  for (const Record& record : records) {
+    if (record.scenario == scenario) kept.push_back(record);
+  }
+  return kept;
+}
+
+// `record` passed and met its expectation on exactly `np` ranks, listed in rank order, each a
+// pass without a mismatch. Callers wrap it in ASSERT_NO_FATAL_FAILURE and check the rest of
+// each rank themselves.
+inline void ExpectPassedOnEveryRank(const Record& record, int np) {
+  EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
+  EXPECT_TRUE(record.matched);
+  ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
+  for (int r = 0; r < np; ++r) {
+    const RankOutcome& rank = record.result.ranks[r];
+    EXPECT_EQ(rank.rank, r);
+    EXPECT_EQ(rank.outcome, Outcome::kPass) << rank.signature;
+    EXPECT_FALSE(rank.mismatch.has_value());
+  }
+}
+
 inline const Metric* FindMetric(const std::vector<Metric>& metrics, const std::string& name) {
   for (const Metric& metric : metrics) {
     if (metric.name == name) return &metric;

@@ -25,24 +25,12 @@ void ExpectAllPass(int np, const HarnessRun& run) {
     EXPECT_EQ(record.backend, "cuda");
     EXPECT_EQ(record.nranks, np);
     EXPECT_EQ(record.gpu_shared, np > gpus);
-    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
-    EXPECT_TRUE(record.matched);
-    ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
-    for (int r = 0; r < np; ++r) {
-      const RankOutcome& rank = record.result.ranks[r];
-      EXPECT_EQ(rank.rank, r);
-      EXPECT_EQ(rank.outcome, Outcome::kPass) << rank.signature;
-      EXPECT_EQ(rank.device, r % gpus);  // one node: local rank = rank
-      EXPECT_FALSE(rank.mismatch.has_value());
-      const Metric* bandwidth = FindMetric(rank.metrics, "bandwidth_GBps");
-      ASSERT_NE(bandwidth, nullptr);
-      EXPECT_GT(bandwidth->value, 0);
-      const Metric* median = FindMetric(rank.metrics, "time_median_us");
-      ASSERT_NE(median, nullptr);
-      EXPECT_GT(median->value, 0);
-      const Metric* iterations = FindMetric(rank.metrics, "iterations");
-      ASSERT_NE(iterations, nullptr);
-      EXPECT_EQ(iterations->value, 5);
+    ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
+    for (const RankOutcome& rank : record.result.ranks) {
+      EXPECT_EQ(rank.device, rank.rank % gpus);  // one node: local rank = rank
+      EXPECT_GT(MetricOr(rank.metrics, "bandwidth_GBps", -1), 0);
+      EXPECT_GT(MetricOr(rank.metrics, "time_median_us", -1), 0);
+      EXPECT_EQ(MetricOr(rank.metrics, "iterations", -1), 5);
     }
   }
   EXPECT_EQ(points.size(), 8u);

@@ -61,31 +61,19 @@ TEST_P(RunHost, EveryTransportDtypeAndSizePassesWithMetrics) {
     EXPECT_EQ(record.nranks, np());
     EXPECT_EQ(record.trials, 1);
     EXPECT_FALSE(record.gpu_shared);
-    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
     EXPECT_EQ(record.expected.outcome, Outcome::kPass);
-    EXPECT_TRUE(record.matched);
     EXPECT_GT(record.duration_s, 0);
     EXPECT_THAT(record.started_at, ::testing::EndsWith("Z"));
     const int64_t bytes = record.params.at("bytes").get<int64_t>();
     EXPECT_TRUE(bytes == 8 || bytes == 4096 || bytes == 100008) << bytes;
     EXPECT_EQ(record.params.at("fault").get<std::string>(), "none");
-    ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np()));
-    for (int r = 0; r < np(); ++r) {
-      const RankOutcome& rank = record.result.ranks[r];
-      EXPECT_EQ(rank.rank, r);
-      EXPECT_EQ(rank.outcome, Outcome::kPass) << rank.signature;
+    ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np()));
+    for (const RankOutcome& rank : record.result.ranks) {
       EXPECT_EQ(rank.device, -1);
       EXPECT_FALSE(rank.host.empty());
-      EXPECT_FALSE(rank.mismatch.has_value());
-      const Metric* iterations = FindMetric(rank.metrics, "iterations");
-      ASSERT_NE(iterations, nullptr);
-      EXPECT_EQ(iterations->value, 3);
-      const Metric* bandwidth = FindMetric(rank.metrics, "bandwidth_GBps");
-      ASSERT_NE(bandwidth, nullptr);
-      EXPECT_GT(bandwidth->value, 0);
-      const Metric* median = FindMetric(rank.metrics, "time_median_us");
-      ASSERT_NE(median, nullptr);
-      EXPECT_GT(median->value, 0);
+      EXPECT_EQ(MetricOr(rank.metrics, "iterations", -1), 3);
+      EXPECT_GT(MetricOr(rank.metrics, "bandwidth_GBps", -1), 0);
+      EXPECT_GT(MetricOr(rank.metrics, "time_median_us", -1), 0);
     }
     EXPECT_NE(FindMetric(record.result.metrics, "bandwidth_GBps"), nullptr);
   }

@@ -6,22 +6,17 @@ Debian's chromium print the DOM it built (`--dump-dom`) and a screenshot of the 
 checks what a reader sees: charts, each legend at most 8 entries, named axes, no external
 resource. Exit 77 (CTest's skip) without chromium (apt-get install chromium).
 """
-import argparse
 import os
 import re
 import shutil
 import subprocess
 import sys
 
-SKIP = 77
+from check_args import SKIP, parse_args
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--gpuharness", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
+    args = parse_args()
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if browser is None:
         print("SKIP: chromium is not installed (apt-get install -y chromium)")

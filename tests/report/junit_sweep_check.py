@@ -10,22 +10,17 @@ planting a broken MPI (its cell's points crash, unmet), then checks junit.xml:
     testcase per cell x point, and the counts are summary.md's headline counts.
 Exit 77 (CTest's skip) when xmllint or junitparser is missing: scripts/setup.sh installs both.
 """
-import argparse
 import os
 import re
 import shutil
 import subprocess
 import sys
 
-SKIP = 77
+from check_args import SKIP, parse_args
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--gpuharness", required=True)
-    parser.add_argument("--source", required=True)
-    parser.add_argument("--work", required=True)
-    args = parser.parse_args()
+    args = parse_args()
     try:
         import junitparser
     except ImportError:

@@ -52,12 +52,10 @@ TEST(SlicedCollectiveGpu, TwoRanksSharingTheGpuAreExact) { ExpectAllExact(2); }
 
 TEST(SlicedCollectiveGpu, PlantedFaultsFailOnTheRankTheyDamage) {
   HarnessRun run = RunHarness(2, "scenarios/selftest/sliced_collective_gpu.yaml", "cuda");
-  std::vector<Record> records = ReadRecords(run);
-  int faults = 0;
-  for (const Record& record : records) {
-    if (record.scenario != "sliced_gpu_faults") continue;
+  const std::vector<Record> faults = RecordsOf(ReadRecords(run), "sliced_gpu_faults");
+  EXPECT_EQ(faults.size(), 4u);
+  for (const Record& record : faults) {
     SCOPED_TRACE(record.point);
-    ++faults;
     EXPECT_EQ(record.result.outcome, Outcome::kFail);
     EXPECT_TRUE(record.matched);
     ASSERT_EQ(record.result.ranks.size(), 2u);
@@ -79,7 +77,6 @@ TEST(SlicedCollectiveGpu, PlantedFaultsFailOnTheRankTheyDamage) {
       }
     }
   }
-  EXPECT_EQ(faults, 4);
 }
 
 void ExpectShippedExpectationsHold(int np) {

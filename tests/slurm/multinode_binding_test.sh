@@ -10,17 +10,12 @@ set -uo pipefail
 bin=${1:?usage: multinode_binding_test.sh GPUHARNESS_BIN SOURCE_DIR}
 src=${2:?usage: multinode_binding_test.sh GPUHARNESS_BIN SOURCE_DIR}
 
+source "$src/tests/slurm/sweep_or_fail.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-multinode-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CI=true
 
-status=0
-"$bin" sweep "$src/tests/slurm/multinode_binding.yaml" --out "$work/out" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "FAIL: gpuharness sweep exited $status (expected 0); job logs:"
-  tail -n 30 "$work"/out/cells/*/job.log
-  exit 1
-fi
+sweep_or_fail "$bin" "$src/tests/slurm/multinode_binding.yaml" "$work/out"
 
 python3 - "$work/out" <<'PY'
 import json, os, sys

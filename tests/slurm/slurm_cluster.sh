@@ -6,6 +6,8 @@
 # never touches a system munge or Slurm. The caller must `trap slurm_cluster_stop EXIT` so the
 # daemons stop however the test ends. Needs the slurm-wlm and munge packages (scripts/setup.sh).
 
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
+
 slurm_cluster_dir=""
 
 slurm_cluster_log() { echo "slurm_cluster: $*" >&2; }
@@ -54,30 +56,8 @@ slurm_cluster_start() {
   cpus=$(nproc)
   ctld_port=$(slurm_cluster_free_port)
   slurmd_port=$(slurm_cluster_free_port)
-  cat >"$dir/slurm.conf" <<CONF
-ClusterName=ghtest
-SlurmctldHost=${host}(127.0.0.1)
-SlurmctldPort=${ctld_port}
-SlurmdPort=${slurmd_port}
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=${dir}/munge/munge.socket
-StateSaveLocation=${dir}/ctld
-SlurmdSpoolDir=${dir}/spool
-SlurmctldPidFile=${dir}/slurmctld.pid
-SlurmdPidFile=${dir}/slurmd.pid
-SlurmctldLogFile=${dir}/slurmctld.log
-SlurmdLogFile=${dir}/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-MpiDefault=none
-ReturnToService=2
-SchedulerType=sched/builtin
+  slurm_conf_common ghtest "${host}(127.0.0.1)" "$ctld_port" "$slurmd_port" "$dir" >"$dir/slurm.conf"
+  cat >>"$dir/slurm.conf" <<CONF
 NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} State=UNKNOWN
 PartitionName=ghtest Nodes=${host} Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
@@ -106,5 +86,7 @@ slurm_cluster_stop() {
     for ((i = 0; i < 40; ++i)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
     kill -9 "$pid" 2>/dev/null || true
   done
-  slurm_cluster_dir=""
+  source "$(dirname "${BASH_SOURCE[0]}")/slurm_conf.sh"
+
+slurm_cluster_dir=""
 }

@@ -15,6 +15,7 @@ if [ "$(id -u)" -ne 0 ]; then echo "SKIP: the one-node Slurm cluster needs root"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-slurm-XXXXXX")
 source "$here/slurm_cluster.sh"
+source "$here/sweep_or_fail.sh"
 cleanup() { slurm_cluster_stop; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -22,13 +23,7 @@ trap 'exit 130' INT TERM
 slurm_cluster_start "$work/cluster" || exit 3
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CI=true
 
-status=0
-"$bin" sweep "$here/srun_sweep.yaml" --out "$work/out" || status=$?
-if [ "$status" -ne 0 ]; then
-  echo "FAIL: gpuharness sweep exited $status (expected 0); job logs:"
-  tail -n 30 "$work"/out/cells/*/job.log
-  exit 1
-fi
+sweep_or_fail "$bin" "$here/srun_sweep.yaml" "$work/out"
 
 scontrol show jobs -o >"$work/jobs.txt" || { echo "FAIL: scontrol show jobs"; exit 1; }
 

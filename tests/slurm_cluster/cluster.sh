@@ -19,6 +19,8 @@ CTLD_ADDR=$NET.1
 CTLD_PORT=46817
 SLURMD_PORT=46818
 
+source "$(dirname "${BASH_SOURCE[0]}")/../slurm/slurm_conf.sh"
+
 log() { echo "cluster.sh: $*" >&2; }
 node_addr() { echo "$NET.1$1"; }  # node K (1-based) -> 10.213.77.1K
 
@@ -42,32 +44,9 @@ preflight() {
 
 write_conf() {
   local dir=$1 k g
-  cat >"$dir/slurm.conf" <<CONF
-ClusterName=ghcluster
-SlurmctldHost=$(hostname -s)($CTLD_ADDR)
-SlurmctldPort=$CTLD_PORT
-SlurmdPort=$SLURMD_PORT
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$dir/munge/munge.socket
-StateSaveLocation=$dir/ctld
-SlurmdSpoolDir=$dir/spool/%n
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd-%n.pid
-SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd-%n.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-MpiDefault=none
-ReturnToService=2
-SchedulerType=sched/builtin
-GresTypes=gpu
-CONF
+  slurm_conf_common ghcluster "$(hostname -s)($CTLD_ADDR)" "$CTLD_PORT" "$SLURMD_PORT" "$dir" %n \
+    >"$dir/slurm.conf"
+  echo "GresTypes=gpu" >>"$dir/slurm.conf"
   # PMIx puts each step's client directory under PMIxCliTmpDirBase, named by job and step only:
   # nodes sharing one file system would collide ("File exists"), so every node bind-mounts its
   # own directory on this path in its mount namespace (see up).

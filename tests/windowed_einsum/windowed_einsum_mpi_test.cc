@@ -25,23 +25,12 @@ void ExpectAllPass(int np) {
     EXPECT_EQ(record.kind, "windowed_einsum");
     EXPECT_EQ(record.backend, "host");
     EXPECT_EQ(record.nranks, np);
-    EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
-    EXPECT_TRUE(record.matched);
-    ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
-    for (int r = 0; r < np; ++r) {
-      const RankOutcome& rank = record.result.ranks[r];
-      EXPECT_EQ(rank.rank, r);
-      EXPECT_EQ(rank.outcome, Outcome::kPass) << rank.signature;
-      EXPECT_FALSE(rank.mismatch.has_value());
-      const Metric* checked = FindMetric(rank.metrics, "checked_elements");
-      ASSERT_NE(checked, nullptr);
-      EXPECT_EQ(checked->value, static_cast<double>(OutputElements(record)));
-      const Metric* median = FindMetric(rank.metrics, "time_median_us");
-      ASSERT_NE(median, nullptr);
-      EXPECT_GT(median->value, 0);
-      const Metric* iterations = FindMetric(rank.metrics, "iterations");
-      ASSERT_NE(iterations, nullptr);
-      EXPECT_EQ(iterations->value, 2);
+    ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
+    for (const RankOutcome& rank : record.result.ranks) {
+      EXPECT_EQ(MetricOr(rank.metrics, "checked_elements", -1),
+                static_cast<double>(OutputElements(record)));
+      EXPECT_GT(MetricOr(rank.metrics, "time_median_us", -1), 0);
+      EXPECT_EQ(MetricOr(rank.metrics, "iterations", -1), 2);
       const bool monolithic = record.params.value("variant", "") == "monolithic";
       EXPECT_EQ(FindMetric(rank.metrics, "speedup_vs_monolithic") != nullptr, !monolithic);
     }
@@ -61,12 +50,10 @@ TEST(WindowedEinsumHost, EveryVariantIsExactAtFourRanks) { ExpectAllPass(4); }
 TEST(WindowedEinsumHost, CorruptOutputFailsOnThatRankWithOneWrongElement) {
   HarnessRun run = RunHarness(3, "scenarios/selftest/windowed_einsum_faults.yaml", "host");
   EXPECT_EQ(run.exit_code, 0) << run.console;  // every `expect` was met
-  std::vector<Record> records = ReadRecords(run);
-  int corrupt = 0;
-  for (const Record& record : records) {
-    if (record.scenario != "einsum_corrupt") continue;
+  const std::vector<Record> corrupt = RecordsOf(ReadRecords(run), "einsum_corrupt");
+  EXPECT_EQ(corrupt.size(), 3u);
+  for (const Record& record : corrupt) {
     SCOPED_TRACE(record.point);
-    ++corrupt;
     EXPECT_EQ(record.result.outcome, Outcome::kFail);
     EXPECT_TRUE(record.matched);
     EXPECT_NE(record.result.signature.find("[ranks 1]"), std::string::npos)
@@ -86,7 +73,6 @@ TEST(WindowedEinsumHost, CorruptOutputFailsOnThatRankWithOneWrongElement) {
     // Integer data: the corrupted value is the right one plus one.
     EXPECT_EQ(std::stod(bad.mismatch->actual), std::stod(bad.mismatch->expected) + 1);
   }
-  EXPECT_EQ(corrupt, 3);
 }
 
 // The stale window damages exactly the rows of the shard the faulty rank should have held at
@@ -95,12 +81,10 @@ TEST(WindowedEinsumHost, StaleWindowFailsOnTheRanksAndRowsTheScheduleDamages) {
   for (int np : {2, 3}) {
     HarnessRun run = RunHarness(np, "scenarios/selftest/windowed_einsum_faults.yaml", "host");
     EXPECT_EQ(run.exit_code, 0) << run.console;
-    std::vector<Record> records = ReadRecords(run);
-    int stale = 0;
-    for (const Record& record : records) {
-      if (record.scenario != "einsum_stale") continue;
+    const std::vector<Record> stale = RecordsOf(ReadRecords(run), "einsum_stale");
+    EXPECT_EQ(stale.size(), 2u * 2 * 2);  // variant x dtype x fault_rank
+    for (const Record& record : stale) {
       SCOPED_TRACE(record.point);
-      ++stale;
       EXPECT_TRUE(record.matched) << record.result.signature;
       const int fault_rank = static_cast<int>(record.params.value("fault_rank", int64_t{-1}));
       if (fault_rank >= np) {
@@ -126,7 +110,6 @@ TEST(WindowedEinsumHost, StaleWindowFailsOnTheRanksAndRowsTheScheduleDamages) {
         EXPECT_LE(rank.mismatch->wrong_elements, block_elements);
       }
     }
-    EXPECT_EQ(stale, 2 * 2 * 2);  // variant x dtype x fault_rank
   }
 }
 

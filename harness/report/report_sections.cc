@@ -1,0 +1,94 @@
+#include "harness/report/report_sections.h"
+
+#include <functional>
+#include <utility>
+
+#include "harness/report/result_matrix.h"
+
+namespace gh {
+namespace {
+
+using Columns = std::function<std::vector<std::string>(const PointComparison&)>;
+
+std::string CellOf(const PointComparison& entry, const SweepInfo* sweep) {
+  const PointTrials& trials = entry.now ? *entry.now : *entry.baseline;
+  std::string label = CellDisplayLabel(trials.cell, sweep);
+  return label.empty() ? "-" : label;
+}
+
+// The section of the entries `select` keeps: cell, point, then `columns`.
+ReportSection EntrySection(std::string title, const Comparison& comparison, const SweepInfo* sweep,
+                           const std::function<bool(const PointComparison&)>& select,
+                           const std::vector<std::string>& headers, const Columns& columns) {
+  ReportSection section{std::move(title), {"cell", "point"}, {}};
+  section.headers.insert(section.headers.end(), headers.begin(), headers.end());
+  for (const PointComparison& entry : comparison.points) {
+    if (!select(entry)) continue;
+    std::vector<std::string> row = {CellOf(entry, sweep), entry.key.point};
+    for (std::string& value : columns(entry)) row.push_back(std::move(value));
+    section.rows.push_back(std::move(row));
+  }
+  return section;
+}
+
+}  // namespace
+
+std::string TrialsSignature(const PointTrials& trials) {
+  if (trials.failed > 0) return trials.first_failure_signature;
+  if (trials.skipped > 0) return trials.skip_reason;
+  return "";
+}
+
+std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,
+                                             size_t max_text_chars) {
+  auto clip = [max_text_chars](const std::string& text) {
+    if (text.size() <= max_text_chars) return text;
+    return text.substr(0, max_text_chars - 3) + "...";
+  };
+  std::vector<ReportSection> sections;
+  if (sweep != nullptr) {
+    ReportSection not_run{"Cells not run", {"cell", "status", "detail"}, {}};
+    for (const SweepCellInfo& cell : sweep->cells) {
+      if (cell.status.empty() || cell.status == "done") continue;
+      not_run.rows.push_back({CellDisplayLabel(cell.axes, sweep), cell.status, clip(cell.detail)});
+    }
+    sections.push_back(std::move(not_run));
+  }
+  sections.push_back(EntrySection(
+      "Unmet expectations", comparison, sweep, [](const PointComparison& e) { return !e.expectation_met(); },
+      {"expected", "got", "signature"}, [&](const PointComparison& e) {
+        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
+                                        clip(e.now->first_unmet_signature)};
+      }));
+  auto change_is = [](BaselineChange change) {
+    return [change](const PointComparison& e) { return e.change == change; };
+  };
+  auto before_after = [&](const PointComparison& e) {
+    return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now),
+                                    clip(TrialsSignature(*e.now))};
+  };
+  sections.push_back(EntrySection("Regressions", comparison, sweep,
+                                  change_is(BaselineChange::kRegression),
+                                  {"baseline", "now", "signature"}, before_after));
+  sections.push_back(EntrySection("Fixes", comparison, sweep, change_is(BaselineChange::kFix),
+                                  {"baseline", "now"}, [](const PointComparison& e) {
+                                    return std::vector<std::string>{TrialsText(*e.baseline),
+                                                                    TrialsText(*e.now)};
+                                  }));
+  sections.push_back(EntrySection("Changed signatures", comparison, sweep,
+                                  change_is(BaselineChange::kChangedSignature),
+                                  {"baseline", "now", "signature"}, before_after));
+  sections.push_back(EntrySection("New points", comparison, sweep, change_is(BaselineChange::kNew),
+                                  {"now"}, [](const PointComparison& e) {
+                                    return std::vector<std::string>{TrialsText(*e.now)};
+                                  }));
+  sections.push_back(EntrySection("Vanished points", comparison, sweep,
+                                  change_is(BaselineChange::kVanished), {"baseline"},
+                                  [](const PointComparison& e) {
+                                    return std::vector<std::string>{TrialsText(*e.baseline)};
+                                  }));
+  std::erase_if(sections, [](const ReportSection& s) { return s.rows.empty(); });
+  return sections;
+}
+
+}  // namespace gh
