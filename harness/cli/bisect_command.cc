@@ -7,6 +7,8 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/probe_command.h"
+#include "harness/report/console_style.h"
+#include "harness/report/failure_lines.h"
 #include "harness/bisect/bisect_session.h"
 
 namespace gh {
@@ -36,6 +38,7 @@ int BisectCommand(int argc, char** argv) {
   AddProbeFlags(flags, options, resources);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   return RunProbeSession(flags, options, resources, RunBisectSession, [](const BisectSessionResult& result) {
+    std::fputs(RenderFailureLines(result.failures, ConsoleStyle::Detect(stdout)).c_str(), stdout);
     std::printf("%s\n", result.headline.c_str());
   });
 }

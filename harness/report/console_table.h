@@ -11,7 +11,12 @@ namespace gh {
 
 // Columns: point, trial (when trials > 1), outcome, expected, a ✗ where unmet, the signature
 // (truncated), and the point's headline metric (bandwidth or median time).
+// Ends with RenderConsoleTally's line.
 std::string RenderConsoleTable(const std::vector<Record>& records);
+
+// The table's last line alone: "5 points: 2 pass, 1 fail, 1 error, 1 skip; 2 unmet
+// expectations" (or "; all expectations met").
+std::string RenderConsoleTally(const std::vector<Record>& records);
 
 }  // namespace gh
 
