@@ -13,6 +13,7 @@
 #include "harness/core/scenario_loader.h"
 #include "harness/core/comparison.h"
 #include "harness/report/console_table.h"
+#include "harness/report/console_style.h"
 #include "harness/report/failure_lines.h"
 #include "harness/report/junit.h"
 #include "harness/runtime/job_runner.h"
@@ -32,7 +33,7 @@ class RunReports : public JobReporter {
         WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, "gpuharness"));
     const std::string failed = RenderFailureLines(
         ComparisonFailureLines(CompareResults(records, nullptr), nullptr, /*verbose=*/false),
-        ConsoleStyle::Detect(stdout));
+        ConsoleStyle{});  // plain: under mpirun stdout is the launcher's pty, not the user's terminal
     std::printf("\n%s%s%s\n", verbose_ ? RenderConsoleTable(records).c_str() : "",
                 verbose_ && !failed.empty() ? "\n" : "",
                 (failed + (verbose_ ? "" : RenderConsoleTally(records))).c_str());

@@ -138,6 +138,14 @@ TEST(NightlyConsole, SweepEndsWithFailedLinesAndAResumeCountsEveryRecord) {
   // The FAILED lines come right before the headline.
   EXPECT_THAT(first.text, HasSubstr(expected + "6 points (6 trials)"));
 
+  // repro names the cell it chose among those that recorded the point, and lists the others.
+  const Record* corrupt_a = Find(records, "a", "corrupt_element");
+  Console repro = Gpuharness("repro " + out + " " + corrupt_a->point + " --out " + tmp + "/repro.sh", tmp + "/repro.log");
+  EXPECT_EQ(repro.exit_code, 0);
+  EXPECT_THAT(repro.text, HasSubstr(absl::StrCat("gpuharness repro: ", corrupt_a->point,
+                                                 " is recorded in 2 cells; this script reproduces v=a (fail: ",
+                                                 corrupt_a->result.signature, "); the others: v=b (fail)\n")));
+
   // Resumed: nothing runs, and the counts are the records', not this invocation's.
   Console resumed = Gpuharness("sweep " + matrix + " --out " + out, tmp + "/resumed.log");
   EXPECT_EQ(resumed.exit_code, 1);
@@ -193,6 +201,7 @@ TEST(NightlyConsole, RerunFailedRerunsOnlyTheUnmetPointsAndFreshStartsOver) {
   EXPECT_EQ(clash.exit_code, 2);
   EXPECT_THAT(clash.text, HasSubstr("--fresh and --rerun-failed"));
 
+  ASSERT_TRUE(MakeDirectories(out + "/cells/stale").ok());
   ASSERT_TRUE(WriteFileAtomically(out + "/cells/stale/records.jsonl", "left over\n").ok());
   Console fresh = Gpuharness("sweep " + matrix + " --out " + out + " --fresh", tmp + "/fresh.log");
   EXPECT_EQ(fresh.exit_code, 1);
@@ -299,7 +308,9 @@ TEST(NightlyConsole, RunPrintsEachPassOnceAndEndsWithTheFailedLines) {
   const Record& pass = records[0].result.outcome == Outcome::kPass ? records[0] : records[1];
   const Record& fail = records[0].result.outcome == Outcome::kPass ? records[1] : records[0];
   ASSERT_EQ(fail.result.outcome, Outcome::kFail);
+  // Plain, even where mpirun gives the ranks a pty.
   EXPECT_EQ(LinesStartingWith(run.text, "FAILED"), FailedLine(fail, ""));
+  EXPECT_EQ(run.text.find('\033'), std::string::npos);
   EXPECT_THAT(run.text, HasSubstr(FailedLine(fail, "") + "2 points: 1 pass, 1 fail; 1 unmet expectation\n"));
   // The pass: its live line only, no table row.
   size_t mentions = 0;
