@@ -22,6 +22,7 @@ constexpr char kBisectAbout[] =
 constexpr char kBisectEpilog[] =
     "writes DIR/summary.md, summary.json, bisect_state.json, repro_first_bad.sh,\n"
     "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log).\n"
+    "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n";
 
 }  // namespace

@@ -20,6 +20,7 @@ constexpr char kMinimizeAbout[] =
     "  (ddmin); then checks the workaround: the failing cell with that change reverted.\n";
 constexpr char kMinimizeEpilog[] =
     "writes DIR/summary.md, summary.json, repro.sh and probes/<configuration>/trial<k>/.\n"
+    "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 minimal change found and verified, 1 otherwise, 2 bad input, 3 infrastructure\n";
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "harness/core/file_util.h"
+#include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
 #include "harness/driver/cell_job.h"
@@ -439,6 +440,10 @@ absl::StatusOr<SweepResult> Sweep::Run() {
       return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
     }
     baseline = *std::move(b);
+    // --filter narrows the comparison too: the baseline's other points are not "vanished".
+    if (!options_.filter.empty()) {
+      std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
+    }
   }
   const BaselineMatch match{options_.baseline_ignore_axes};
   if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);

@@ -235,6 +235,11 @@ TEST(NightlyConsole, FilterNarrowsTheWholeSweepAndResumesUnderTheSameFilter) {
   Console whole = Gpuharness("sweep " + matrix + " --out " + out, tmp + "/w.log");
   EXPECT_THAT(whole.text, HasSubstr("cells: 2 run, 0 resumed"));
   EXPECT_EQ(Records(out + "/records.jsonl").size(), 6u);
+  // Against a whole baseline, the filtered sweep compares its own points only.
+  Console against = Gpuharness("sweep " + matrix + " --out " + tmp + "/out2 --filter '*fault=none*' --baseline " + out,
+                               tmp + "/b.log");
+  EXPECT_EQ(against.exit_code, 0);
+  EXPECT_THAT(against.text, HasSubstr("vs baseline: 0 regressions, 0 fixes, 0 changed signatures, 0 new, 0 vanished"));
 
   Console none = Gpuharness("sweep " + matrix + " --out " + tmp + "/nothing --filter 'zzz*'", tmp + "/n.log");
   EXPECT_EQ(none.exit_code, 2);
