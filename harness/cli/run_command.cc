@@ -22,9 +22,9 @@
 namespace gh {
 namespace {
 
-// What a run leaves besides its records and environment: junit.xml and, on stdout, a FAILED
-// line per unmet expectation (each point already had its live line), the tally (or, verbose,
-// the table of every point) and where the results are.
+// What a run leaves besides its records and environment: junit.xml and, on stdout, the verdict
+// of each point run several times, a FAILED line per unmet expectation (each point already had
+// its live line), the tally (or, verbose, the table of every point) and where the results are.
 class RunReports : public JobReporter {
  public:
   explicit RunReports(bool verbose) : verbose_(verbose) {}
@@ -34,9 +34,10 @@ class RunReports : public JobReporter {
     const std::string failed = RenderFailureLines(
         ComparisonFailureLines(CompareResults(records, nullptr), nullptr, /*verbose=*/false),
         ConsoleStyle{});  // plain: under mpirun stdout is the launcher's pty, not the user's terminal
-    std::printf("\n%s%s%s\n", verbose_ ? RenderConsoleTable(records).c_str() : "",
-                verbose_ && !failed.empty() ? "\n" : "",
-                (failed + (verbose_ ? "" : RenderConsoleTally(records))).c_str());
+    // Verbose: the whole table (its trial verdicts and tally included), then the FAILED lines.
+    const std::string end = verbose_ ? absl::StrCat(RenderConsoleTable(records), failed.empty() ? "" : "\n", failed)
+                                     : absl::StrCat(RenderTrialVerdicts(records), failed, RenderConsoleTally(records));
+    std::printf("\n%s\n", end.c_str());
     std::printf("results: %s/records.jsonl (%zu records), %s/junit.xml, %s/environment.json\n",
                 out_dir.c_str(), records.size(), out_dir.c_str(), out_dir.c_str());
     std::fflush(stdout);

@@ -100,8 +100,13 @@ std::string RenderConsoleTable(const std::vector<Record>& records) {
     absl::StrAppend(&out, line, "\n");
   }
 
+  return out + RenderTrialVerdicts(records) + RenderConsoleTally(records);
+}
+
+std::string RenderTrialVerdicts(const std::vector<Record>& records) {
   // Points run several times are judged on all their trials together (core/trial_verdict.h):
   // one line each, in the seed reports' words.
+  std::string out;
   std::vector<std::string> trial_lines;
   for (const PointTrials& point : AggregateTrials(records)) {
     if (!point.judged_by_verdict) continue;
@@ -116,7 +121,7 @@ std::string RenderConsoleTable(const std::vector<Record>& records) {
   if (!trial_lines.empty()) {
     absl::StrAppend(&out, "trials, judged per point:\n", absl::StrJoin(trial_lines, "\n"), "\n");
   }
-  return out + RenderConsoleTally(records);
+  return out;
 }
 
 std::string RenderConsoleTally(const std::vector<Record>& records) {
