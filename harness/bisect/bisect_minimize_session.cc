@@ -316,6 +316,10 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
   }
 
   out.headline = MinimizeHeadline(*ends, found, out);
+  std::vector<ProbeRecord> probes = found.checked.probes;
+  for (const TestRow& test : found.tests) probes.push_back(test.probe);
+  if (found.workaround) probes.push_back(*found.workaround);
+  out.failures = ProbeFailureLines(probes, "", found.hunt ? &*found.hunt : nullptr);
   out.exit_status = found.hunt && out.workaround_verified ? 0 : 1;
   if (absl::Status st = WriteMinimizeRepro(options, *ends, out_dir, out, found); !st.ok()) return st;
   if (absl::Status st = WriteSummaries(out_dir, MinimizeMarkdown(options, *ends, found, out),

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "harness/bisect/bisect_minimize.h"
 #include "harness/bisect/bisect_session.h"
+#include "harness/report/failure_lines.h"
 
 namespace gh {
 
@@ -34,6 +35,7 @@ struct MinimizeSessionResult {
   std::vector<int> minimal;            // indices into `changes`
   bool workaround_verified = false;
   std::string headline;  // "with NCCL_CUMEM_ENABLE=0 every rank passes (...)"
+  std::vector<FailureLine> failures;  // ProbeFailureLines over every probe: the console's end
 };
 
 // InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.

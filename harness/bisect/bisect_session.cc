@@ -166,6 +166,9 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   }
   out.written.insert(out.written.begin(), {"summary.md", "summary.json", "bisect_state.json"});
   out.headline = BisectHeadline(options, config, out);
+  absl::StatusOr<Hunt> hunt = Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, config.hunt.other_as_bad);
+  out.failures = ProbeFailureLines(out.result.probes, in->versions.axis,
+                                   hunt.ok() && !out.result.hunt.empty() ? &*hunt : nullptr);
   return out;
 }
 

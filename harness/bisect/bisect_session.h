@@ -15,6 +15,7 @@
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
+#include "harness/report/failure_lines.h"
 
 namespace gh {
 
@@ -49,6 +50,7 @@ struct BisectSessionResult {
   // "first bad: v07, last good: v06; 9 probes, 23 trials (4 cached); see DIR/summary.md", or
   // "no answer: <why>; see ...".
   std::string headline;
+  std::vector<FailureLine> failures;  // ProbeFailureLines: what the console ends with
 };
 
 // InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -181,6 +182,42 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
           {"total_trials", result.total_trials},
           {"probes", probes},
           {"repro_scripts", context.repro_scripts}};
+}
+
+std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probes, const std::string& axis,
+                                           const Hunt* hunt) {
+  std::vector<FailureLine> lines;
+  for (const ProbeRecord& probe : probes) {
+    const std::string cell = axis.empty() ? probe.label : absl::StrCat(axis, "=", probe.label);
+    // (point, outcome, signature) -> trials, in order of first appearance.
+    std::vector<std::tuple<std::string, Outcome, std::string>> order;
+    std::map<std::tuple<std::string, Outcome, std::string>, std::pair<int, bool>> seen;  // count, hunted
+    bool setup_reported = false;
+    for (const TrialResult& trial : probe.trials) {
+      if (trial.setup_failed) {
+        if (setup_reported) continue;
+        setup_reported = true;
+        lines.push_back({.outcome = Outcome::kError, .infrastructure = true, .cell = cell, .point = "(set-up)",
+                         .detail = absl::StrCat("set-up failed: ", trial.detail)});
+        continue;
+      }
+      if (trial.outcome == Outcome::kPass || trial.outcome == Outcome::kSkip) continue;
+      auto key = std::make_tuple(trial.point, trial.outcome, trial.signature);
+      auto [it, inserted] = seen.try_emplace(key, 0, false);
+      if (inserted) order.push_back(key);
+      ++it->second.first;
+      it->second.second = hunt != nullptr && hunt->Classify(trial) == Hunt::TrialClass::kHunted;
+    }
+    for (const auto& key : order) {
+      const auto& [point, outcome, signature] = key;
+      const auto& [count, hunted] = seen[key];
+      const std::string what = OutcomeAndSignature(outcome, signature);
+      lines.push_back({.outcome = outcome, .cell = cell, .point = point.empty() ? "(no point)" : point,
+                       .detail = absl::StrCat(what, " (", count, "/", probe.trials.size(), " trials",
+                                              hunted ? "; the hunted failure" : "", ")")});
+    }
+  }
+  return lines;
 }
 
 }  // namespace gh

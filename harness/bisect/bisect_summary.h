@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "harness/bisect/bisect_runner.h"
+#include "harness/bisect/probe.h"
+#include "harness/report/failure_lines.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -25,6 +27,14 @@ struct BisectContext {
 // A probe's trials in a few words: "2/2 failed (wrong data [ranks 1])", "14/14 passed",
 // "set-up failed: ...", "1/2 failed, 1 other (SIGSEGV...)".
 std::string ProbeCell(const ProbeRecord& probe);
+
+// The FAILED lines (report/failure_lines.h) `bisect` and `minimize` end with: per probe, its
+// trials that neither passed nor skipped, one line per point, outcome and signature with how
+// many of the probe's trials showed it (and whether it is the hunted failure, when `hunt` is
+// given); a version that could not be set up is one infrastructure line. The cell is
+// "<axis>=<label>" (the label alone when `axis` is "": minimize's configurations).
+std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probes, const std::string& axis,
+                                           const Hunt* hunt);
 
 std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult& result,
                                  const BisectContext& context);

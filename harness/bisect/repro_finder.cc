@@ -206,10 +206,18 @@ absl::StatusOr<ReproArms> FromSweep(const std::string& dir, const std::string& p
   arms.failing.observed = absl::StrCat(std::string(OutcomeName(failing->result.outcome)), ": ", failing->result.signature);
   // The workaround: a cell where every trial of the point passed, fewest differing labels.
   std::map<std::map<std::string, std::string>, bool> all_passed;
+  std::map<std::map<std::string, std::string>, Outcome> worst;
   for (const Record& r : records->records) {
     if (r.point != point) continue;
     auto [it, inserted] = all_passed.emplace(r.cell, true);
     it->second = it->second && r.result.outcome == Outcome::kPass;
+    auto [w, fresh] = worst.emplace(r.cell, r.result.outcome);
+    if (r.result.outcome > w->second) w->second = r.result.outcome;
+  }
+  for (const auto& [labels, outcome] : worst) {
+    if (labels != failing->cell) {
+      arms.other_cells.push_back(absl::StrCat(LabelText(labels), " (", std::string(OutcomeName(outcome)), ")"));
+    }
   }
   const std::map<std::string, std::string>* best = nullptr;
   int best_distance = 1 << 30;

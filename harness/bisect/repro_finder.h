@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "harness/bisect/repro_script.h"
@@ -18,6 +19,9 @@ struct ReproArms {
   std::string source;  // "the sweep in DIR"
   ReproArm failing;
   std::optional<ReproArm> workaround;
+  // A sweep's other cells that recorded POINT, "labels (worst outcome)", in label order: the
+  // command says which cell it chose and lists these.
+  std::vector<std::string> other_cells;
 };
 
 // InvalidArgument (exit 2) naming DIR or POINT when DIR is no results directory, POINT has no

@@ -7,6 +7,8 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/probe_command.h"
+#include "harness/report/console_style.h"
+#include "harness/report/failure_lines.h"
 #include "harness/bisect/bisect_session.h"
 
 namespace gh {
@@ -20,6 +22,7 @@ constexpr char kBisectAbout[] =
 constexpr char kBisectEpilog[] =
     "writes DIR/summary.md, summary.json, bisect_state.json, repro_first_bad.sh,\n"
     "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log).\n"
+    "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n";
 
 }  // namespace
@@ -36,6 +39,7 @@ int BisectCommand(int argc, char** argv) {
   AddProbeFlags(flags, options, resources);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   return RunProbeSession(flags, options, resources, RunBisectSession, [](const BisectSessionResult& result) {
+    std::fputs(RenderFailureLines(result.failures, ConsoleStyle::Detect(stdout)).c_str(), stdout);
     std::printf("%s\n", result.headline.c_str());
   });
 }

@@ -216,7 +216,8 @@ absl::StatusOr<CommandLine::Result> CommandLine::Split(const std::vector<std::st
   for (const std::string& extra : app.remaining()) {
     if (extra.size() > 1 && extra[0] == '-') {
       std::vector<std::string> names = {"--help"};
-      for (const Flag& flag : flags_) names.push_back(flag.name);
+      // "-v, --verbose" is suggested as its long name.
+      for (const Flag& flag : flags_) names.push_back(flag.name.substr(flag.name.rfind(' ') + 1));
       const std::string name = FlagName(extra);
       return absl::InvalidArgumentError(absl::StrCat("unknown flag ", name, DidYouMeanSuffix(name, names)));
     }

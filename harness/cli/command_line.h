@@ -52,7 +52,7 @@ class CommandLine {
   CommandLine& operator=(const CommandLine&) = delete;
 
   // `help` may hold several lines separated by '\n'; each flag is declared once (asserted).
-  // A flag without a value: sets *target.
+  // A flag without a value: sets *target. `name` may pair a short and a long name, "-v, --verbose".
   CommandLine& Bool(std::string name, bool* target, std::string help);
   // A value, the last one given wins; "" is "needs <noun>".
   CommandLine& String(std::string name, ValueKind kind, std::string* target, std::string help);

@@ -262,3 +262,28 @@ TEST(CommandLineTest, ThisProgramIsThisBinary) { EXPECT_THAT(ThisProgram(), test
 
 }  // namespace
 }  // namespace gh
+
+namespace gh {
+namespace {
+
+// A flag with a short and a long name ("-v, --verbose"): both set it, help shows both, and a
+// misspelling is pointed at the long name.
+TEST(CommandLineTest, ShortAndLongNamesOfOneFlag) {
+  for (const char* spelling : {"-v", "--verbose"}) {
+    bool verbose = false;
+    CommandLine flags("demo", "[options]", "");
+    flags.Bool("-v, --verbose", &verbose, "more");
+    ASSERT_TRUE(flags.ParseArgs({spelling}).ok()) << spelling;
+    EXPECT_TRUE(verbose) << spelling;
+  }
+  bool verbose = false;
+  CommandLine flags("demo", "[options]", "");
+  flags.Bool("-v, --verbose", &verbose, "more");
+  EXPECT_THAT(flags.Help(), ::testing::HasSubstr("  -v, --verbose         more\n"));
+  absl::StatusOr<CommandLine::Result> typo = flags.ParseArgs({"--verbos"});
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().message(), "unknown flag --verbos; did you mean --verbose?");
+}
+
+}  // namespace
+}  // namespace gh

@@ -7,6 +7,8 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/probe_command.h"
+#include "harness/report/console_style.h"
+#include "harness/report/failure_lines.h"
 #include "harness/bisect/bisect_minimize_session.h"
 
 namespace gh {
@@ -18,6 +20,7 @@ constexpr char kMinimizeAbout[] =
     "  (ddmin); then checks the workaround: the failing cell with that change reverted.\n";
 constexpr char kMinimizeEpilog[] =
     "writes DIR/summary.md, summary.json, repro.sh and probes/<configuration>/trial<k>/.\n"
+    "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 minimal change found and verified, 1 otherwise, 2 bad input, 3 infrastructure\n";
 
 }  // namespace
@@ -32,6 +35,7 @@ int MinimizeCommand(int argc, char** argv) {
   AddProbeFlags(flags, options, resources);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   return RunProbeSession(flags, options, resources, RunMinimizeSession, [&](const MinimizeSessionResult& result) {
+    std::fputs(RenderFailureLines(result.failures, ConsoleStyle::Detect(stdout)).c_str(), stdout);
     std::printf("%s; see %s/summary.md\n", result.headline.c_str(), options.out_dir.c_str());
   });
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_join.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/core/file_util.h"
@@ -34,6 +35,12 @@ int ReproCommand(int argc, char** argv) {
   if (!arms.ok()) {
     std::fprintf(stderr, "gpuharness repro: %s\n", std::string(arms.status().message()).c_str());
     return absl::IsInvalidArgument(arms.status()) ? kExitBadInput : kExitInfrastructure;
+  }
+  if (!arms->other_cells.empty()) {
+    // On stderr: stdout may be the script.
+    std::fprintf(stderr, "gpuharness repro: %s is recorded in %zu cells; this script reproduces %s (%s); the others: %s\n",
+                 point.c_str(), arms->other_cells.size() + 1, arms->failing.title.c_str(),
+                 arms->failing.observed.c_str(), absl::StrJoin(arms->other_cells, ", ").c_str());
   }
   const std::string script = RenderReproScript(point, arms->source, arms->failing, arms->workaround);
   if (out.empty()) {

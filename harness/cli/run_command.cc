@@ -11,7 +11,10 @@
 #include "harness/core/file_util.h"
 #include "harness/core/job_reporter.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/comparison.h"
 #include "harness/report/console_table.h"
+#include "harness/report/console_style.h"
+#include "harness/report/failure_lines.h"
 #include "harness/report/junit.h"
 #include "harness/runtime/job_runner.h"
 #include "harness/runtime/mpi_world.h"
@@ -19,19 +22,30 @@
 namespace gh {
 namespace {
 
-// What a run leaves besides its records and environment: junit.xml and, on stdout, the
-// console table and where the results are.
+// What a run leaves besides its records and environment: junit.xml and, on stdout, the verdict
+// of each point run several times, a FAILED line per unmet expectation (each point already had
+// its live line), the tally (or, verbose, the table of every point) and where the results are.
 class RunReports : public JobReporter {
  public:
+  explicit RunReports(bool verbose) : verbose_(verbose) {}
   absl::Status WriteReports(const std::string& out_dir, const std::vector<Record>& records) override {
     const absl::Status junit =
         WriteFileAtomically(out_dir + "/junit.xml", RenderJUnit(records, "gpuharness"));
-    std::printf("\n%s\n", RenderConsoleTable(records).c_str());
+    const std::string failed = RenderFailureLines(
+        ComparisonFailureLines(CompareResults(records, nullptr), nullptr, /*verbose=*/false),
+        ConsoleStyle{});  // plain: under mpirun stdout is the launcher's pty, not the user's terminal
+    // Verbose: the whole table (its trial verdicts and tally included), then the FAILED lines.
+    const std::string end = verbose_ ? absl::StrCat(RenderConsoleTable(records), failed.empty() ? "" : "\n", failed)
+                                     : absl::StrCat(RenderTrialVerdicts(records), failed, RenderConsoleTally(records));
+    std::printf("\n%s\n", end.c_str());
     std::printf("results: %s/records.jsonl (%zu records), %s/junit.xml, %s/environment.json\n",
                 out_dir.c_str(), records.size(), out_dir.c_str(), out_dir.c_str());
     std::fflush(stdout);
     return junit;
   }
+
+ private:
+  bool verbose_;
 };
 
 }  // namespace
@@ -70,7 +84,7 @@ int RunCommand(int argc, char** argv) {
       scenarios.push_back(LoadedScenario{file, std::move(spec)});
     }
   }
-  RunReports reports;
+  RunReports reports(flags.verbose());
   return RunJob(options, scenarios, reports, &argc, &argv);
 }
 

@@ -24,7 +24,9 @@ RunFlags::RunFlags() : flags_("run", "SCENARIO.yaml... --out DIR [options]", kRu
       .String("--runs", kFileValue, &options_.runs_file,
               "run only the point x trial runs FILE lists, one per line as\n"
               "'<point name><TAB><trial>' (the sweep continues a job that ended\n"
-              "early this way)");
+              "early this way)")
+      .Bool("-v, --verbose", &verbose_, "end with the table of every point, passes included\n"
+            "(default: only a FAILED line per unmet expectation)");
 }
 
 absl::StatusOr<CommandLine::Result> RunFlags::Parse(const std::vector<std::string>& args) {

@@ -20,11 +20,14 @@ class RunFlags {
   absl::StatusOr<CommandLine::Result> Parse(const std::vector<std::string>& args);
 
   const RunOptions& options() const { return options_; }
+  // -v, --verbose: the full table of every point at the end, not only the FAILED lines.
+  bool verbose() const { return verbose_; }
   const CommandLine& command_line() const { return flags_; }
 
  private:
   RunOptions options_;
   std::string backend_ = "auto";
+  bool verbose_ = false;
   CommandLine flags_;
 };
 

@@ -1,5 +1,6 @@
-// `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--gpus N] [--slots N] [--dry-run]`:
-// runs the matrix's cells as separate jobs, resumable, and writes the reports into DIR.
+// `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--filter GLOB] [--rerun-failed |
+// --fresh] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
+// into DIR and ends with the FAILED lines, the headline and the cell counts.
 #include <signal.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/driver/clock.h"
@@ -16,6 +18,8 @@
 #include "harness/driver/resource_pool.h"
 #include "harness/driver/sweep_runner.h"
 #include "harness/driver/sweep_progress.h"
+#include "harness/report/console_style.h"
+#include "harness/report/failure_lines.h"
 
 namespace gh {
 namespace {
@@ -23,7 +27,8 @@ namespace {
 constexpr char kSweepAbout[] =
     "  Runs every cell of the matrix (flag axes x versions) as its own job, packed onto the\n"
     "  GPUs (or CPU slots), and writes DIR/records.jsonl, junit.xml, summary.md, report.html.\n"
-    "  Rerunning the same command resumes: done cells are kept, the others rerun.\n";
+    "  Rerunning the same command resumes: done cells are kept, the others rerun.\n"
+    "  It ends with a FAILED line per unmet expectation or regression, most important first.\n";
 constexpr char kSweepEpilog[] =
     "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
 
@@ -37,6 +42,7 @@ int SweepCommand(int argc, char** argv) {
   driver::SweepOptions options;
   std::optional<int> gpus, slots;
   std::vector<std::string> ignore_axes;
+  bool verbose = false;
   CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
   flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
       .String("--out", kDirValue, &options.out_dir, "the results directory (not needed with --dry-run)")
@@ -50,7 +56,17 @@ int SweepCommand(int argc, char** argv) {
       .Duration("--kill-grace", &options.kill_grace, "SIGTERM to SIGKILL delay for a timed-out job (default 10s)")
       .Duration("--setup-timeout", &options.setup_timeout, "limit for a version's set-up command (default 30m)")
       .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)")
-      .Bool("--dry-run", &options.dry_run, "print the cells and their command lines; run and write nothing");
+      .Bool("--dry-run", &options.dry_run, "print the cells and their command lines; run and write nothing")
+      .String("--filter", kGlobValue, &options.filter,
+              "only the points whose name matches (* and ?), for the whole sweep:\n"
+              "jobs, resume and reports (a done cell resumes under the same filter)")
+      .Bool("--rerun-failed", &options.rerun_failed,
+            "rerun only the points of DIR's done cells whose last result was an\n"
+            "unmet expectation or a regression against --baseline; keep the rest")
+      .Bool("--fresh", &options.fresh, "start over: remove what an earlier sweep left in DIR first")
+      .Duration("--heartbeat", &options.heartbeat,
+                "off a terminal, a progress line at least this often (default 60s)")
+      .Bool("-v, --verbose", &verbose, "also list every point that met its expectation (PASSED, ...)");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
@@ -64,7 +80,7 @@ int SweepCommand(int argc, char** argv) {
   env.resources = driver::DetectResources(gpus, slots);
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
-  env.interactive = driver::SweepProgress::ShouldBeInteractive(stdout);
+  env.style = ConsoleStyle::Detect(stdout);
   env.stop = &g_stop;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
@@ -79,9 +95,15 @@ int SweepCommand(int argc, char** argv) {
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
   if (options.dry_run) return kExitOk;
+  // Counted from every record in DIR (a resumed cell's too), as the headline is.
+  std::fputs(RenderFailureLines(ComparisonFailureLines(result->comparison, &result->sweep, verbose), env.style)
+                 .c_str(),
+             stdout);
   std::printf("%s\n", result->headline.c_str());
-  std::printf("cells: %d run, %d resumed, %d set-up failed, %d with failures; results in %s\n",
-              result->cells_run, result->cells_resumed, result->cells_setup_failed,
+  const std::string rerun =
+      options.rerun_failed ? absl::StrCat(" (", result->cells_rerun, " for their failed points)") : "";
+  std::printf("cells: %d run%s, %d resumed, %d set-up failed, %d with failures; results in %s\n",
+              result->cells_run, rerun.c_str(), result->cells_resumed, result->cells_setup_failed,
               result->cells_failed, options.out_dir.c_str());
   if (result->interrupted) {
     std::fprintf(stderr,

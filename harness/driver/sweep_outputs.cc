@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
@@ -84,6 +86,13 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   result.regressions = comparison.counts.regressions;
   result.exit_status = ComparisonExitStatus(comparison);
   result.headline = ComparisonHeadline(comparison);
+  std::set<std::string> failed_cells;
+  for (const PointComparison& entry : comparison.points) {
+    if (!entry.expectation_met() || entry.change == BaselineChange::kRegression) failed_cells.insert(entry.key.cell);
+  }
+  result.cells_failed = static_cast<int>(failed_cells.size());
+  result.comparison = std::move(comparison);
+  result.sweep = std::move(info);
   return result;
 }
 

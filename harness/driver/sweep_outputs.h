@@ -31,6 +31,9 @@ struct SweepOutputsResult {
   int regressions = 0;
   int exit_status = 0;   // ComparisonExitStatus
   std::string headline;  // ComparisonHeadline
+  int cells_failed = 0;  // cells with an unmet expectation or a regression
+  Comparison comparison;
+  SweepInfo sweep;
 };
 
 // `baseline` null: no baseline. Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed

@@ -16,10 +16,12 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "harness/core/file_util.h"
+#include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
 #include "harness/driver/sweep_progress.h"
@@ -62,7 +64,38 @@ struct ActiveCell {
   // job itself; N: its N-th continuation after it ended early, see PlanContinuation).
   std::vector<ExpectedPoint> pending;
   int continuation = 0;
+  // Per-point progress: the current job's records.jsonl, the bytes of it read so far and the
+  // runs (lines) they hold; read at most once a second.
+  std::string job_records;
+  uintmax_t job_read = 0;
+  size_t job_runs = 0;
+  absl::Time last_read = absl::InfinitePast();
+  // --rerun-failed: the cell's records from before; its rerun points' new records replace theirs.
+  std::optional<std::vector<Record>> previous;
 };
+
+// A rerun cell's records: the earlier ones in their order, each rerun point's new records
+// where its old ones were (a point new to the cell at the end).
+std::vector<Record> MergeRerunRecords(const std::vector<Record>& previous, std::vector<Record> fresh) {
+  std::set<std::string> rerun, placed;
+  for (const Record& r : fresh) rerun.insert(r.point);
+  std::vector<Record> out;
+  auto place = [&](const std::string& point) {
+    if (!placed.insert(point).second) return;
+    for (Record& r : fresh) {
+      if (r.point == point) out.push_back(std::move(r));
+    }
+  };
+  for (const Record& r : previous) {
+    if (rerun.count(r.point) == 0) {
+      out.push_back(r);
+    } else {
+      place(r.point);
+    }
+  }
+  for (const std::string& point : rerun) place(point);
+  return out;
+}
 
 class Sweep {
  public:
@@ -95,6 +128,18 @@ class Sweep {
   void KillAll(std::deque<ActiveCell>& running);
   absl::Status WriteSweepJson();
   absl::Status WriteSetupFailedRecords(size_t i);
+  void ReadJobProgress(ActiveCell& cell);
+  // --fresh: what an earlier sweep wrote into DIR, gone.
+  absl::Status RemoveEarlierResults();
+  // --rerun-failed: for each done cell, its points whose last result is unmet or a regression.
+  absl::StatusOr<std::map<size_t, std::set<std::string>>> FailedPoints(
+      const std::vector<Record>* baseline, const BaselineMatch& match) const;
+  // Chooses the cells, runs their version set-ups: the cells to start, in matrix order.
+  absl::StatusOr<std::deque<size_t>> PrepareCells(const std::vector<Record>* baseline,
+                                                  const BaselineMatch& match);
+  // Which cells this invocation runs (`todo`), with progress totals for the rest.
+  absl::StatusOr<std::vector<size_t>> ChooseCells(const std::vector<Record>* baseline,
+                                                  const BaselineMatch& match);
 
   const SweepOptions& options_;
   SweepEnvironment& env_;
@@ -103,6 +148,8 @@ class Sweep {
   std::string out_dir_;
   std::vector<CellStatus> status_;
   std::optional<SweepProgress> progress_;
+  ProgressTotals totals_;
+  std::set<size_t> rerun_;  // --rerun-failed: cells narrowed to their failed points
   SweepResult result_;
 };
 
@@ -212,12 +259,41 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   if (!running.ok()) return running.status();
   cell.running = *std::move(running);
   if (cell.continuation == 0) cell.pending = cell_job.points;
+  cell.job_records = spec->out_dir + "/records.jsonl";
+  cell.job_read = 0;
+  cell.job_runs = 0;
   return absl::OkStatus();
+}
+
+void Sweep::ReadJobProgress(ActiveCell& cell) {
+  const absl::Time now = env_.clock->Now();
+  if (now - cell.last_read < absl::Seconds(1)) return;
+  cell.last_read = now;
+  // The job appends one line per finished run; a torn last line is not counted until whole.
+  if (std::FILE* f = std::fopen(cell.job_records.c_str(), "rb")) {
+    if (std::fseek(f, static_cast<long>(cell.job_read), SEEK_SET) == 0) {
+      char buffer[1 << 16];
+      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) {
+        cell.job_runs += static_cast<size_t>(std::count(buffer, buffer + n, '\n'));
+        cell.job_read += n;
+      }
+    }
+    std::fclose(f);
+  }
+  const std::vector<RunKey> runs = RunsOf(cell.pending);
+  const std::string point = cell.job_runs < runs.size() ? runs[cell.job_runs].point : "";
+  progress_->CellAt(plan_.cells[cell.index].plan.id,
+                    static_cast<int>(cell.records.size() + std::min(cell.job_runs, runs.size())), point, now);
 }
 
 absl::Status Sweep::StartCell(ActiveCell& cell) {
   cell.dir = CellDir(cell.index);
   cell.version_dir = VersionDir(plan_.cells[cell.index].plan);
+  if (rerun_.count(cell.index) != 0) {
+    absl::StatusOr<RecordsFileContents> previous = ReadRecordsFile(cell.dir + "/records.jsonl");
+    if (!previous.ok()) return previous.status();
+    cell.previous = std::move(previous->records);
+  }
   std::error_code ec;
   fs::remove_all(cell.dir, ec);  // an interrupted earlier attempt: start clean
   absl::Status st = MakeDirectories(cell.dir);
@@ -230,7 +306,10 @@ absl::Status Sweep::StartCell(ActiveCell& cell) {
 absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   const CellPlan& c = plan_.cells[cell.index].plan;
   std::optional<JobEnd> ended = cell.running->Poll(options_.kill_grace);
-  if (!ended) return false;
+  if (!ended) {
+    ReadJobProgress(cell);
+    return false;
+  }
   const JobEnd& end = *ended;
   const absl::Time now = env_.clock->Now();
   JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
@@ -285,8 +364,10 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   const PlannedCell& pc = plan_.cells[cell.index];
   absl::Time now = env_.clock->Now();
   double wall = absl::ToDoubleSeconds(now - cell.cell_started);
+  if (cell.previous) cell.records = MergeRerunRecords(*cell.previous, std::move(cell.records));
   CellSummary summary;
   summary.id = pc.plan.id;
+  summary.runs = static_cast<int>(CellRuns(pc));
   summary.records = static_cast<int>(cell.records.size());
   for (const Record& r : cell.records) {
     if (r.result.outcome == Outcome::kPass) ++summary.passed;
@@ -309,7 +390,7 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   status_[cell.index].wall_s = wall;
   status_[cell.index].detail = cell.abnormal ? cell.how : "";
   ++result_.cells_run;
-  if (summary.failed) ++result_.cells_failed;
+  if (cell.previous) ++result_.cells_rerun;
   pool_.Release(cell.allocation);
   progress_->CellFinished(summary, now);
   return WriteSweepJson();
@@ -359,6 +440,10 @@ absl::StatusOr<SweepResult> Sweep::Run() {
       return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
     }
     baseline = *std::move(b);
+    // --filter narrows the comparison too: the baseline's other points are not "vanished".
+    if (!options_.filter.empty()) {
+      std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
+    }
   }
   const BaselineMatch match{options_.baseline_ignore_axes};
   if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);
@@ -366,6 +451,10 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     return checked;
   }
   out_dir_ = Absolute(options_.out_dir);
+  if (options_.rerun_failed && !Exists(out_dir_ + "/cells")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rerun-failed: ", options_.out_dir, " holds no sweep results to rerun from"));
+  }
   absl::Status st = MakeDirectories(out_dir_ + "/cells");
   if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
   // One sweep per DIR at a time; the lock goes with the process, however it ends.
@@ -379,34 +468,16 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     ~LockGuard() { close(fd); }
   } lock_guard{lock_fd};
 
-  result_.cells = static_cast<int>(plan_.cells.size());
-  status_.assign(plan_.cells.size(), CellStatus{});
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < plan_.cells.size(); ++i) {
-    if (IsDone(i)) {
-      absl::StatusOr<std::string> text = ReadFileToString(CellDir(i) + "/done.json");
-      nlohmann::json j = nlohmann::json::parse(text.ok() ? *text : "{}", nullptr, false);
-      status_[i].status = "done";
-      status_[i].wall_s = j.is_object() ? j.value("wall_s", 0.0) : 0.0;
-      ++result_.cells_resumed;
-    } else {
-      todo.push_back(i);
-    }
+  if (options_.fresh) {
+    st = RemoveEarlierResults();
+    if (!st.ok()) return st;
   }
-  st = WriteSweepJson();
-  if (!st.ok()) return st;
-  std::fprintf(env_.progress, "sweep %s: %zu cells (%d already done), %s\n",
-               plan_.matrix.name.c_str(), plan_.cells.size(), result_.cells_resumed,
-               env_.resources.ToString().c_str());
-  st = RunSetups(todo);
-  if (!st.ok()) return st;
-  std::deque<size_t> pending;
-  for (size_t i : todo) {
-    if (status_[i].status == "pending") pending.push_back(i);
-  }
+
+  absl::StatusOr<std::deque<size_t>> to_start = PrepareCells(baseline ? &baseline->records : nullptr, match);
+  if (!to_start.ok()) return to_start.status();
+  std::deque<size_t> pending = *std::move(to_start);
   absl::Time start = env_.clock->Now();
-  progress_.emplace(env_.progress, env_.interactive, result_.cells,
-                    result_.cells_resumed + result_.cells_setup_failed, start);
+  progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
 
   std::deque<ActiveCell> running;
   while (!pending.empty() || !running.empty()) {
@@ -432,7 +503,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
         KillAll(running);
         return st;
       }
-      progress_->CellStarted(env_.clock->Now());
+      progress_->CellStarted(plan_.cells[running.back().index].plan.id, env_.clock->Now());
       it = pending.erase(it);
     }
     bool finished_any = false;
@@ -463,7 +534,108 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   result_.regressions = outputs->regressions;
   result_.exit_status = outputs->exit_status;
   result_.headline = outputs->headline;
+  result_.cells_failed = outputs->cells_failed;
+  result_.comparison = std::move(outputs->comparison);
+  result_.sweep = std::move(outputs->sweep);
   return result_;
+}
+
+absl::Status Sweep::RemoveEarlierResults() {
+  std::error_code ec;
+  for (const char* name : {"cells", "versions", "records.jsonl", "junit.xml", "sweep.json", "summary.md",
+                           "report.html"}) {
+    fs::remove_all(absl::StrCat(out_dir_, "/", name), ec);
+    if (ec) return absl::InternalError(absl::StrCat("--fresh: cannot remove ", out_dir_, "/", name, ": ", ec.message()));
+  }
+  return MakeDirectories(out_dir_ + "/cells");
+}
+
+absl::StatusOr<std::map<size_t, std::set<std::string>>> Sweep::FailedPoints(
+    const std::vector<Record>* baseline, const BaselineMatch& match) const {
+  std::vector<Record> records;
+  std::map<std::string, size_t> cell_of;  // CellKey -> plan index
+  for (size_t i = 0; i < plan_.cells.size(); ++i) {
+    if (!IsDone(i)) continue;
+    cell_of[CellKey(plan_.cells[i].plan.LabelMap())] = i;
+    absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(CellDir(i) + "/records.jsonl");
+    if (!contents.ok()) return contents.status();
+    for (Record& r : contents->records) records.push_back(std::move(r));
+  }
+  std::map<size_t, std::set<std::string>> failed;
+  for (const PointComparison& entry : CompareResults(records, baseline, match).points) {
+    if (!entry.now || (entry.expectation_met() && entry.change != BaselineChange::kRegression)) continue;
+    auto it = cell_of.find(entry.key.cell);
+    if (it != cell_of.end()) failed[it->second].insert(entry.key.point);
+  }
+  return failed;
+}
+
+absl::StatusOr<std::deque<size_t>> Sweep::PrepareCells(const std::vector<Record>* baseline,
+                                                       const BaselineMatch& match) {
+  result_.cells = static_cast<int>(plan_.cells.size());
+  status_.assign(plan_.cells.size(), CellStatus{});
+  absl::StatusOr<std::vector<size_t>> chosen = ChooseCells(baseline, match);
+  if (!chosen.ok()) return chosen.status();
+  const std::vector<size_t>& todo = *chosen;
+  if (absl::Status st = WriteSweepJson(); !st.ok()) return st;
+  std::fprintf(env_.progress, "sweep %s: %zu cells (%d already done), %s\n",
+               plan_.matrix.name.c_str(), plan_.cells.size(), result_.cells_resumed,
+               env_.resources.ToString().c_str());
+  if (options_.rerun_failed) {
+    size_t runs = 0;
+    for (size_t i : todo) runs += CellRuns(plan_.cells[i]);
+    std::fprintf(env_.progress, "--rerun-failed: %zu point runs in %zu cells to rerun%s\n", runs, todo.size(),
+                 todo.empty() ? ": every recorded point met its expectation" : "");
+  }
+  if (absl::Status st = RunSetups(todo); !st.ok()) return st;
+  std::deque<size_t> pending;
+  for (size_t i : todo) {
+    if (status_[i].status == "pending") {
+      pending.push_back(i);
+    } else {  // its set-up failed: recorded, done, failed
+      ++totals_.cells_done;
+      ++totals_.cells_failed;
+      totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
+    }
+  }
+  return pending;
+}
+
+absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>* baseline,
+                                                       const BaselineMatch& match) {
+  std::map<size_t, std::set<std::string>> failed;
+  if (options_.rerun_failed) {
+    absl::StatusOr<std::map<size_t, std::set<std::string>>> points = FailedPoints(baseline, match);
+    if (!points.ok()) return points.status();
+    failed = *std::move(points);
+  }
+  std::vector<size_t> todo;
+  totals_.cells = static_cast<int>(plan_.cells.size());
+  for (size_t i = 0; i < plan_.cells.size(); ++i) {
+    PlannedCell& cell = plan_.cells[i];
+    const bool done = IsDone(i);
+    auto rerun = failed.find(i);
+    if (done && rerun != failed.end() &&
+        NarrowCell(cell, [&](const std::string& point) { return rerun->second.count(point) != 0; }) > 0) {
+      rerun_.insert(i);
+      todo.push_back(i);
+    } else if (done) {
+      absl::StatusOr<std::string> text = ReadFileToString(CellDir(i) + "/done.json");
+      nlohmann::json j = nlohmann::json::parse(text.ok() ? *text : "{}", nullptr, false);
+      status_[i].status = "done";
+      status_[i].wall_s = j.is_object() ? j.value("wall_s", 0.0) : 0.0;
+      ++result_.cells_resumed;
+      ++totals_.cells_done;
+      if (j.is_object() && j.contains("unmet") && j["unmet"].is_number() && j["unmet"].get<double>() > 0) {
+        ++totals_.cells_failed;
+      }
+      totals_.runs_done += static_cast<int>(CellRuns(cell));
+    } else if (!options_.rerun_failed) {
+      todo.push_back(i);
+    }  // --rerun-failed leaves a cell without a result as it is (pending)
+    totals_.runs += static_cast<int>(CellRuns(cell));
+  }
+  return todo;
 }
 
 // What Sweep::StartJob would start for each cell's first job(s), from the same spec.
@@ -509,6 +681,12 @@ absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
 absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironment& env) {
   absl::StatusOr<SweepPlan> plan = PlanSweep(options.matrix_path);
   if (!plan.ok()) return plan.status();
+  if (options.fresh && options.rerun_failed) {
+    return absl::InvalidArgumentError("--fresh and --rerun-failed: --fresh keeps nothing to rerun from; give one");
+  }
+  if (!options.filter.empty()) {
+    if (absl::Status st = FilterPlan(*plan, options.filter); !st.ok()) return st;
+  }
   if (options.dry_run) {
     if (absl::Status st = PrintDryRun(*plan, options, env.base_env, env.progress); !st.ok()) {
       return st;

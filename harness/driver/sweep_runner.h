@@ -18,9 +18,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "harness/core/comparison.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
+#include "harness/report/console_style.h"
+#include "harness/report/sweep_info.h"
 
 namespace gh::driver {
 
@@ -35,6 +38,10 @@ struct SweepOptions {
   absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL
   absl::Duration poll_interval = absl::Milliseconds(20);
   absl::Duration setup_timeout = absl::Minutes(30);
+  std::string filter;        // --filter GLOB: only these points, for the whole sweep ("" all)
+  bool rerun_failed = false; // --rerun-failed: only done cells' points unmet or regressed
+  bool fresh = false;        // --fresh: remove what an earlier sweep left in DIR, then run
+  absl::Duration heartbeat = absl::Seconds(60);  // plain progress: a line at least this often
 };
 
 struct SweepEnvironment {
@@ -43,7 +50,7 @@ struct SweepEnvironment {
   Resources resources;
   std::vector<std::string> base_env;  // the jobs' environment before the cell's changes
   std::FILE* progress = stdout;
-  bool interactive = false;           // progress as one updating line
+  ConsoleStyle style;                 // live: progress as one updating line
   const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: kill the jobs, stop
 };
 
@@ -53,12 +60,17 @@ struct SweepResult {
   int cells_run = 0;         // by this invocation
   int cells_resumed = 0;     // done before, skipped
   int cells_setup_failed = 0;
-  int cells_failed = 0;      // of those run: an unmet expectation or an abnormal job end
+  int cells_rerun = 0;       // --rerun-failed: cells whose failing points ran again
+  // Cells with an unmet expectation or a regression, from every record in DIR (resumed cells'
+  // too), as the headline counts.
+  int cells_failed = 0;
   int records = 0;
   int unmet = 0;             // keys with an unmet expectation (reports' comparison)
   int regressions = 0;
   bool interrupted = false;  // stopped by `stop`; the outputs hold the done cells only
   std::string headline;      // ComparisonHeadline
+  Comparison comparison;     // of every record in DIR: the FAILED lines (report/failure_lines.h)
+  SweepInfo sweep;
 };
 
 // InvalidArgument: bad matrix, launcher, scenario file or option (exit 2, nothing written).

@@ -100,17 +100,17 @@ std::string RenderConsoleTable(const std::vector<Record>& records) {
     absl::StrAppend(&out, line, "\n");
   }
 
+  return out + RenderTrialVerdicts(records) + RenderConsoleTally(records);
+}
+
+std::string RenderTrialVerdicts(const std::vector<Record>& records) {
   // Points run several times are judged on all their trials together (core/trial_verdict.h):
-  // one line each, in the seed reports' words, and they count once in the unmet tally.
-  int unmet = 0;
+  // one line each, in the seed reports' words.
+  std::string out;
   std::vector<std::string> trial_lines;
   for (const PointTrials& point : AggregateTrials(records)) {
-    if (!point.judged_by_verdict) {
-      unmet += point.unmet;
-      continue;
-    }
+    if (!point.judged_by_verdict) continue;
     const bool met = point.unmet == 0;
-    if (!met) ++unmet;
     std::string label = point.key.point;
     if (!point.description.empty()) label = absl::StrCat(point.description, " (", label, ")");
     trial_lines.push_back(absl::StrCat(met ? "  " : std::string(kUnmetMark) + " ", label, " — ",
@@ -121,6 +121,18 @@ std::string RenderConsoleTable(const std::vector<Record>& records) {
   if (!trial_lines.empty()) {
     absl::StrAppend(&out, "trials, judged per point:\n", absl::StrJoin(trial_lines, "\n"), "\n");
   }
+  return out;
+}
+
+std::string RenderConsoleTally(const std::vector<Record>& records) {
+  // A point judged on several trials counts once in the unmet tally.
+  int unmet = 0;
+  for (const PointTrials& point : AggregateTrials(records)) {
+    unmet += point.judged_by_verdict ? (point.unmet == 0 ? 0 : 1) : point.unmet;
+  }
+  const bool show_trial = std::any_of(records.begin(), records.end(),
+                                      [](const Record& r) { return r.trials > 1; });
+  std::string out;
 
   // Tally: outcomes by severity with skip last, then unmet expectations.
   int counts[6] = {};

@@ -1,0 +1,62 @@
+// The lines `run`, `sweep`, `bisect` and `minimize` end with, in pytest's habit: one per unmet
+// expectation or regression,
+//   FAILED transport=mpi_p2p,np=2 :: ring_shift/bytes=4K/np=2 — crash: rank 1 killed by SIGSEGV (expected pass)
+// most important first, and nothing for what met its expectation unless asked (verbose: then
+// PASSED, SKIPPED or XFAIL lines follow, in record order).
+//
+// The order, most important first (ties keep record order):
+//   1. infrastructure: what says nothing about the code under test but stopped it from running
+//      (a version that could not be set up), and any outcome this file does not know;
+//   2. crash, 3. timeout, 4. error, 5. fail (wrong data);
+//   6. an unexpected pass (expected to fail, passed), 7. an unexpected skip.
+// A regression against the baseline ranks by its outcome, as an unmet expectation does.
+#ifndef GPUHARNESS_REPORT_FAILURE_LINES_H_
+#define GPUHARNESS_REPORT_FAILURE_LINES_H_
+
+#include <string>
+#include <vector>
+
+#include "harness/core/comparison.h"
+#include "harness/core/outcome.h"
+#include "harness/report/console_style.h"
+#include "harness/report/sweep_info.h"
+
+namespace gh {
+
+struct FailureLine {
+  std::string word = "FAILED";  // FAILED; with verbose also PASSED, SKIPPED, XFAIL
+  Outcome outcome = Outcome::kFail;
+  bool infrastructure = false;  // ranks first, whatever the outcome
+  std::string cell;             // "transport=mpi_p2p,np=2"; "" for a plain run
+  std::string point;
+  std::string detail;           // after the dash; one line, cut to a readable length
+};
+
+// 0 is the most important; see the order above.
+int FailureImportance(const FailureLine& line);
+
+// The cell as the sweep names it: axis=label pairs in the matrix's axis order (`sweep` null:
+// sorted by axis name, as CellKey does).
+std::string FailureCellName(const std::map<std::string, std::string>& cell, const SweepInfo* sweep);
+
+// One line per key of `comparison` whose expectation is unmet or that regressed against the
+// baseline, in FailureImportance order; with `verbose`, then one line for every other key.
+std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison,
+                                                const SweepInfo* sweep, bool verbose);
+
+// Sorts the FAILED lines by importance (stably; other words keep their place after them) and
+// renders each as "FAILED cell :: point — detail\n" ("FAILED point — detail" without a cell),
+// the word in red (green for PASSED) when `style` has colour.
+std::string RenderFailureLines(std::vector<FailureLine> lines, const ConsoleStyle& style);
+
+// "crash: <signature>", or the signature alone when it already starts with "crash:", or
+// "crash" when it is empty.
+std::string OutcomeAndSignature(Outcome outcome, const std::string& signature);
+
+// `text` on one line (control characters as spaces) and at most `limit` code points, "..." ending
+// a cut one.
+std::string OneLineClipped(const std::string& text, size_t limit);
+
+}  // namespace gh
+
+#endif  // GPUHARNESS_REPORT_FAILURE_LINES_H_

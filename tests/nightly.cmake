@@ -1,0 +1,19 @@
+# Whole-binary tests of what the nightly's console says (label "mpi"): `run` and `sweep` end
+# with one FAILED line per unmet expectation, most important first, and nothing for passes
+# unless -v; a resumed sweep counts from every record; --filter, --rerun-failed and --fresh and
+# their effect on the records; per-point progress with heartbeats off a terminal (no carriage
+# return, no escape), live in place on one (a pty from script(1)), NO_COLOR honoured.
+if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+  return()
+endif()
+
+add_executable(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc)
+target_link_libraries(gh_nightly_console_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
+target_compile_definitions(gh_nightly_console_test PRIVATE
+  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(gh_nightly_console_test gpuharness)
+
+include(GoogleTest)
+gtest_discover_tests(gh_nightly_console_test TEST_PREFIX "gpuharness.nightly." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
