@@ -74,9 +74,14 @@ absl::Status CheckEnvName(std::string_view name) {
 }
 
 absl::Status CheckEnvValue(std::string_view value) {
-  if (value.find('\0') == std::string_view::npos) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("the value '", PrintableText(value), "' holds a NUL byte, which no environment value can"));
+  if (value.find('\0') != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the value '", PrintableText(value), "' holds a NUL byte, which no environment value can"));
+  }
+  if (!IsValidUtf8(value)) {
+    return absl::InvalidArgumentError(absl::StrCat("the value '", PrintableText(value), "' is not valid UTF-8"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckLabel(std::string_view label) {

@@ -15,7 +15,8 @@ namespace gh {
 // POSIX: [A-Za-z_][A-Za-z0-9_]*. Refuses "", "A=B", "1X", "A-B", "$(x)".
 absl::Status CheckEnvName(std::string_view name);
 
-// Anything but NUL (execve would cut the value there without a word).
+// Valid UTF-8 without NUL: execve would cut the value at a NUL without a word, and the harness
+// records every value in JSON (cell.json, environment.json), which holds only UTF-8.
 absl::Status CheckEnvValue(std::string_view value);
 
 // A label that names a cell: not empty, valid UTF-8, no control or escape bytes (C0, DEL, C1),

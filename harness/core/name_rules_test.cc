@@ -19,12 +19,13 @@ TEST(NameRules, EnvNamesArePosix) {
   }
 }
 
-TEST(NameRules, EnvValuesRefuseNulOnly) {
+TEST(NameRules, EnvValuesRefuseNulAndInvalidUtf8) {
   EXPECT_TRUE(CheckEnvValue("").ok());
   EXPECT_TRUE(CheckEnvValue("a=b $(x) \n\x1b").ok());
   absl::Status st = CheckEnvValue(std::string("ab\0cd", 5));
   EXPECT_TRUE(absl::IsInvalidArgument(st));
   EXPECT_NE(st.message().find("ab\\x00cd"), std::string::npos) << st;
+  EXPECT_NE(CheckEnvValue("\xff").message().find("not valid UTF-8"), std::string::npos);
 }
 
 TEST(NameRules, Labels) {

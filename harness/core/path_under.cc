@@ -1,5 +1,6 @@
 #include "harness/core/path_under.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 
@@ -54,9 +55,12 @@ absl::StatusOr<std::string> PathUnder(const std::string& dir, const std::vector<
 }
 
 std::string SafeDirName(std::string_view text) {
+  // A name kept whole is at most kMaxBytes; a changed one is cut to leave room for its hash, so
+  // every result is at most kMaxBytes and SafeDirName(SafeDirName(x)) == SafeDirName(x).
   constexpr size_t kMaxBytes = 150;
-  std::string out(text.substr(0, kMaxBytes));
-  bool replaced = out.size() < text.size() || out.empty();
+  constexpr size_t kHashSuffix = 9;  // "-" and 8 hex digits
+  std::string out(text);
+  bool replaced = out.empty() || out.size() > kMaxBytes;
   for (size_t i = 0; i < out.size(); ++i) {
     char& c = out[i];
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -66,8 +70,10 @@ std::string SafeDirName(std::string_view text) {
       replaced = true;
     }
   }
-  if (replaced) absl::StrAppend(&out, out.empty() ? "_" : "", "-", Hash8(text));
-  return out;
+  if (!replaced) return out;
+  if (out.empty()) out = "_";
+  out.resize(std::min(out.size(), kMaxBytes - kHashSuffix));
+  return absl::StrCat(out, "-", Hash8(text));
 }
 
 }  // namespace gh

@@ -18,9 +18,10 @@ namespace gh {
 absl::StatusOr<std::string> PathUnder(const std::string& dir, const std::vector<std::string>& parts);
 
 // One directory-name component for any text (a cell id, a version label, a parameter value):
-// [A-Za-z0-9._=,+-] kept, anything else (and a leading '.') replaced by '_', long text cut at
-// 150 bytes; when anything was replaced or cut, "-" and 8 hex digits of a hash of the whole text
-// are appended, so distinct texts give distinct names. Never empty, never "." or "..", no '/'.
+// [A-Za-z0-9._=,+-] kept, anything else (and a leading '.') replaced by '_'; when anything was
+// replaced or the text is over 150 bytes, it is cut to 141 and "-" and 8 hex digits of a hash of
+// the whole text are appended, so distinct texts give distinct names. Never empty, never "." or
+// "..", no '/', at most 150 bytes, and the identity on its own results.
 // "proto=ll,np=4" -> "proto=ll,np=4"; "../x" -> "_.._x-1a2b3c4d".
 std::string SafeDirName(std::string_view text);
 

@@ -18,6 +18,8 @@
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/core/state_json.h"
+#include "harness/core/status_macros.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_outputs.h"
@@ -78,7 +80,10 @@ class Sweep {
   std::string VersionDir(const CellPlan& c) const {
     return c.version.empty() ? "" : absl::StrCat(out_dir_, "/versions/", SafeDirName(c.version));
   }
-  bool IsDone(size_t i) const;
+  // The cell's wall time when its done.json says it finished under this plan; nullopt when it
+  // did not (no done.json, or one of another plan); InvalidArgument naming the file and the key
+  // when done.json is malformed.
+  absl::StatusOr<std::optional<double>> ResumedWallTime(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
     std::string name = plan_.cells[cell.index].jobs[cell.job].name;
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
@@ -106,13 +111,18 @@ class Sweep {
   SweepResult result_;
 };
 
-bool Sweep::IsDone(size_t i) const {
-  std::string dir = CellDir(i);
-  absl::StatusOr<std::string> text = ReadFileToString(dir + "/done.json");
-  if (!text.ok() || !Exists(dir + "/records.jsonl")) return false;
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  return j.is_object() && j.value("hash", "") == plan_.cells[i].hash &&
-         j.value("id", "") == plan_.cells[i].plan.id;
+absl::StatusOr<std::optional<double>> Sweep::ResumedWallTime(size_t i) const {
+  const std::string dir = CellDir(i);
+  const std::string path = dir + "/done.json";
+  if (!Exists(path) || !Exists(dir + "/records.jsonl")) return std::nullopt;
+  absl::StatusOr<nlohmann::json> json = ParseStateFile(path);
+  if (!json.ok()) return absl::InvalidArgumentError(json.status().message());
+  const StateJson done(*json, path);
+  GH_ASSIGN_OR_RETURN(std::string hash, done.String("hash"));
+  GH_ASSIGN_OR_RETURN(std::string id, done.String("id"));
+  GH_ASSIGN_OR_RETURN(double wall_s, done.NumberOr("wall_s", 0.0));
+  if (hash != plan_.cells[i].hash || id != plan_.cells[i].plan.id) return std::nullopt;
+  return wall_s;
 }
 
 absl::Status Sweep::WriteSweepJson() {
@@ -383,11 +393,10 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   status_.assign(plan_.cells.size(), CellStatus{});
   std::vector<size_t> todo;
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
-    if (IsDone(i)) {
-      absl::StatusOr<std::string> text = ReadFileToString(CellDir(i) + "/done.json");
-      nlohmann::json j = nlohmann::json::parse(text.ok() ? *text : "{}", nullptr, false);
+    GH_ASSIGN_OR_RETURN(std::optional<double> resumed_wall_s, ResumedWallTime(i));
+    if (resumed_wall_s) {
       status_[i].status = "done";
-      status_[i].wall_s = j.is_object() ? j.value("wall_s", 0.0) : 0.0;
+      status_[i].wall_s = *resumed_wall_s;
       ++result_.cells_resumed;
     } else {
       todo.push_back(i);
