@@ -18,6 +18,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/core/shell_quote.h"
 #include "harness/core/state_json.h"
 #include "harness/core/status_macros.h"
 #include "harness/driver/cell_job.h"
@@ -499,11 +500,12 @@ absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
       absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
       if (!spec.ok()) return spec.status();
       if (&cell_job == &pc.jobs.front()) {
+        // Quoted as a shell reads them: a person pastes these lines.
         for (const auto& [name, value] : spec->cell_env) {
-          std::fprintf(out, "    %s=%s\n", name.c_str(), value.c_str());
+          std::fprintf(out, "    %s=%s\n", name.c_str(), ShellQuote(value).c_str());
         }
       }
-      std::fprintf(out, "    $ %s\n", absl::StrJoin(spec->process.argv, " ").c_str());
+      std::fprintf(out, "    $ %s\n", ShellQuoteJoin(spec->process.argv).c_str());
       if (!spec->runs_path.empty()) {
         std::fprintf(out, "      (%s lists its %zu runs)\n", spec->runs_path.c_str(),
                      spec->listed_runs);
