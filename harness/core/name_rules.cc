@@ -13,7 +13,7 @@ bool IsNameStart(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z
 bool IsNameChar(char c) { return IsNameStart(c) || (c >= '0' && c <= '9'); }
 
 // Length of the UTF-8 sequence at text[i] and its code point; 0 when malformed.
-size_t Utf8Sequence(std::string_view text, size_t i, uint32_t* code) {
+size_t Utf8Sequence(absl::string_view text, size_t i, uint32_t* code) {
   const unsigned char c = static_cast<unsigned char>(text[i]);
   size_t len = 0;
   uint32_t min = 0;
@@ -41,7 +41,7 @@ size_t Utf8Sequence(std::string_view text, size_t i, uint32_t* code) {
 
 }  // namespace
 
-std::string PrintableText(std::string_view text) {
+std::string PrintableText(absl::string_view text) {
   std::string out;
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
@@ -54,7 +54,7 @@ std::string PrintableText(std::string_view text) {
   return out;
 }
 
-bool IsValidUtf8(std::string_view text) {
+bool IsValidUtf8(absl::string_view text) {
   uint32_t code = 0;
   for (size_t i = 0; i < text.size();) {
     const size_t len = Utf8Sequence(text, i, &code);
@@ -64,7 +64,7 @@ bool IsValidUtf8(std::string_view text) {
   return true;
 }
 
-absl::Status CheckEnvName(std::string_view name) {
+absl::Status CheckEnvName(absl::string_view name) {
   bool ok = !name.empty() && IsNameStart(name[0]);
   for (char c : name) ok = ok && IsNameChar(c);
   if (ok) return absl::OkStatus();
@@ -73,8 +73,8 @@ absl::Status CheckEnvName(std::string_view name) {
       "' is not an environment variable name (letters, digits and '_', not starting with a digit)"));
 }
 
-absl::Status CheckEnvValue(std::string_view value) {
-  if (value.find('\0') != std::string_view::npos) {
+absl::Status CheckEnvValue(absl::string_view value) {
+  if (value.find('\0') != absl::string_view::npos) {
     return absl::InvalidArgumentError(
         absl::StrCat("the value '", PrintableText(value), "' holds a NUL byte, which no environment value can"));
   }
@@ -84,8 +84,8 @@ absl::Status CheckEnvValue(std::string_view value) {
   return absl::OkStatus();
 }
 
-absl::Status CheckLabel(std::string_view label) {
-  auto bad = [&](std::string_view why) {
+absl::Status CheckLabel(absl::string_view label) {
+  auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("label '", PrintableText(label), "' ", why));
   };
   if (label.empty()) return absl::InvalidArgumentError("a label must not be empty");

@@ -13,12 +13,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::Status BadPart(const std::string& part, std::string_view why) {
+absl::Status BadPart(const std::string& part, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("path part '", part, "' ", why));
 }
 
 // FNV-1a, as the sweep's StableHash: names stay what earlier versions wrote.
-std::string Hash8(std::string_view text) {
+std::string Hash8(absl::string_view text) {
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) {
     h ^= c;
@@ -54,7 +54,7 @@ absl::StatusOr<std::string> PathUnder(const std::string& dir, const std::vector<
   return out;
 }
 
-std::string SafeDirName(std::string_view text) {
+std::string SafeDirName(absl::string_view text) {
   // A name kept whole is at most kMaxBytes; a changed one is cut to leave room for its hash, so
   // every result is at most kMaxBytes and SafeDirName(SafeDirName(x)) == SafeDirName(x).
   constexpr size_t kMaxBytes = 150;

@@ -4,7 +4,7 @@
 #define GPUHARNESS_CORE_PATH_UNDER_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,8 +22,8 @@ absl::StatusOr<std::string> PathUnder(const std::string& dir, const std::vector<
 // replaced or the text is over 150 bytes, it is cut to 141 and "-" and 8 hex digits of a hash of
 // the whole text are appended, so distinct texts give distinct names. Never empty, never "." or
 // "..", no '/', at most 150 bytes, and the identity on its own results.
-// "proto=ll,np=4" -> "proto=ll,np=4"; "../x" -> "_.._x-1a2b3c4d".
-std::string SafeDirName(std::string_view text);
+// "proto=ll,np=4" -> "proto=ll,np=4"; "../x" -> "_._x-" and 8 hex digits.
+std::string SafeDirName(absl::string_view text);
 
 }  // namespace gh
 

@@ -5,10 +5,10 @@
 
 namespace gh {
 
-std::string ShellQuote(std::string_view text) {
-  constexpr std::string_view kBare =
+std::string ShellQuote(absl::string_view text) {
+  constexpr absl::string_view kBare =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%";
-  if (!text.empty() && text.find_first_not_of(kBare) == std::string_view::npos) return std::string(text);
+  if (!text.empty() && text.find_first_not_of(kBare) == absl::string_view::npos) return std::string(text);
   std::string out = "'";
   for (char c : text) {
     if (c == '\'') {
@@ -30,7 +30,7 @@ std::string ShellQuoteJoin(const std::vector<std::string>& words) {
   return out;
 }
 
-std::string ShellComment(std::string_view text) {
+std::string ShellComment(absl::string_view text) {
   std::string out = "# ";
   for (char ch : text) {
     const unsigned char c = static_cast<unsigned char>(ch);
@@ -50,7 +50,7 @@ std::string ShellComment(std::string_view text) {
   return out;
 }
 
-std::string ShellPrintLine(std::string_view text) {
+std::string ShellPrintLine(absl::string_view text) {
   return absl::StrCat("printf '%s\\n' ", ShellQuote(text));
 }
 

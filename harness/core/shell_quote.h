@@ -5,7 +5,7 @@
 #define GPUHARNESS_CORE_SHELL_QUOTE_H_
 
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 namespace gh {
@@ -13,7 +13,7 @@ namespace gh {
 // One shell word that the shell reads back as exactly `text`: the text itself when it holds
 // only [A-Za-z0-9_-./=:,+@%] (and is not empty), else single-quoted with each ' as '\''.
 // `text` must hold no NUL (no shell word can; name_rules refuses NUL at input).
-std::string ShellQuote(std::string_view text);
+std::string ShellQuote(absl::string_view text);
 
 // The words quoted and joined by spaces: a command line to paste.
 std::string ShellQuoteJoin(const std::vector<std::string>& words);
@@ -21,11 +21,11 @@ std::string ShellQuoteJoin(const std::vector<std::string>& words);
 // "# TEXT\n": a comment line that nothing in `text` can end early. Line breaks, other control
 // bytes and DEL are written as visible escapes ("\n", "\r", "\x1b"), so a newline in a signature
 // cannot put its second half on a line of its own.
-std::string ShellComment(std::string_view text);
+std::string ShellComment(absl::string_view text);
 
 // A command that prints `text` and a newline: printf '%s\n' 'TEXT'. Unlike echo "...", nothing
 // in `text` is expanded ($, `, \ and ! are printed as they are).
-std::string ShellPrintLine(std::string_view text);
+std::string ShellPrintLine(absl::string_view text);
 
 }  // namespace gh
 

@@ -9,7 +9,7 @@
 
 namespace gh {
 
-absl::StatusOr<nlohmann::json> ParseStateText(std::string_view text, const std::string& where) {
+absl::StatusOr<nlohmann::json> ParseStateText(absl::string_view text, const std::string& where) {
   // Without exceptions: a parse error is a discarded value, never a throw.
   nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(where, ": not valid JSON"));
@@ -26,26 +26,26 @@ StateJson::StateJson(const nlohmann::json& value, std::string file, std::string 
 
 std::string StateJson::Where() const { return path_.empty() ? file_ : absl::StrCat(file_, ": ", path_); }
 
-absl::Status StateJson::Error(std::string_view message) const {
+absl::Status StateJson::Error(absl::string_view message) const {
   return absl::InvalidArgumentError(absl::StrCat(Where(), ": ", message));
 }
 
-absl::Status StateJson::ErrorAt(std::string_view key, std::string_view message) const {
+absl::Status StateJson::ErrorAt(absl::string_view key, absl::string_view message) const {
   return absl::InvalidArgumentError(absl::StrCat(file_, ": ", Child(key), ": ", message));
 }
 
-std::string StateJson::Child(std::string_view key) const {
+std::string StateJson::Child(absl::string_view key) const {
   const std::string printable = PrintableText(key);
   return path_.empty() ? printable : absl::StrCat(path_, ".", printable);
 }
 
-absl::Status StateJson::TypeError(std::string_view expected) const {
+absl::Status StateJson::TypeError(absl::string_view expected) const {
   return Error(absl::StrCat("expected ", expected, ", got ", value_->type_name()));
 }
 
-bool StateJson::Has(std::string_view key) const {
+bool StateJson::Has(absl::string_view key) const {
   if (!value_->is_object()) return false;
-  auto it = value_->find(key);
+  auto it = value_->find(std::string(key));
   return it != value_->end() && !it->is_null();
 }
 
@@ -101,69 +101,69 @@ absl::StatusOr<std::vector<std::pair<std::string, StateJson>>> StateJson::Member
   return members;
 }
 
-absl::StatusOr<StateJson> StateJson::Field(std::string_view key) const {
+absl::StatusOr<StateJson> StateJson::Field(absl::string_view key) const {
   GH_RETURN_IF_ERROR(ExpectObject());
-  auto it = value_->find(key);
+  auto it = value_->find(std::string(key));
   if (it == value_->end() || it->is_null()) return ErrorAt(key, "missing");
   return StateJson(*it, file_, Child(key));
 }
 
-absl::StatusOr<std::string> StateJson::String(std::string_view key) const {
+absl::StatusOr<std::string> StateJson::String(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
   return field.AsString();
 }
 
-absl::StatusOr<std::string> StateJson::StringOr(std::string_view key, std::string fallback) const {
+absl::StatusOr<std::string> StateJson::StringOr(absl::string_view key, std::string fallback) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   if (!Has(key)) return fallback;
   return String(key);
 }
 
-absl::StatusOr<int64_t> StateJson::Int(std::string_view key) const {
+absl::StatusOr<int64_t> StateJson::Int(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
   return field.AsInt();
 }
 
-absl::StatusOr<int64_t> StateJson::IntOr(std::string_view key, int64_t fallback) const {
+absl::StatusOr<int64_t> StateJson::IntOr(absl::string_view key, int64_t fallback) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   if (!Has(key)) return fallback;
   return Int(key);
 }
 
-absl::StatusOr<double> StateJson::Number(std::string_view key) const {
+absl::StatusOr<double> StateJson::Number(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
   return field.AsNumber();
 }
 
-absl::StatusOr<double> StateJson::NumberOr(std::string_view key, double fallback) const {
+absl::StatusOr<double> StateJson::NumberOr(absl::string_view key, double fallback) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   if (!Has(key)) return fallback;
   return Number(key);
 }
 
-absl::StatusOr<bool> StateJson::Bool(std::string_view key) const {
+absl::StatusOr<bool> StateJson::Bool(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
   return field.AsBool();
 }
 
-absl::StatusOr<bool> StateJson::BoolOr(std::string_view key, bool fallback) const {
+absl::StatusOr<bool> StateJson::BoolOr(absl::string_view key, bool fallback) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   if (!Has(key)) return fallback;
   return Bool(key);
 }
 
-absl::StatusOr<std::vector<StateJson>> StateJson::Array(std::string_view key) const {
+absl::StatusOr<std::vector<StateJson>> StateJson::Array(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
   return field.Items();
 }
 
-absl::StatusOr<std::vector<StateJson>> StateJson::ArrayOrEmpty(std::string_view key) const {
+absl::StatusOr<std::vector<StateJson>> StateJson::ArrayOrEmpty(absl::string_view key) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   if (!Has(key)) return std::vector<StateJson>{};
   return Array(key);
 }
 
-absl::StatusOr<std::vector<std::string>> StateJson::StringListOrEmpty(std::string_view key) const {
+absl::StatusOr<std::vector<std::string>> StateJson::StringListOrEmpty(absl::string_view key) const {
   GH_ASSIGN_OR_RETURN(std::vector<StateJson> items, ArrayOrEmpty(key));
   std::vector<std::string> out;
   for (const StateJson& item : items) {
@@ -173,7 +173,7 @@ absl::StatusOr<std::vector<std::string>> StateJson::StringListOrEmpty(std::strin
   return out;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> StateJson::StringMapOrEmpty(std::string_view key) const {
+absl::StatusOr<std::map<std::string, std::string>> StateJson::StringMapOrEmpty(absl::string_view key) const {
   GH_RETURN_IF_ERROR(ExpectObject());
   std::map<std::string, std::string> out;
   if (!Has(key)) return out;

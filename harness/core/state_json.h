@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <string_view>
+#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
@@ -22,7 +22,7 @@ namespace gh {
 // (...)" when it does not parse. Never throws.
 absl::StatusOr<nlohmann::json> ParseStateFile(const std::string& path);
 // The same for text already read; `where` names it in the error.
-absl::StatusOr<nlohmann::json> ParseStateText(std::string_view text, const std::string& where);
+absl::StatusOr<nlohmann::json> ParseStateText(absl::string_view text, const std::string& where);
 
 // A value in a state file and where it lies. It refers to the json it was made from, which
 // must outlive it. Getters without "Or" require the key; the "Or" forms return the fallback
@@ -37,12 +37,12 @@ class StateJson {
   // "FILE: PATH" ("FILE" at the root): how errors begin.
   std::string Where() const;
   // InvalidArgument "FILE: PATH: MESSAGE" (or "FILE: PATH.key: MESSAGE").
-  absl::Status Error(std::string_view message) const;
-  absl::Status ErrorAt(std::string_view key, std::string_view message) const;
+  absl::Status Error(absl::string_view message) const;
+  absl::Status ErrorAt(absl::string_view key, absl::string_view message) const;
 
   bool IsObject() const { return value_->is_object(); }
   // An object holding `key` with a value other than null.
-  bool Has(std::string_view key) const;
+  bool Has(absl::string_view key) const;
 
   // This value itself, typed.
   absl::Status ExpectObject() const;
@@ -55,24 +55,24 @@ class StateJson {
   absl::StatusOr<std::vector<std::pair<std::string, StateJson>>> Members() const;
 
   // A member, typed. This value must be an object.
-  absl::StatusOr<StateJson> Field(std::string_view key) const;
-  absl::StatusOr<std::string> String(std::string_view key) const;
-  absl::StatusOr<std::string> StringOr(std::string_view key, std::string fallback) const;
-  absl::StatusOr<int64_t> Int(std::string_view key) const;
-  absl::StatusOr<int64_t> IntOr(std::string_view key, int64_t fallback) const;
-  absl::StatusOr<double> Number(std::string_view key) const;
-  absl::StatusOr<double> NumberOr(std::string_view key, double fallback) const;
-  absl::StatusOr<bool> Bool(std::string_view key) const;
-  absl::StatusOr<bool> BoolOr(std::string_view key, bool fallback) const;
-  absl::StatusOr<std::vector<StateJson>> Array(std::string_view key) const;
-  absl::StatusOr<std::vector<StateJson>> ArrayOrEmpty(std::string_view key) const;
+  absl::StatusOr<StateJson> Field(absl::string_view key) const;
+  absl::StatusOr<std::string> String(absl::string_view key) const;
+  absl::StatusOr<std::string> StringOr(absl::string_view key, std::string fallback) const;
+  absl::StatusOr<int64_t> Int(absl::string_view key) const;
+  absl::StatusOr<int64_t> IntOr(absl::string_view key, int64_t fallback) const;
+  absl::StatusOr<double> Number(absl::string_view key) const;
+  absl::StatusOr<double> NumberOr(absl::string_view key, double fallback) const;
+  absl::StatusOr<bool> Bool(absl::string_view key) const;
+  absl::StatusOr<bool> BoolOr(absl::string_view key, bool fallback) const;
+  absl::StatusOr<std::vector<StateJson>> Array(absl::string_view key) const;
+  absl::StatusOr<std::vector<StateJson>> ArrayOrEmpty(absl::string_view key) const;
   // A list of strings / a map of strings to strings; absent is empty.
-  absl::StatusOr<std::vector<std::string>> StringListOrEmpty(std::string_view key) const;
-  absl::StatusOr<std::map<std::string, std::string>> StringMapOrEmpty(std::string_view key) const;
+  absl::StatusOr<std::vector<std::string>> StringListOrEmpty(absl::string_view key) const;
+  absl::StatusOr<std::map<std::string, std::string>> StringMapOrEmpty(absl::string_view key) const;
 
  private:
-  std::string Child(std::string_view key) const;
-  absl::Status TypeError(std::string_view expected) const;
+  std::string Child(absl::string_view key) const;
+  absl::Status TypeError(absl::string_view expected) const;
 
   const nlohmann::json* value_;
   std::string file_;
