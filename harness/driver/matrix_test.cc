@@ -258,14 +258,14 @@ TEST(MatrixTest, HostileListCommandLabelsAreRefused) {
     });
     ASSERT_FALSE(m.ok()) << printed;
     EXPECT_TRUE(absl::IsInvalidArgument(m.status()));
-    EXPECT_THAT(m.status().message(), HasSubstr("m.yaml:4:18: versions.list.command: printed a bad version: label '"));
+    EXPECT_THAT(m.status().message(), HasSubstr("m.yaml:4:19: versions.list.command: printed a bad version: label '"));
   }
 }
 
 TEST(MatrixTest, HostileEnvNamesAndValuesAreRefused) {
   const std::string head = "name: m\nscenarios: [a.yaml]\naxes:\n  - name: p\n    values: [{label: x, ";
   EXPECT_EQ(Err(head + "env: {\"A=B\": \"1\"}}]\n"),
-            "m.yaml:5:32: axes[0].values[0].env.A=B: 'A=B' is not an environment variable name (letters, "
+            "m.yaml:5:31: axes[0].values[0].env.A=B: 'A=B' is not an environment variable name (letters, "
             "digits and '_', not starting with a digit)");
   EXPECT_THAT(Err(head + "env: {\"\": \"1\"}}]\n"), HasSubstr("axes[0].values[0].env.: '' is not an environment"));
   EXPECT_THAT(Err(head + "env: {X: \"a\\0b\"}}]\n"), HasSubstr("axes[0].values[0].env.X: the value 'a\\x00b' holds a NUL"));
