@@ -11,6 +11,7 @@
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
 #include "harness/core/name_rules.h"
+#include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
 
@@ -394,7 +395,7 @@ absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
 
 absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
                                                      const std::string& cwd) {
-  std::string full = absl::StrCat("cd '", absl::StrReplaceAll(cwd, {{"'", "'\\''"}}), "' && ",
+  std::string full = absl::StrCat("cd ", ShellQuote(cwd), " && ",
                                   command);
   FILE* pipe = popen(full.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError("cannot start /bin/sh");
