@@ -23,11 +23,12 @@ using driver::ResourcePool;
 
 std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& config) {
   const std::string& version = config.cell.plan.version;
-  return version.empty() ? "" : absl::StrCat(out_dir, "/versions/", driver::SafeDirName(version));
+  return version.empty() ? "" : absl::StrCat(out_dir, "/versions/", SafeDirName(version));
 }
 
 std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial) {
-  return absl::StrCat(out_dir, "/probes/", config.dir_name, "/trial", trial);
+  // SafeDirName is the identity on its own results: a dir_name made elsewhere still stays inside.
+  return absl::StrCat(out_dir, "/probes/", SafeDirName(config.dir_name), "/trial", trial);
 }
 
 TrialResult ReduceJobRecords(const std::vector<Record>& records) {

@@ -142,7 +142,7 @@ std::string ProbeSettingsHash(const ProbePlan& plan, const driver::PlannedCell& 
 absl::StatusOr<ProbeConfig> MakeProbeConfig(const ProbePlan& plan, const driver::PlannedCell& cell,
                                             std::string label) {
   ProbeConfig config;
-  config.dir_name = driver::SafeDirName(label);
+  config.dir_name = SafeDirName(label);
   config.label = std::move(label);
   config.cell = cell;
   if (plan.override_points) config.cell.plan.points.clear();

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
+#include "harness/core/state_json.h"
 
 namespace gh {
 
@@ -46,11 +47,9 @@ const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool
 
 absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title) {
   const std::string path = trial.detail + "/job.json";
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return text.status();
-  nlohmann::json job = nlohmann::json::parse(*text, nullptr, false);
-  if (job.is_discarded()) return absl::DataLossError(absl::StrCat(path, ": not valid JSON"));
-  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(job, path);
+  absl::StatusOr<nlohmann::json> job = ParseStateFile(path);
+  if (!job.ok()) return job.status();
+  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(StateJson(*job, path));
   if (!arm.ok()) return arm.status();
   arm->name = name;
   arm->title = title;

@@ -1,15 +1,19 @@
 #include "harness/bisect/repro_finder.h"
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
+#include "harness/core/path_under.h"
 #include "harness/core/records_file.h"
-#include "harness/driver/cell_plan.h"
+#include "harness/core/state_json.h"
+#include "harness/core/status_macros.h"
 #include "harness/report/sweep_info.h"
 #include "nlohmann/json.hpp"
 
@@ -19,108 +23,146 @@ namespace {
 
 namespace fs = std::filesystem;
 
-absl::StatusOr<nlohmann::json> ReadJson(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return absl::InvalidArgumentError(absl::StrCat(path, ": not valid JSON"));
+// A state file, parsed; every failure is bad input (exit 2) naming the file.
+absl::StatusOr<nlohmann::json> ReadStateJson(const std::string& path) {
+  absl::StatusOr<nlohmann::json> j = ParseStateFile(path);
+  if (!j.ok()) return absl::InvalidArgumentError(j.status().message());
   return j;
 }
 
-std::string Observed(const nlohmann::json& trial) {
-  const std::string outcome = trial.value("outcome", "");
-  return outcome == "pass" ? "pass" : absl::StrCat(outcome, ": ", trial.value("signature", ""));
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  fs::path abs = fs::absolute(path, ec);
+  return ec ? path : abs.lexically_normal().string();
+}
+
+// The script runs from anywhere: a repro of a relative DIR names every place absolutely.
+void MakeAbsolute(ReproArm& arm) {
+  if (!arm.cwd.empty()) arm.cwd = AbsolutePath(arm.cwd);
+  if (!arm.version_dir.empty()) arm.version_dir = AbsolutePath(arm.version_dir);
+}
+
+// "outcome: signature" of a probe trial ("pass" alone).
+absl::StatusOr<std::string> Observed(const StateJson& trial) {
+  GH_ASSIGN_OR_RETURN(std::string outcome, trial.StringOr("outcome", ""));
+  GH_ASSIGN_OR_RETURN(std::string signature, trial.StringOr("signature", ""));
+  return outcome == "pass" ? outcome : absl::StrCat(outcome, ": ", signature);
 }
 
 // The arm of one probe trial recorded in a bisect's or minimize's summary.json.
-absl::StatusOr<ReproArm> ArmOfTrial(const nlohmann::json& trial, const std::string& name, const std::string& title) {
-  const std::string job_path = trial.value("detail", "") + "/job.json";
-  absl::StatusOr<nlohmann::json> job = ReadJson(job_path);
-  if (!job.ok()) return job.status();
-  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(*job, job_path);
-  if (!arm.ok()) return arm.status();
-  arm->name = name;
-  arm->title = title;
-  arm->observed = Observed(trial);
+absl::StatusOr<ReproArm> ArmOfTrial(const StateJson& trial, const std::string& name, const std::string& title) {
+  GH_ASSIGN_OR_RETURN(std::string detail, trial.String("detail"));
+  const std::string job_path = AbsolutePath(detail + "/job.json");
+  GH_ASSIGN_OR_RETURN(nlohmann::json job, ReadStateJson(job_path));
+  GH_ASSIGN_OR_RETURN(ReproArm arm, ReproArmFromJobJson(StateJson(job, job_path)));
+  arm.name = name;
+  arm.title = title;
+  GH_ASSIGN_OR_RETURN(arm.observed, Observed(trial));
+  MakeAbsolute(arm);
   return arm;
 }
 
 // The first trial of `probe` that ran `point` (or any point) and passed / did not pass.
-const nlohmann::json* TrialOf(const nlohmann::json& probe, const std::string& point, bool passed) {
-  if (!probe.contains("trial_results")) return nullptr;
-  for (const nlohmann::json& t : probe["trial_results"]) {
-    if (t.value("setup_failed", false)) continue;
-    const std::string p = t.value("point", "");
+absl::StatusOr<std::optional<StateJson>> TrialOf(const StateJson& probe, const std::string& point, bool passed) {
+  GH_ASSIGN_OR_RETURN(std::vector<StateJson> trials, probe.ArrayOrEmpty("trial_results"));
+  for (const StateJson& t : trials) {
+    GH_ASSIGN_OR_RETURN(bool setup_failed, t.BoolOr("setup_failed", false));
+    if (setup_failed) continue;
+    GH_ASSIGN_OR_RETURN(std::string p, t.StringOr("point", ""));
     if (!p.empty() && p != point) continue;
-    if ((t.value("outcome", "") == "pass") == passed) return &t;
+    GH_ASSIGN_OR_RETURN(std::string outcome, t.StringOr("outcome", ""));
+    if ((outcome == "pass") == passed) return std::optional<StateJson>(t);
   }
-  return nullptr;
+  return std::optional<StateJson>();
 }
 
-const nlohmann::json* ProbeWhere(const nlohmann::json& summary, const char* key, const std::string& value) {
-  for (const nlohmann::json& p : summary["probes"]) {
-    if (p.value(key, "") == value) return &p;
+// The first probe whose `key` is wanted (with `last`, the last one).
+absl::StatusOr<std::optional<StateJson>> ProbeWhere(const std::vector<StateJson>& probes, const char* key,
+                                                    const std::function<bool(const std::string&)>& wanted,
+                                                    bool last = false) {
+  std::optional<StateJson> found;
+  for (const StateJson& p : probes) {
+    GH_ASSIGN_OR_RETURN(std::string v, p.StringOr(key, ""));
+    if (!wanted(v)) continue;
+    found = p;
+    if (!last) break;
   }
-  return nullptr;
+  return found;
 }
 
-absl::StatusOr<ReproArms> FromBisect(const std::string& dir, const nlohmann::json& summary, const std::string& point) {
-  if (summary.value("status", "") != "found" || !summary["answer"].is_object()) {
-    return absl::InvalidArgumentError(absl::StrCat(dir, ": the bisect found no first bad version: ",
-                                                   summary.value("message", "")));
+absl::StatusOr<std::optional<StateJson>> TrialOfProbe(const std::vector<StateJson>& probes, const char* key,
+                                                      const std::string& value, const std::string& point,
+                                                      bool passed) {
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> probe,
+                      ProbeWhere(probes, key, [&](const std::string& v) { return v == value; }));
+  if (!probe) return std::optional<StateJson>();
+  return TrialOf(*probe, point, passed);
+}
+
+absl::StatusOr<ReproArms> FromBisect(const std::string& dir, const StateJson& summary,
+                                     const std::vector<StateJson>& probes, const std::string& point) {
+  GH_ASSIGN_OR_RETURN(std::string status, summary.StringOr("status", ""));
+  if (status != "found" || !summary.Has("answer")) {
+    GH_ASSIGN_OR_RETURN(std::string message, summary.StringOr("message", ""));
+    return absl::InvalidArgumentError(absl::StrCat(dir, ": the bisect found no first bad version: ", message));
   }
-  const std::string axis = summary.value("version_axis", "version");
-  const std::string bad = summary["answer"].value("first_bad", "");
-  const std::string good = summary["answer"].value("last_good", "");
-  const nlohmann::json* bad_probe = ProbeWhere(summary, "version", bad);
-  const nlohmann::json* good_probe = ProbeWhere(summary, "version", good);
-  const nlohmann::json* bad_trial = bad_probe ? TrialOf(*bad_probe, point, false) : nullptr;
-  if (bad_trial == nullptr) {
+  GH_ASSIGN_OR_RETURN(StateJson answer, summary.Field("answer"));
+  GH_ASSIGN_OR_RETURN(std::string axis, summary.StringOr("version_axis", "version"));
+  GH_ASSIGN_OR_RETURN(std::string bad, answer.StringOr("first_bad", ""));
+  GH_ASSIGN_OR_RETURN(std::string good, answer.StringOr("last_good", ""));
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> bad_trial, TrialOfProbe(probes, "version", bad, point, false));
+  if (!bad_trial) {
     return absl::InvalidArgumentError(absl::StrCat("POINT: no failing trial of '", point, "' on the first bad version ",
                                                    bad, " in ", dir, "/summary.json"));
   }
   ReproArms arms;
   arms.kind = "bisect";
   arms.source = absl::StrCat("the bisect in ", dir);
-  absl::StatusOr<ReproArm> failing = ArmOfTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad, " (first bad)"));
-  if (!failing.ok()) return failing.status();
-  arms.failing = *failing;
-  if (const nlohmann::json* good_trial = good_probe ? TrialOf(*good_probe, point, true) : nullptr) {
-    absl::StatusOr<ReproArm> working =
-        ArmOfTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good, " (last good)"));
-    if (!working.ok()) return working.status();
-    arms.workaround = *working;
+  GH_ASSIGN_OR_RETURN(arms.failing, ArmOfTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad, " (first bad)")));
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> good_trial, TrialOfProbe(probes, "version", good, point, true));
+  if (good_trial) {
+    GH_ASSIGN_OR_RETURN(arms.workaround,
+                        ArmOfTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good, " (last good)")));
   }
   return arms;
 }
 
-absl::StatusOr<ReproArms> FromMinimize(const std::string& dir, const nlohmann::json& summary, const std::string& point) {
-  const nlohmann::json* failing_probe = ProbeWhere(summary, "configuration", "failing");
-  const nlohmann::json* failing_trial = failing_probe ? TrialOf(*failing_probe, point, false) : nullptr;
-  if (failing_trial == nullptr) {
+absl::StatusOr<ReproArms> FromMinimize(const std::string& dir, const StateJson& summary,
+                                       const std::vector<StateJson>& probes, const std::string& point) {
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> failing_trial,
+                      TrialOfProbe(probes, "configuration", "failing", point, false));
+  if (!failing_trial) {
     return absl::InvalidArgumentError(absl::StrCat("POINT: no failing trial of '", point, "' on the failing cell in ",
                                                    dir, "/summary.json"));
   }
+  GH_ASSIGN_OR_RETURN(std::string failing, summary.StringOr("failing", ""));
   ReproArms arms;
   arms.kind = "minimize";
   arms.source = absl::StrCat("the minimize in ", dir);
-  absl::StatusOr<ReproArm> failing =
-      ArmOfTrial(*failing_trial, "failing", absl::StrCat(summary.value("failing", ""), " (failing cell)"));
-  if (!failing.ok()) return failing.status();
-  arms.failing = *failing;
-  if (summary.value("workaround_verified", false)) {
-    const nlohmann::json* workaround = nullptr;
-    for (const nlohmann::json& p : summary["probes"]) {
-      if (p.value("configuration", "").rfind("failing with ", 0) == 0) workaround = &p;
-    }
-    if (const nlohmann::json* trial = workaround ? TrialOf(*workaround, point, true) : nullptr) {
-      absl::StatusOr<ReproArm> arm = ArmOfTrial(
-          *trial, "workaround", absl::StrCat(summary.value("failing", ""), " with ", summary.value("workaround", "")));
-      if (!arm.ok()) return arm.status();
-      arms.workaround = *arm;
-    }
+  GH_ASSIGN_OR_RETURN(arms.failing, ArmOfTrial(*failing_trial, "failing", absl::StrCat(failing, " (failing cell)")));
+  GH_ASSIGN_OR_RETURN(bool verified, summary.BoolOr("workaround_verified", false));
+  if (!verified) return arms;
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> workaround,
+                      ProbeWhere(probes, "configuration",
+                                 [](const std::string& v) { return v.rfind("failing with ", 0) == 0; },
+                                 /*last=*/true));
+  if (!workaround) return arms;
+  GH_ASSIGN_OR_RETURN(std::optional<StateJson> trial, TrialOf(*workaround, point, true));
+  if (trial) {
+    GH_ASSIGN_OR_RETURN(std::string change, summary.StringOr("workaround", ""));
+    GH_ASSIGN_OR_RETURN(arms.workaround, ArmOfTrial(*trial, "workaround", absl::StrCat(failing, " with ", change)));
   }
   return arms;
+}
+
+// Whether a cell.json job's --filter admits the point (a job without one admits every point).
+absl::StatusOr<bool> JobAdmits(const StateJson& job, const std::string& point) {
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> argv, job.StringListOrEmpty("argv"));
+  bool admits = true;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--filter") admits = PointNameMatches(argv[i + 1], point);
+  }
+  return admits;
 }
 
 // A sweep cell's job that ran `point`, as an arm.
@@ -129,35 +171,27 @@ absl::StatusOr<ReproArm> ArmOfCell(const std::string& dir, const std::map<std::s
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir + "/cells", ec)) {
     const std::string path = entry.path().string() + "/cell.json";
-    absl::StatusOr<nlohmann::json> cell = ReadJson(path);
-    if (!cell.ok()) continue;
-    std::map<std::string, std::string> have;
-    if (cell->contains("labels") && (*cell)["labels"].is_object()) {
-      for (const auto& [k, v] : (*cell)["labels"].items()) {
-        if (v.is_string()) have[k] = v.get<std::string>();
-      }
-    }
-    if (have != labels || !cell->contains("jobs") || !(*cell)["jobs"].is_array()) continue;
-    for (const nlohmann::json& job : (*cell)["jobs"]) {
-      // The job whose --filter admits the point (or that has none).
-      bool admits = true;
-      if (job.contains("argv") && job["argv"].is_array()) {
-        for (size_t i = 0; i + 1 < job["argv"].size(); ++i) {
-          if (job["argv"][i] == "--filter" && job["argv"][i + 1].is_string()) {
-            admits = PointNameMatches(job["argv"][i + 1].get<std::string>(), point);
-          }
+    if (!fs::exists(path, ec)) continue;
+    GH_ASSIGN_OR_RETURN(nlohmann::json cell_json, ReadStateJson(path));
+    const StateJson cell(cell_json, path);
+    GH_ASSIGN_OR_RETURN(auto have, cell.StringMapOrEmpty("labels"));
+    if (have != labels || !cell.Has("jobs")) continue;
+    GH_ASSIGN_OR_RETURN(std::vector<StateJson> jobs, cell.Array("jobs"));
+    for (const StateJson& job : jobs) {
+      GH_ASSIGN_OR_RETURN(bool admits, JobAdmits(job, point));
+      if (!admits) continue;
+      GH_ASSIGN_OR_RETURN(ReproArm arm, ReproArmFromJobJson(job));
+      arm.cwd = entry.path().string();
+      if (auto it = labels.find(version_axis); !version_axis.empty() && it != labels.end()) {
+        arm.version = it->second;
+        arm.version_dir = absl::StrCat(dir, "/versions/", SafeDirName(it->second));
+        const std::string setup_path = arm.version_dir + "/setup.json";
+        if (fs::exists(setup_path, ec)) {
+          GH_ASSIGN_OR_RETURN(nlohmann::json setup, ReadStateJson(setup_path));
+          GH_ASSIGN_OR_RETURN(arm.setup, StateJson(setup, setup_path).StringOr("command", ""));
         }
       }
-      if (!admits) continue;
-      absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(job, path);
-      if (!arm.ok()) return arm.status();
-      arm->cwd = entry.path().string();
-      if (auto it = labels.find(version_axis); !version_axis.empty() && it != labels.end()) {
-        arm->version = it->second;
-        arm->version_dir = absl::StrCat(dir, "/versions/", driver::SafeDirName(it->second));
-        absl::StatusOr<nlohmann::json> setup = ReadJson(arm->version_dir + "/setup.json");
-        if (setup.ok()) arm->setup = setup->value("command", "");
-      }
+      MakeAbsolute(arm);
       return arm;
     }
   }
@@ -174,12 +208,13 @@ absl::StatusOr<ReproArms> FromSweep(const std::string& dir, const std::string& p
   absl::StatusOr<RecordsFileContents> records = ReadRecordsFile(dir + "/records.jsonl");
   if (!records.ok()) return absl::InvalidArgumentError(records.status().message());
   std::string version_axis;
-  if (absl::StatusOr<nlohmann::json> sweep = ReadJson(dir + "/sweep.json"); sweep.ok()) {
-    absl::StatusOr<SweepInfo> info = SweepInfo::FromJson(*sweep);
-    if (info.ok()) {
-      for (const SweepAxisInfo& axis : info->axes) {
-        if (axis.is_version) version_axis = axis.name;
-      }
+  std::error_code ec;
+  if (const std::string path = dir + "/sweep.json"; fs::exists(path, ec)) {
+    GH_ASSIGN_OR_RETURN(nlohmann::json sweep, ReadStateJson(path));
+    absl::StatusOr<SweepInfo> info = SweepInfo::FromJson(sweep);
+    if (!info.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", info.status().message()));
+    for (const SweepAxisInfo& axis : info->axes) {
+      if (axis.is_version) version_axis = axis.name;
     }
   }
   const Record* failing = nullptr;
@@ -249,14 +284,15 @@ absl::StatusOr<ReproArms> FindReproArms(const std::string& dir, const std::strin
     return absl::InvalidArgumentError(absl::StrCat(dir, ": not a results directory (no such directory)"));
   }
   if (fs::exists(dir + "/summary.json", ec)) {
-    absl::StatusOr<nlohmann::json> summary = ReadJson(dir + "/summary.json");
-    if (!summary.ok()) return summary.status();
-    const std::string kind = summary->is_object() ? summary->value("kind", "") : "";
+    const std::string path = dir + "/summary.json";
+    GH_ASSIGN_OR_RETURN(nlohmann::json json, ReadStateJson(path));
+    const StateJson summary(json, path);
+    GH_RETURN_IF_ERROR(summary.ExpectObject());
+    GH_ASSIGN_OR_RETURN(std::string kind, summary.StringOr("kind", ""));
     if (kind == "bisect" || kind == "minimize") {
-      if (!(*summary)["probes"].is_array()) {
-        return absl::InvalidArgumentError(absl::StrCat(dir, "/summary.json: probes: missing or not a list"));
-      }
-      return kind == "bisect" ? FromBisect(dir, *summary, point) : FromMinimize(dir, *summary, point);
+      GH_ASSIGN_OR_RETURN(std::vector<StateJson> probes, summary.Array("probes"));
+      for (const StateJson& probe : probes) GH_RETURN_IF_ERROR(probe.ExpectObject());
+      return kind == "bisect" ? FromBisect(dir, summary, probes, point) : FromMinimize(dir, summary, probes, point);
     }
   }
   if (fs::exists(dir + "/records.jsonl", ec)) return FromSweep(dir, point);

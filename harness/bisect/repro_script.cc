@@ -2,46 +2,27 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
+#include "harness/core/name_rules.h"
+#include "harness/core/shell_quote.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 
-std::string ShellQuote(const std::string& text) {
-  if (!text.empty() && text.find_first_not_of(
-                           "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=:,+@%") ==
-                           std::string::npos) {
-    return text;
-  }
-  return absl::StrCat("'", absl::StrReplaceAll(text, {{"'", "'\\''"}}), "'");
-}
-
-absl::StatusOr<ReproArm> ReproArmFromJobJson(const nlohmann::json& job, const std::string& where) {
-  auto bad = [&](const std::string& key, const std::string& what) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": ", key, ": ", what));
-  };
-  if (!job.is_object()) return bad("(job)", "expected an object");
-  if (!job.contains("argv") || !job["argv"].is_array() || job["argv"].empty()) {
-    return bad("argv", "missing or empty");
-  }
+absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job) {
+  GH_RETURN_IF_ERROR(job.ExpectObject());
   ReproArm arm;
-  for (const nlohmann::json& a : job["argv"]) {
-    if (!a.is_string()) return bad("argv", "expected strings");
-    arm.argv.push_back(a.get<std::string>());
+  GH_ASSIGN_OR_RETURN(arm.argv, job.StringListOrEmpty("argv"));
+  if (arm.argv.empty()) return job.ErrorAt("argv", "missing or empty");
+  GH_ASSIGN_OR_RETURN(arm.env, job.StringMapOrEmpty("env"));
+  for (const auto& [name, value] : arm.env) {
+    absl::Status st = CheckEnvName(name);
+    if (st.ok()) st = CheckEnvValue(value);
+    if (!st.ok()) return job.ErrorAt(absl::StrCat("env.", name), st.message());
   }
-  if (job.contains("env")) {
-    if (!job["env"].is_object()) return bad("env", "expected an object");
-    for (const auto& [name, value] : job["env"].items()) {
-      if (!value.is_string()) return bad(absl::StrCat("env.", name), "expected a string");
-      arm.env[name] = value.get<std::string>();
-    }
-  }
-  auto text = [&](const char* key) {
-    return job.contains(key) && job[key].is_string() ? job[key].get<std::string>() : std::string();
-  };
-  arm.cwd = text("cwd");
-  arm.version = text("version");
-  arm.version_dir = text("version_dir");
-  arm.setup = text("setup");
+  GH_ASSIGN_OR_RETURN(arm.cwd, job.StringOr("cwd", ""));
+  GH_ASSIGN_OR_RETURN(arm.version, job.StringOr("version", ""));
+  GH_ASSIGN_OR_RETURN(arm.version_dir, job.StringOr("version_dir", ""));
+  GH_ASSIGN_OR_RETURN(arm.setup, job.StringOr("setup", ""));
   return arm;
 }
 
@@ -94,23 +75,25 @@ std::string RenderCommand(const std::vector<std::string>& argv) {
 
 void AppendSetup(std::string& out, const ReproArm& arm) {
   if (arm.setup.empty() || arm.version_dir.empty()) return;
-  absl::StrAppend(&out, "# Version ", arm.version, ": its set-up, once (skipped when ", arm.version_dir,
-                  " exists).\n");
+  absl::StrAppend(&out, ShellComment(absl::StrCat("Version ", arm.version, ": its set-up, once (skipped when ",
+                                                 arm.version_dir, " exists).")));
   absl::StrAppend(&out, "if [ ! -d ", ShellQuote(arm.version_dir), " ]; then\n",
                   "  mkdir -p ", ShellQuote(arm.version_dir), " && (cd ", ShellQuote(arm.version_dir),
                   " && GH_VERSION=", ShellQuote(arm.version), " GH_VERSION_DIR=", ShellQuote(arm.version_dir),
-                  " /bin/sh -c ", ShellQuote(arm.setup), ") || { echo \"set-up of version ",
-                  arm.version, " failed\" >&2; exit 3; }\n", "fi\n\n");
+                  " /bin/sh -c ", ShellQuote(arm.setup), ") || { ",
+                  ShellPrintLine(absl::StrCat("set-up of version ", arm.version, " failed")), " >&2; exit 3; }\n",
+                  "fi\n\n");
 }
 
 void AppendArm(std::string& out, const ReproArm& arm, const std::string& point) {
   std::vector<std::string> argv = RetargetRunArgs(arm.argv, absl::StrCat(kOutMarker, arm.name), point);
-  absl::StrAppend(&out, "# ", arm.name, " arm: ", arm.title, "\n");
-  if (!arm.observed.empty()) absl::StrAppend(&out, "# recorded: ", arm.observed, "\n");
+  absl::StrAppend(&out, ShellComment(absl::StrCat(arm.name, " arm: ", arm.title)));
+  if (!arm.observed.empty()) absl::StrAppend(&out, ShellComment(absl::StrCat("recorded: ", arm.observed)));
   absl::StrAppend(&out, arm.name, "_arm() {\n  (\n");
   if (!arm.cwd.empty()) absl::StrAppend(&out, "    cd ", ShellQuote(arm.cwd), " 2>/dev/null || cd /\n");
   for (const auto& [name, value] : arm.env) {
-    absl::StrAppend(&out, "    export ", name, "=", ShellQuote(value), "\n");
+    // Name and value quoted as one word: a name that is no identifier makes export fail, not run.
+    absl::StrAppend(&out, "    export ", ShellQuote(absl::StrCat(name, "=", value)), "\n");
   }
   absl::StrAppend(&out, "    exec ", RenderCommand(argv), "\n  )\n}\n\n");
 }
@@ -125,13 +108,13 @@ std::string RenderReproScript(const std::string& point, const std::string& sourc
   std::optional<ReproArm> workaround = workaround_in;
   if (workaround) workaround->name = "workaround";
   std::string out = "#!/usr/bin/env bash\n";
-  absl::StrAppend(&out, "# Reproduces ", point, " without the gpuharness driver.\n");
-  absl::StrAppend(&out, "# Recorded in ", source, ".\n");
-  absl::StrAppend(&out, "#   ", failing.name, " arm:    ", failing.title,
-                  failing.observed.empty() ? "" : absl::StrCat(" -> ", failing.observed), "\n");
+  absl::StrAppend(&out, ShellComment(absl::StrCat("Reproduces ", point, " without the gpuharness driver.")));
+  absl::StrAppend(&out, ShellComment(absl::StrCat("Recorded in ", source, ".")));
+  absl::StrAppend(&out, ShellComment(absl::StrCat("  ", failing.name, " arm:    ", failing.title,
+                                                  failing.observed.empty() ? "" : absl::StrCat(" -> ", failing.observed))));
   if (workaround) {
-    absl::StrAppend(&out, "#   workaround arm: ", workaround->title,
-                    workaround->observed.empty() ? "" : absl::StrCat(" -> ", workaround->observed), "\n");
+    absl::StrAppend(&out, ShellComment(absl::StrCat("  workaround arm: ", workaround->title,
+                                                    workaround->observed.empty() ? "" : absl::StrCat(" -> ", workaround->observed))));
   }
   absl::StrAppend(&out,
                   "# Each arm's records land in $OUT/<arm>/records.jsonl; set GH_REPRO_OUT to choose $OUT.\n"
@@ -145,12 +128,12 @@ std::string RenderReproScript(const std::string& point, const std::string& sourc
   AppendArm(out, failing, point);
   if (workaround) AppendArm(out, *workaround, point);
   const std::string& f = failing.name;
-  absl::StrAppend(&out, "echo \"== ", f, " arm: ", absl::StrReplaceAll(failing.title, {{"\"", "\\\""}, {"$", "\\$"}, {"`", "\\`"}}),
-                  "\"\n", f, "_arm; ", f, "_status=$?\n",
+  absl::StrAppend(&out, ShellPrintLine(absl::StrCat("== ", f, " arm: ", failing.title)), "\n", f, "_arm; ", f,
+                  "_status=$?\n",
                   "echo \"   exit status $", f, "_status; records: $OUT/", f, "/records.jsonl\"\n");
   if (workaround) {
-    absl::StrAppend(&out, "echo \"== workaround arm: ", absl::StrReplaceAll(workaround->title, {{"\"", "\\\""}, {"$", "\\$"}, {"`", "\\`"}}),
-                    "\"\nworkaround_arm; workaround_status=$?\n",
+    absl::StrAppend(&out, ShellPrintLine(absl::StrCat("== workaround arm: ", workaround->title)),
+                    "\nworkaround_arm; workaround_status=$?\n",
                     "echo \"   exit status $workaround_status; records: $OUT/workaround/records.jsonl\"\n",
                     "if [ \"$failing_status\" -ne 0 ] && [ \"$workaround_status\" -eq 0 ]; then\n",
                     "  echo \"reproduced: the failing arm fails, the workaround arm passes\"; exit 0\n",

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "nlohmann/json.hpp"
+#include "harness/core/state_json.h"
 
 namespace gh {
 
@@ -27,19 +27,18 @@ struct ReproArm {
 };
 
 // An arm from a recorded job: a bisect/minimize probe's job.json or one entry of a sweep cell's
-// cell.json "jobs" (argv, env, and optionally cwd, version, version_dir, setup). `where` names
-// the file in errors.
-absl::StatusOr<ReproArm> ReproArmFromJobJson(const nlohmann::json& job, const std::string& where);
+// cell.json "jobs" (argv, env, and optionally cwd, version, version_dir, setup), read strictly:
+// InvalidArgument naming the file and the key for a wrong type or an env name that is no
+// environment variable name (core/name_rules).
+absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job);
 
 // The argv with the `gpuharness run` job pointed at `out` (the element after --out) and run
 // for `point` only (--filter replaced, or added after --out's value when absent; --runs dropped).
 std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, const std::string& out,
                                          const std::string& point);
 
-// 'text' quoted for sh (single quotes; ' as '\'').
-std::string ShellQuote(const std::string& text);
-
-// The script: a header naming the point, where it was recorded and what each arm showed; a
+// The script: every user string in it (point, paths, labels, titles, signatures, argv, env)
+// goes through core/shell_quote, so none can run a command or end a comment. A header naming the point, where it was recorded and what each arm showed; a
 // set-up step per version (skipped when its directory exists); each arm in a subshell with its
 // environment exported and its command exec'd, writing under $OUT (GH_REPRO_OUT or a mktemp
 // dir); at the end the arms' exit statuses and whether the failure reproduced (exit 0 when

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "harness/core/duration_text.h"
 #include "harness/core/exec_template.h"
+#include "harness/core/name_rules.h"
 #include "harness/core/regex.h"
 #include "harness/core/status_macros.h"
 
@@ -78,13 +79,12 @@ absl::Status LoadEnv(const ExecContext& ctx, const YAML::Node& node, const std::
   }
   GH_ASSIGN_OR_RETURN(std::vector<YamlEntry> vars, ctx.doc.Entries(node, path));
   for (const YamlEntry& var : vars) {
-    const std::string var_path = absl::StrCat(path, ".", var.key);
-    if (var.key.empty() || var.key.find('=') != std::string::npos) {
-      return ctx.doc.Error(var.key_node, var_path, "not a valid environment variable name");
-    }
+    const std::string var_path = absl::StrCat(path, ".", PrintableText(var.key));
+    if (absl::Status st = CheckEnvName(var.key); !st.ok()) return ctx.doc.Error(var.key_node, var_path, st.message());
     std::string text;
     if (!var.value.IsNull()) {
       GH_ASSIGN_OR_RETURN(text, Template(ctx, var.value, var_path, false));
+      if (absl::Status st = CheckEnvValue(text); !st.ok()) return ctx.doc.Error(var.value, var_path, st.message());
     }
     exec.env.emplace_back(var.key, text);
   }

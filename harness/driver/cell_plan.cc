@@ -140,25 +140,6 @@ std::string StableHash(const std::string& text) {
   return absl::StrFormat("%016x", h);
 }
 
-std::string SafeDirName(const std::string& id) {
-  std::string out = id;
-  bool replaced = false;
-  for (char& c : out) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '.' || c == '_' || c == '=' || c == ',' || c == '+' || c == '-';
-    if (!ok) {
-      c = '_';
-      replaced = true;
-    }
-  }
-  if (out.empty() || out[0] == '.' || out.size() > 150) {
-    out = out.substr(0, 150);
-    replaced = true;
-  }
-  if (replaced) absl::StrAppend(&out, "-", StableHash(id).substr(0, 8));
-  return out;
-}
-
 std::string MergeFlags(const std::string& base, const std::vector<std::string>& flags) {
   std::vector<std::string> merged;
   auto add = [&merged](const std::string& flag) {

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "harness/core/path_under.h"  // SafeDirName: a cell's dir_name
 #include "harness/driver/matrix.h"
 
 namespace gh::driver {
@@ -46,10 +47,6 @@ struct CellPlan {
 // Every cell of the matrix, in matrix order. Errors (file:line:col) for two axis values that
 // set the same plain variable or the same scalar setting differently in one cell.
 absl::StatusOr<std::vector<CellPlan>> ExpandCells(const Matrix& matrix);
-
-// "proto=ll,np=4" -> "proto=ll,np=4"; anything outside [A-Za-z0-9._=,+-] becomes '_' and, when
-// something was replaced, a short hash of the id is appended so distinct ids stay distinct.
-std::string SafeDirName(const std::string& id);
 
 // Merges flag strings: later flags override earlier ones of the same name (--name=value or
 // --name), keeping the first position. `base` is the value already in the environment.

@@ -10,6 +10,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
+#include "harness/core/name_rules.h"
+#include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
 
@@ -49,11 +51,29 @@ absl::Status ReadFlagList(YamlMap& map, const std::string& key, const std::strin
     return map.doc().Error(node, path, "expected a list of flags");
   }
   for (const std::string& token : tokens) {
+    if (absl::Status st = CheckEnvValue(token); !st.ok()) return map.doc().Error(node, path, st.message());
     if (token.size() < 2 || token[0] != '-') {
       return map.doc().Error(node, path,
                        absl::StrCat("'", token, "' is not a flag (flags start with - or --)"));
     }
     out->push_back(token);
+  }
+  return absl::OkStatus();
+}
+
+// Every NAME of an env-like map (env, env_prepend, env_append, flags) is an environment variable
+// name, and with `values` every VALUE a valid one (core/name_rules): an `A=B` or empty name, or
+// a value with NUL, would otherwise reach execve cut or misread.
+absl::Status CheckEnvEntries(YamlMap& map, const std::string& key, bool values) {
+  YAML::Node node = map.Child(key);
+  if (!node.IsMap()) return absl::OkStatus();  // the reader refused any other shape
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string name = it->first.Scalar();
+    absl::Status st = CheckEnvName(name);
+    if (st.ok() && values && it->second.IsScalar()) st = CheckEnvValue(it->second.Scalar());
+    if (!st.ok()) {
+      return YamlError(map.doc().Loc(it->first), absl::StrCat(map.Path(key), ".", PrintableText(name)), st.message());
+    }
   }
   return absl::OkStatus();
 }
@@ -64,6 +84,8 @@ absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
   absl::StatusOr<std::map<std::string, std::string>> env = map.StringMap("env");
   if (!env.ok()) return env.status();
   s->env = *env;
+  GH_RETURN_IF_ERROR(CheckEnvEntries(map, "env", /*values=*/true));
+  GH_RETURN_IF_ERROR(CheckEnvEntries(map, "flags", /*values=*/false));
   YAML::Node flags = map.Child("flags");
   if (flags.IsDefined() && !flags.IsNull()) {
     if (!flags.IsMap()) {
@@ -79,9 +101,11 @@ absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
   absl::StatusOr<std::map<std::string, std::string>> prepend = map.StringMap("env_prepend");
   if (!prepend.ok()) return prepend.status();
   s->env_prepend = *prepend;
+  GH_RETURN_IF_ERROR(CheckEnvEntries(map, "env_prepend", /*values=*/true));
   absl::StatusOr<std::map<std::string, std::string>> append = map.StringMap("env_append");
   if (!append.ok()) return append.status();
   s->env_append = *append;
+  GH_RETURN_IF_ERROR(CheckEnvEntries(map, "env_append", /*values=*/true));
   if (map.Has("ranks")) {
     absl::StatusOr<int64_t> ranks = map.Int("ranks", 1, kMaxRanks);
     if (!ranks.ok()) return ranks.status();
@@ -146,9 +170,7 @@ absl::StatusOr<AxisValue> ReadValue(const YamlDoc& doc, const YAML::Node& node,
     if (!st.ok()) return st;
   }
   if (value.label.empty()) return YamlError(value.loc, path + ".label", "must not be empty");
-  if (value.label.find_first_of(",\n") != std::string::npos) {
-    return YamlError(value.loc, path + ".label", "must not contain ',' or a newline");
-  }
+  if (absl::Status st = CheckLabel(value.label); !st.ok()) return YamlError(value.loc, path + ".label", st.message());
   return value;
 }
 
@@ -241,6 +263,10 @@ absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& no
     }
     for (absl::string_view line : absl::StrSplit(*output, '\n', absl::SkipWhitespace())) {
       std::string label(absl::StripAsciiWhitespace(line));
+      // The command's labels name cells as a matrix's do: the same rules, refused at the source.
+      if (absl::Status st = CheckLabel(label); !st.ok()) {
+        return YamlError(command_loc, "versions.list.command", absl::StrCat("printed a bad version: ", st.message()));
+      }
       axis.values.push_back(AxisValue{label, command_loc, SubstituteVersion(tmpl, label)});
     }
     if (axis.values.empty()) {
@@ -369,7 +395,7 @@ absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
 
 absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
                                                      const std::string& cwd) {
-  std::string full = absl::StrCat("cd '", absl::StrReplaceAll(cwd, {{"'", "'\\''"}}), "' && ",
+  std::string full = absl::StrCat("cd ", ShellQuote(cwd), " && ",
                                   command);
   FILE* pipe = popen(full.c_str(), "r");
   if (pipe == nullptr) return absl::InternalError("cannot start /bin/sh");
@@ -450,6 +476,9 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
     if (axis.name.empty() || axis.name.find_first_of("=,/ ") != std::string::npos) {
       return YamlError(axis.loc, "name",
                        absl::StrCat("axis name '", axis.name, "' must be non-empty without '=', ',', '/' or spaces"));
+    }
+    if (absl::Status st = CheckLabel(axis.name); !st.ok()) {
+      return YamlError(axis.loc, "name", absl::StrCat("axis name: ", st.message()));
     }
     if (!axis_names.insert(axis.name).second) {
       return YamlError(axis.loc, "name", absl::StrCat("duplicate axis name '", axis.name, "'"));

@@ -233,5 +233,46 @@ TEST(MatrixErrorTest, MissingFileNamesThePath) {
               HasSubstr("/nonexistent/m.yaml: cannot read the matrix file"));
 }
 
+// Issue 15: labels, axis names and env names pass one validator (core/name_rules), whether
+// written in the matrix or printed by versions.list.command; each error names file:line:col
+// and the key.
+TEST(MatrixTest, HostileLabelsAreRefusedWhereTheyAreWritten) {
+  const std::string head = "name: m\nscenarios: [a.yaml]\naxes:\n  - name: p\n    values: [";
+  EXPECT_EQ(Err(head + "\"a,b\"]\n"),
+            "m.yaml:5:14: axes[0].values[0].label: label 'a,b' holds ',' or '=' (cell ids are "
+            "axis=label,axis=label: it would make them ambiguous)");
+  EXPECT_THAT(Err(head + "\"x=y\"]\n"), HasSubstr("m.yaml:5:14: axes[0].values[0].label: label 'x=y' holds"));
+  EXPECT_THAT(Err(head + "\"\\e[31m\"]\n"), HasSubstr("axes[0].values[0].label: label '\\x1b[31m' holds a control"));
+  EXPECT_THAT(Err(head + "\"a\\0b\"]\n"), HasSubstr("axes[0].values[0].label: label 'a\\x00b' holds a control"));
+  EXPECT_THAT(Err(head + "\"a\xff\"]\n"), HasSubstr("axes[0].values[0].label: label 'a\\xff' is not valid UTF-8"));
+  EXPECT_THAT(Err("name: m\nscenarios: [a.yaml]\naxes:\n  - name: \"p\\t\"\n    values: [x]\n"),
+              HasSubstr("m.yaml:4:5: name: axis name: label 'p\\x09' holds a control"));
+}
+
+TEST(MatrixTest, HostileListCommandLabelsAreRefused) {
+  const std::string text = "name: m\nscenarios: [a.yaml]\nversions:\n  list: {command: list}\n";
+  for (const std::string& printed : {std::string("1.0\na,b\n"), std::string("x=y,v=z\n"), std::string("\xff\n"),
+                                     std::string("a\x1b[2J\n"), std::string("a\0b\n", 4)}) {
+    absl::StatusOr<Matrix> m = Load(text, [&](const std::string&, const std::string&) -> absl::StatusOr<std::string> {
+      return printed;
+    });
+    ASSERT_FALSE(m.ok()) << printed;
+    EXPECT_TRUE(absl::IsInvalidArgument(m.status()));
+    EXPECT_THAT(m.status().message(), HasSubstr("m.yaml:4:19: versions.list.command: printed a bad version: label '"));
+  }
+}
+
+TEST(MatrixTest, HostileEnvNamesAndValuesAreRefused) {
+  const std::string head = "name: m\nscenarios: [a.yaml]\naxes:\n  - name: p\n    values: [{label: x, ";
+  EXPECT_EQ(Err(head + "env: {\"A=B\": \"1\"}}]\n"),
+            "m.yaml:5:31: axes[0].values[0].env.A=B: 'A=B' is not an environment variable name (letters, "
+            "digits and '_', not starting with a digit)");
+  EXPECT_THAT(Err(head + "env: {\"\": \"1\"}}]\n"), HasSubstr("axes[0].values[0].env.: '' is not an environment"));
+  EXPECT_THAT(Err(head + "env: {X: \"a\\0b\"}}]\n"), HasSubstr("axes[0].values[0].env.X: the value 'a\\x00b' holds a NUL"));
+  EXPECT_THAT(Err(head + "env_append: {\"9X\": \"/p\"}}]\n"), HasSubstr("env_append.9X: '9X' is not an environment"));
+  EXPECT_THAT(Err(head + "flags: {\"X-Y\": \"--a\"}}]\n"), HasSubstr("flags.X-Y: 'X-Y' is not an environment"));
+  EXPECT_THAT(Err(head + "timeout: nan}]\n"), HasSubstr("axes[0].values[0].timeout"));
+}
+
 }  // namespace
 }  // namespace gh::driver

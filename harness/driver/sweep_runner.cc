@@ -19,6 +19,9 @@
 #include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/core/shell_quote.h"
+#include "harness/core/state_json.h"
+#include "harness/core/status_macros.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_narrowing.h"
@@ -111,7 +114,10 @@ class Sweep {
   std::string VersionDir(const CellPlan& c) const {
     return c.version.empty() ? "" : absl::StrCat(out_dir_, "/versions/", SafeDirName(c.version));
   }
-  bool IsDone(size_t i) const;
+  // The cell's wall time when its done.json says it finished under this plan; nullopt when it
+  // did not (no done.json, or one of another plan); InvalidArgument naming the file and the key
+  // when done.json is malformed.
+  absl::StatusOr<std::optional<double>> ResumedWallTime(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
     std::string name = plan_.cells[cell.index].jobs[cell.job].name;
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
@@ -153,13 +159,18 @@ class Sweep {
   SweepResult result_;
 };
 
-bool Sweep::IsDone(size_t i) const {
-  std::string dir = CellDir(i);
-  absl::StatusOr<std::string> text = ReadFileToString(dir + "/done.json");
-  if (!text.ok() || !Exists(dir + "/records.jsonl")) return false;
-  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
-  return j.is_object() && j.value("hash", "") == plan_.cells[i].hash &&
-         j.value("id", "") == plan_.cells[i].plan.id;
+absl::StatusOr<std::optional<double>> Sweep::ResumedWallTime(size_t i) const {
+  const std::string dir = CellDir(i);
+  const std::string path = dir + "/done.json";
+  if (!Exists(path) || !Exists(dir + "/records.jsonl")) return std::nullopt;
+  absl::StatusOr<nlohmann::json> json = ParseStateFile(path);
+  if (!json.ok()) return absl::InvalidArgumentError(json.status().message());
+  const StateJson done(*json, path);
+  GH_ASSIGN_OR_RETURN(std::string hash, done.String("hash"));
+  GH_ASSIGN_OR_RETURN(std::string id, done.String("id"));
+  GH_ASSIGN_OR_RETURN(double wall_s, done.NumberOr("wall_s", 0.0));
+  if (hash != plan_.cells[i].hash || id != plan_.cells[i].plan.id) return std::nullopt;
+  return wall_s;
 }
 
 absl::Status Sweep::WriteSweepJson() {
@@ -555,7 +566,8 @@ absl::StatusOr<std::map<size_t, std::set<std::string>>> Sweep::FailedPoints(
   std::vector<Record> records;
   std::map<std::string, size_t> cell_of;  // CellKey -> plan index
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
-    if (!IsDone(i)) continue;
+    GH_ASSIGN_OR_RETURN(std::optional<double> done, ResumedWallTime(i));
+    if (!done) continue;
     cell_of[CellKey(plan_.cells[i].plan.LabelMap())] = i;
     absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(CellDir(i) + "/records.jsonl");
     if (!contents.ok()) return contents.status();
@@ -613,17 +625,16 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
   totals_.cells = static_cast<int>(plan_.cells.size());
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
     PlannedCell& cell = plan_.cells[i];
-    const bool done = IsDone(i);
+    GH_ASSIGN_OR_RETURN(std::optional<double> resumed_wall_s, ResumedWallTime(i));
+    const bool done = resumed_wall_s.has_value();
     auto rerun = failed.find(i);
     if (done && rerun != failed.end() &&
         NarrowCell(cell, [&](const std::string& point) { return rerun->second.count(point) != 0; }) > 0) {
       rerun_.insert(i);
       todo.push_back(i);
     } else if (done) {
-      absl::StatusOr<std::string> text = ReadFileToString(CellDir(i) + "/done.json");
-      nlohmann::json j = nlohmann::json::parse(text.ok() ? *text : "{}", nullptr, false);
       status_[i].status = "done";
-      status_[i].wall_s = j.is_object() ? j.value("wall_s", 0.0) : 0.0;
+      status_[i].wall_s = *resumed_wall_s;
       ++result_.cells_resumed;
       ++totals_.cells_done;
       if (j.is_object() && j.contains("unmet") && j["unmet"].is_number() && j["unmet"].get<double>() > 0) {
@@ -662,11 +673,12 @@ absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
       absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
       if (!spec.ok()) return spec.status();
       if (&cell_job == &pc.jobs.front()) {
+        // Quoted as a shell reads them: a person pastes these lines.
         for (const auto& [name, value] : spec->cell_env) {
-          std::fprintf(out, "    %s=%s\n", name.c_str(), value.c_str());
+          std::fprintf(out, "    %s=%s\n", name.c_str(), ShellQuote(value).c_str());
         }
       }
-      std::fprintf(out, "    $ %s\n", absl::StrJoin(spec->process.argv, " ").c_str());
+      std::fprintf(out, "    $ %s\n", ShellQuoteJoin(spec->process.argv).c_str());
       if (!spec->runs_path.empty()) {
         std::fprintf(out, "      (%s lists its %zu runs)\n", spec->runs_path.c_str(),
                      spec->listed_runs);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
+#include "harness/core/state_json.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
 #include "harness/core/duration_text.h"
@@ -18,10 +19,13 @@ VersionSetupResult RunVersionSetup(const std::string& version, const std::string
   VersionSetupResult result;
   std::string state_path = version_dir + "/setup.json";
   std::string hash = StableHash(command);
-  absl::StatusOr<std::string> state = ReadFileToString(state_path);
-  if (state.ok()) {
-    nlohmann::json j = nlohmann::json::parse(*state, nullptr, false);
-    if (j.is_object() && j.value("ok", false) && j.value("command_hash", "") == hash) {
+  // A cache only: a setup.json that is missing, malformed or of another command means run the
+  // set-up again (which rewrites it), never a throw.
+  if (absl::StatusOr<nlohmann::json> j = ParseStateFile(state_path); j.ok()) {
+    const StateJson state(*j, state_path);
+    absl::StatusOr<bool> ok = state.BoolOr("ok", false);
+    absl::StatusOr<std::string> cached_hash = state.StringOr("command_hash", "");
+    if (ok.ok() && *ok && cached_hash.ok() && *cached_hash == hash) {
       result.cached = true;
       return result;
     }

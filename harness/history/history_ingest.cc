@@ -10,6 +10,7 @@
 #include "absl/time/time.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/state_json.h"
 #include "harness/core/status_macros.h"
 #include "harness/report/results_dir.h"
 #include "harness/report/sweep_info.h"
@@ -53,9 +54,10 @@ absl::StatusOr<Source> SweepSource(const fs::path& dir) {
 
 // A bisect's probes each leave a results directory (probes/<probe>/trial<k>/records.jsonl).
 absl::Status AddBisectSources(const fs::path& dir, std::vector<Source>& sources) {
-  GH_ASSIGN_OR_RETURN(nlohmann::json summary, ReadJson(dir / "summary.json"));
-  const std::string matrix_file = summary.value("matrix", std::string());
-  const std::string axis = summary.value("version_axis", std::string());
+  GH_ASSIGN_OR_RETURN(nlohmann::json json, ReadJson(dir / "summary.json"));
+  const StateJson summary(json, (dir / "summary.json").string());
+  GH_ASSIGN_OR_RETURN(const std::string matrix_file, summary.StringOr("matrix", ""));
+  GH_ASSIGN_OR_RETURN(const std::string axis, summary.StringOr("version_axis", ""));
   const std::string matrix = matrix_file.empty() ? dir.filename().string() : fs::path(matrix_file).stem().string();
   std::vector<std::string> dirs;
   std::error_code ec;

@@ -18,9 +18,12 @@
 #include <memory>
 #include <sstream>
 #include <variant>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/exec_template.h"
+#include "harness/core/name_rules.h"
+#include "harness/core/path_under.h"
 #include "harness/core/registry.h"
 #include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
@@ -84,15 +87,16 @@ std::string AgreeCoordinator(MPI_Comm comm, int rank) {
   return absl::StrCat(all_same ? "127.0.0.1" : host, ":", port);
 }
 
-// Point names hold '/', '=' and parameter text: keep a path-safe form as directories.
-std::string LogDirName(const std::string& point) {
-  std::string out;
-  for (char c : point) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-' || c == '.' || c == '=' || c == '/';
-    out.push_back(ok ? c : '_');
+// DIR/logs/<scenario>/<param>=<value>/.../np=<n>: each part of the point's name a SafeDirName,
+// placed with PathUnder, so a parameter value such as "../../x" names a folder inside
+// DIR/logs and never a place outside it.
+absl::StatusOr<std::string> LogDirOf(const std::string& results, const Point& point) {
+  std::vector<std::string> parts = {SafeDirName(point.spec->name)};
+  for (const PointParam& p : point.params) {
+    if (p.in_name) parts.push_back(SafeDirName(absl::StrCat(p.name, "=", FormatParamValue(p.type, p.value))));
   }
-  return out;
+  parts.push_back(absl::StrCat("np=", point.nranks));
+  return PathUnder(results + "/logs", parts);
 }
 
 std::string ReadFile(const std::string& path) {
@@ -119,7 +123,9 @@ class Exec : public Scenario {
     if (ctx.cuda() != nullptr) device = ctx.cuda()->device();
 #endif
     const std::string results = ctx.out_dir().empty() ? "." : ctx.out_dir();
-    const std::string log_dir = absl::StrCat(results, "/logs/", LogDirName(point.name));
+    absl::StatusOr<std::string> placed = LogDirOf(results, point);
+    if (!placed.ok()) return ErrorOutcome(std::string(placed.status().message()));
+    const std::string log_dir = *placed;
     std::error_code ec;
     std::filesystem::create_directories(log_dir, ec);
     if (ec) return ErrorOutcome(absl::StrCat("cannot create ", log_dir, ": ", ec.message()));
@@ -177,12 +183,14 @@ class Exec : public Scenario {
     for (const std::string& arg : block.argv) {
       absl::StatusOr<std::string> text = ExpandExecTemplate(arg, values);
       if (!text.ok()) return text.status();
+      GH_RETURN_IF_ERROR(CheckEnvValue(*text));  // no NUL: execve would cut the argument there
       if (!text->empty() || arg.empty()) command.argv.push_back(*text);  // "{flags}" with no flags: gone
     }
     if (command.argv.empty()) return absl::InvalidArgumentError("exec.argv expands to nothing");
     for (const auto& [name, value] : block.env) {
       absl::StatusOr<std::string> text = ExpandExecTemplate(value, values);
       if (!text.ok()) return text.status();
+      GH_RETURN_IF_ERROR(CheckEnvValue(*text));  // a parameter may bring a NUL
       if (!text->empty()) command.env.emplace_back(name, *text);  // "" leaves the inherited value
     }
     absl::StatusOr<std::string> workdir = ExpandExecTemplate(block.workdir, values);
