@@ -66,15 +66,15 @@ std::string ModuleOf(const void* pc) {
 }
 
 struct ParsedFrame {
-  std::string_view function;
-  std::string_view module;  // "" when the frame names none
+  absl::string_view function;
+  absl::string_view module;  // "" when the frame names none
 };
 
-ParsedFrame ParseFrame(std::string_view frame) {
+ParsedFrame ParseFrame(absl::string_view frame) {
   ParsedFrame out{frame, ""};
   if (absl::EndsWith(frame, "]")) {
     const size_t open = frame.rfind(" [");
-    if (open != std::string_view::npos) {
+    if (open != absl::string_view::npos) {
       out.function = frame.substr(0, open);
       out.module = frame.substr(open + 2, frame.size() - open - 3);
     }
@@ -82,34 +82,34 @@ ParsedFrame ParseFrame(std::string_view frame) {
   return out;
 }
 
-bool IsLibraryPlumbing(std::string_view function) {
+bool IsLibraryPlumbing(absl::string_view function) {
   return absl::StartsWith(function, "std::") || absl::StartsWith(function, "void std::") ||
          absl::StartsWith(function, "__gnu_cxx::") || absl::StartsWith(function, "0x");
 }
 
 // Frames a crash passes through between the faulting code and the handler's trampoline.
-bool IsSignalPlumbing(std::string_view function) {
+bool IsSignalPlumbing(absl::string_view function) {
   const std::string name = ShortFunctionName(function);
   return name == "raise" || name == "gsignal" || name == "abort" || name == "pthread_kill" ||
          absl::StartsWith(name, "pthread_kill_") || absl::StartsWith(function, "0x");
 }
 
 // "File \"/x/hang.py\", line 5 in hang_here" -> "hang_here (hang.py:5)".
-std::string PythonFrameSummary(std::string_view frame) {
-  std::string_view rest = absl::StripLeadingAsciiWhitespace(frame);
+std::string PythonFrameSummary(absl::string_view frame) {
+  absl::string_view rest = absl::StripLeadingAsciiWhitespace(frame);
   if (!absl::ConsumePrefix(&rest, "File \"")) return "";
   const size_t quote = rest.find('"');
-  if (quote == std::string_view::npos) return "";
-  std::string_view file = rest.substr(0, quote);
-  if (const size_t slash = file.rfind('/'); slash != std::string_view::npos) {
+  if (quote == absl::string_view::npos) return "";
+  absl::string_view file = rest.substr(0, quote);
+  if (const size_t slash = file.rfind('/'); slash != absl::string_view::npos) {
     file.remove_prefix(slash + 1);
   }
   rest.remove_prefix(quote + 1);
-  std::string_view line, function;
+  absl::string_view line, function;
   if (absl::ConsumePrefix(&rest, ", line ")) {
     const size_t space = rest.find(' ');
     line = rest.substr(0, space);
-    if (space != std::string_view::npos) {
+    if (space != absl::string_view::npos) {
       function = absl::StripPrefix(rest.substr(space + 1), "in ");
     }
   }
@@ -208,9 +208,9 @@ CapturedStack CaptureThreadStack(pthread_t thread, absl::Duration wait) {
   return SymbolizeStack(s.pcs, depth);
 }
 
-std::string ShortFunctionName(std::string_view function) {
+std::string ShortFunctionName(absl::string_view function) {
   std::string name(function);
-  for (std::string_view noise : {"(anonymous namespace)::", "gh::"}) {
+  for (const std::string noise : {"(anonymous namespace)::", "gh::"}) {
     for (size_t at; (at = name.find(noise)) != std::string::npos;) name.erase(at, noise.size());
   }
   if (const size_t paren = name.find('('); paren != std::string::npos && paren > 0) {
@@ -227,7 +227,7 @@ std::string StackSummary(const std::vector<std::string>& frames) {
   std::vector<ParsedFrame> parsed;
   for (const std::string& frame : frames) parsed.push_back(ParseFrame(frame));
   // The harness binary is the module `main` lives in.
-  std::string_view harness;
+  absl::string_view harness;
   for (const ParsedFrame& f : parsed) {
     if (ShortFunctionName(f.function) == "main" && !f.module.empty()) harness = f.module;
   }

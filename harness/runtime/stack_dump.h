@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace gh {
@@ -54,7 +55,7 @@ std::string StackSummary(const std::vector<std::string>& frames);
 
 // "gh::(anonymous namespace)::RingShift::Stall() const" -> "RingShift::Stall";
 // "PMPI_Barrier" -> "MPI_Barrier"; "__nanosleep" -> "nanosleep".
-std::string ShortFunctionName(std::string_view function);
+std::string ShortFunctionName(absl::string_view function);
 
 }  // namespace gh
 

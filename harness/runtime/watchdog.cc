@@ -24,7 +24,7 @@ constexpr char kReportMagic[] = "gh-hang 1";
 constexpr size_t kMaxReportBytes = 64 * 1024;
 
 // One line's value: newlines would end the line early.
-std::string OneLine(std::string_view text) {
+std::string OneLine(absl::string_view text) {
   std::string out(text);
   for (char& c : out) {
     if (c == '\n' || c == '\r') c = ' ';
@@ -51,18 +51,18 @@ std::string EncodeWatchdogReport(int64_t sequence, const WatchdogReport& report)
   return out;
 }
 
-bool ParseWatchdogReport(std::string_view text, int64_t* sequence, WatchdogReport* report) {
-  std::vector<std::string_view> lines = absl::StrSplit(text, '\n');
+bool ParseWatchdogReport(absl::string_view text, int64_t* sequence, WatchdogReport* report) {
+  std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
   if (lines.empty() || lines[0] != kReportMagic) return false;
   bool have_sequence = false, have_rank = false;
   *report = WatchdogReport{};
   for (size_t i = 1; i < lines.size(); ++i) {
-    const std::string_view line = lines[i];
+    const absl::string_view line = lines[i];
     if (line.empty()) continue;
     const size_t space = line.find(' ');
-    const std::string_view key = line.substr(0, space);
-    const std::string_view value =
-        space == std::string_view::npos ? std::string_view() : line.substr(space + 1);
+    const absl::string_view key = line.substr(0, space);
+    const absl::string_view value =
+        space == absl::string_view::npos ? absl::string_view() : line.substr(space + 1);
     if (key == "sequence") {
       have_sequence = absl::SimpleAtoi(value, sequence);
     } else if (key == "rank") {
@@ -74,7 +74,7 @@ bool ParseWatchdogReport(std::string_view text, int64_t* sequence, WatchdogRepor
     } else if (key == "note") {
       report->stack_note = std::string(value);
     } else if (key == "op") {
-      std::vector<std::string_view> parts = absl::StrSplit(value, absl::MaxSplits(' ', 2));
+      std::vector<absl::string_view> parts = absl::StrSplit(value, absl::MaxSplits(' ', 2));
       OpEntry op;
       if (parts.size() != 3 || !absl::SimpleAtoi(parts[0], &op.sequence) ||
           !absl::SimpleAtoi(parts[1], &op.occurrence)) {

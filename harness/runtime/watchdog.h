@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "harness/runtime/op_ring.h"
 
@@ -52,7 +53,7 @@ struct WatchdogReport {
 // A report as text ("gh-hang 1" then one "key value" line per field): what the .hang file
 // holds and what travels to rank 0. Parse returns false on anything but such text.
 std::string EncodeWatchdogReport(int64_t sequence, const WatchdogReport& report);
-bool ParseWatchdogReport(std::string_view text, int64_t* sequence, WatchdogReport* report);
+bool ParseWatchdogReport(absl::string_view text, int64_t* sequence, WatchdogReport* report);
 
 class Watchdog {
  public:

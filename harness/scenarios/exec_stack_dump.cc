@@ -70,7 +70,7 @@ std::vector<Dump> Registered(const std::string& dir) {
   std::vector<Dump> out;
   std::error_code ec;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    std::string_view name = entry.path().filename().native();
+    absl::string_view name = entry.path().filename().native();
     int pid = 0;
     if (absl::ConsumePrefix(&name, "py-") && absl::ConsumeSuffix(&name, ".txt") &&
         absl::SimpleAtoi(name, &pid) && pid > 0) {
@@ -85,14 +85,14 @@ std::vector<Dump> Registered(const std::string& dir) {
 void ParseFaulthandler(const std::string& text, std::vector<std::string>& current,
                        std::vector<std::string>& others, int& threads) {
   bool in_current = false;
-  for (std::string_view line : absl::StrSplit(text, '\n')) {
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
     line = absl::StripTrailingAsciiWhitespace(line);
     if (absl::StrContains(line, "(most recent call first)")) {
       ++threads;
       in_current = absl::StartsWith(line, "Current thread");
       continue;
     }
-    const std::string_view frame = absl::StripLeadingAsciiWhitespace(line);
+    const absl::string_view frame = absl::StripLeadingAsciiWhitespace(line);
     if (!absl::StartsWith(frame, "File \"")) continue;
     (in_current ? current : others).emplace_back(frame.substr(0, kMaxFrameBytes));
   }
