@@ -4,6 +4,7 @@
 #include <execinfo.h>
 #include <signal.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "harness/runtime/stack_inlines.h"
 
 namespace gh {
 namespace {
@@ -25,6 +27,8 @@ int StackSignal() { return SIGRTMIN + 5; }
 
 // Frames of the handler and the trampoline above the interrupted code, at most.
 constexpr int kHandlerFrames = 8;
+// addr2line's share of a stack's time bound.
+constexpr absl::Duration kInlineBound = absl::Seconds(2);
 
 struct SamplerState {
   std::mutex capture;  // one capture at a time
@@ -66,8 +70,9 @@ std::string ModuleOf(const void* pc) {
 }
 
 struct ParsedFrame {
-  absl::string_view function;
-  absl::string_view module;  // "" when the frame names none
+  absl::string_view function;  // with " (inlined)" and " at file:line" removed
+  absl::string_view location;  // "ring_shift.cc:191", or ""
+  absl::string_view module;    // "" when the frame names none
 };
 
 ParsedFrame ParseFrame(absl::string_view frame) {
@@ -79,6 +84,11 @@ ParsedFrame ParseFrame(absl::string_view frame) {
       out.module = frame.substr(open + 2, frame.size() - open - 3);
     }
   }
+  if (const size_t at = out.function.rfind(" at "); at != absl::string_view::npos) {
+    out.location = out.function.substr(at + 4);
+    out.function = out.function.substr(0, at);
+  }
+  absl::ConsumeSuffix(&out.function, " (inlined)");
   return out;
 }
 
@@ -114,6 +124,12 @@ std::string PythonFrameSummary(absl::string_view frame) {
     }
   }
   return absl::StrCat(function.empty() ? "?" : function, " (", file, ":", line, ")");
+}
+
+std::string OwnBinary() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
 }
 
 }  // namespace
@@ -161,24 +177,55 @@ bool SymbolizeFrameSignalSafe(const void* pc, char* out, size_t capacity) {
 }
 
 CapturedStack SymbolizeStack(void* const* pcs, int depth) {
+  // The harness binary's frames also through its debug information (inlined calls, lines).
+  Dl_info self{};
+  dladdr(reinterpret_cast<void*>(&SymbolizeStack), &self);
+  std::vector<uintptr_t> offsets;
+  std::vector<int> resolved_index(depth, -1);
+  for (int i = 0; i < depth; ++i) {
+    Dl_info info{};
+    if (self.dli_fbase != nullptr && dladdr(pcs[i], &info) != 0 && info.dli_fbase == self.dli_fbase) {
+      resolved_index[i] = static_cast<int>(offsets.size());
+      offsets.push_back(reinterpret_cast<uintptr_t>(pcs[i]) - 1 -
+                        reinterpret_cast<uintptr_t>(self.dli_fbase));
+    }
+  }
+  const std::vector<std::vector<SourceFrame>> chains =
+      ResolveInlineFrames(OwnBinary(), offsets, kInlineBound);
   CapturedStack out;
   size_t bytes = 0;
-  for (int i = 0; i < depth; ++i) {
-    char name[kMaxFrameBytes];
-    std::string frame = SymbolizeFrameSignalSafe(pcs[i], name, sizeof(name))
-                            ? std::string(name)
-                            : absl::StrFormat("%p", pcs[i]);
-    if (const std::string module = ModuleOf(pcs[i]); !module.empty()) {
-      absl::StrAppend(&frame, " [", module, "]");
-    }
+  auto add = [&](std::string frame) {
     if (frame.size() > kMaxFrameBytes) frame.resize(kMaxFrameBytes);
-    if (bytes + frame.size() > kMaxStackBytes) {
-      out.note = absl::StrCat("cut at ", i, " of ", depth, " frames (", kMaxStackBytes,
-                              " bytes)");
-      break;
+    if (bytes + frame.size() > kMaxStackBytes || out.frames.size() >= kMaxStackFrames) {
+      if (out.note.empty()) out.note = absl::StrCat("cut at ", out.frames.size(), " frames");
+      return false;
     }
     bytes += frame.size();
     out.frames.push_back(std::move(frame));
+    return true;
+  };
+  for (int i = 0; i < depth; ++i) {
+    char name[kMaxFrameBytes];
+    std::string function = SymbolizeFrameSignalSafe(pcs[i], name, sizeof(name))
+                               ? std::string(name)
+                               : absl::StrFormat("%p", pcs[i]);
+    const std::string module = ModuleOf(pcs[i]);
+    const std::string tag = module.empty() ? std::string() : absl::StrCat(" [", module, "]");
+    const std::vector<SourceFrame>* chain =
+        resolved_index[i] >= 0 ? &chains[static_cast<size_t>(resolved_index[i])] : nullptr;
+    bool room = true;
+    if (chain != nullptr && !chain->empty()) {
+      for (size_t j = 0; room && j + 1 < chain->size(); ++j) {
+        const SourceFrame& inlined = (*chain)[j];
+        room = add(absl::StrCat(inlined.function, " (inlined)",
+                                inlined.location.empty() ? "" : " at ", inlined.location, tag));
+      }
+      const std::string& location = chain->back().location;
+      if (room) room = add(absl::StrCat(function, location.empty() ? "" : " at ", location, tag));
+    } else {
+      room = add(absl::StrCat(function, tag));
+    }
+    if (!room) break;
   }
   if (depth == kMaxStackFrames && out.note.empty()) {
     out.note = absl::StrCat("the innermost ", kMaxStackFrames, " frames");
@@ -226,15 +273,24 @@ std::string StackSummary(const std::vector<std::string>& frames) {
   if (std::string python = PythonFrameSummary(frames.front()); !python.empty()) return python;
   std::vector<ParsedFrame> parsed;
   for (const std::string& frame : frames) parsed.push_back(ParseFrame(frame));
-  // The harness binary is the module `main` lives in.
-  absl::string_view harness;
+  // The harness binary is the module `main` or `_start` lives in (main is often a tail call
+  // away), or failing those the one this code runs in.
+  std::string harness;
   for (const ParsedFrame& f : parsed) {
-    if (ShortFunctionName(f.function) == "main" && !f.module.empty()) harness = f.module;
+    const std::string name = ShortFunctionName(f.function);
+    if ((name == "main" || name == "start") && !f.module.empty()) harness = std::string(f.module);
+  }
+  if (harness.empty()) {
+    const std::string own = OwnBinary();
+    harness = own.substr(own.rfind('/') + 1);
   }
   if (!harness.empty()) {
     for (size_t i = 0; i < parsed.size(); ++i) {
       if (parsed[i].module != harness || IsLibraryPlumbing(parsed[i].function)) continue;
-      const std::string own = ShortFunctionName(parsed[i].function);
+      const std::string own = parsed[i].location.empty()
+                                  ? ShortFunctionName(parsed[i].function)
+                                  : absl::StrCat(ShortFunctionName(parsed[i].function), " (",
+                                                 parsed[i].location, ")");
       // The call out of the harness: the outermost foreign frame inside this one (past
       // inlined-away standard-library wrappers such as std::this_thread::sleep_for).
       for (size_t j = i; j-- > 0;) {

@@ -1,4 +1,5 @@
 #include "harness/runtime/stack_dump.h"
+#include "harness/runtime/stack_inlines.h"
 
 #include <atomic>
 #include <thread>
@@ -71,6 +72,29 @@ TEST(StackDump, SummaryNamesTheCallOutOfTheHarnessAndItsCaller) {
                           "File \"/work/x/hang.py\", line 12 in <module>"}),
             "hang_here (hang.py:7)");
   EXPECT_EQ(StackSummary({}), "");
+  // Inlined frames from the debug information, with their lines.
+  EXPECT_EQ(StackSummary({"clock_nanosleep [libc.so.6]", "__nanosleep [libc.so.6]",
+                          "void std::this_thread::sleep_for<long>() (inlined) at this_thread_sleep.h:80 [gpuharness]",
+                          "Stall (inlined) at ring_shift.cc:191 [gpuharness]",
+                          "RunSteps (inlined) at ring_shift.cc:224 [gpuharness]",
+                          "gh::(anonymous namespace)::RingShift::Run(gh::PointContext&) at ring_shift.cc:327 [gpuharness]",
+                          "_start [gpuharness]"}),
+            "nanosleep <- Stall (ring_shift.cc:191)");
+}
+
+TEST(StackDump, Addr2lineOutputBecomesOneChainPerAddress) {
+  const std::vector<std::vector<SourceFrame>> chains = ParseAddr2lineOutput(
+      "0x00000000000b3ad4\n"
+      "Stall\n/w/harness/../../harness/scenarios/ring_shift.cc:191\n"
+      "gh::RingShift::Run(gh::PointContext&)\n/w/harness/scenarios/ring_shift.cc:327 (discriminator 2)\n"
+      "0x0000000000000010\n??\n??:0\n",
+      2);
+  ASSERT_EQ(chains.size(), 2u);
+  ASSERT_EQ(chains[0].size(), 2u);
+  EXPECT_EQ(chains[0][0].function, "Stall");
+  EXPECT_EQ(chains[0][0].location, "ring_shift.cc:191");
+  EXPECT_EQ(chains[0][1].location, "ring_shift.cc:327");
+  EXPECT_TRUE(chains[1].empty());
 }
 
 }  // namespace

@@ -255,6 +255,7 @@ std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogR
   for (int r = 0; r < size_; ++r) {
     reports[r].rank = r;
     reports[r].step = kUnresponsiveStep;
+    reports[r].stack_note = "no stack: the rank sent no report within the grace period";
   }
   reports[0] = std::move(own);
   heard[0] = true;
