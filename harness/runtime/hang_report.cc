@@ -49,7 +49,7 @@ bool Finished(const WatchdogReport& report, const OpEntry& op) {
 
 bool IsCommunicationWait(const std::string& summary) {
   // The harness's own wait for its stream (it polls cudaStreamQuery and sleeps between polls).
-  if (absl::EndsWith(summary, "CudaResources::Synchronize")) return true;
+  if (absl::StrContains(summary, "<- CudaResources::Synchronize")) return true;
   const std::string call = CallOf(summary);
   for (const char* prefix : {"MPI_", "nccl", "cudaStream", "cudaDevice", "cudaEvent", "cuStream",
                              "cuEvent", "cuCtxSynchronize", "ompi_", "opal_"}) {

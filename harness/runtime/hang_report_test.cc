@@ -92,6 +92,7 @@ TEST(HangReport, CommunicationWaits) {
   EXPECT_TRUE(IsCommunicationWait("ncclGroupEnd <- RingShiftNccl::Exchange"));
   EXPECT_TRUE(IsCommunicationWait("cudaStreamSynchronize <- X"));
   EXPECT_TRUE(IsCommunicationWait("nanosleep <- CudaResources::Synchronize"));
+  EXPECT_TRUE(IsCommunicationWait("sched_yield <- CudaResources::Synchronize (cuda_resources_cuda.cc:264)"));
   EXPECT_FALSE(IsCommunicationWait("nanosleep <- RingShift::Stall"));
 }
 

@@ -15,7 +15,7 @@
 namespace gh::testing {
 namespace {
 
-using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
 using ::testing::StartsWith;
 
 bool AnyFrameHas(const RankOutcome& rank, const std::string& text) {
@@ -35,14 +35,16 @@ TEST(HangsGpu, StalledNcclReceiveIsExplained) {
     SCOPED_TRACE("rank " + std::to_string(rank.rank));
     EXPECT_FALSE(rank.stack.empty()) << rank.stack_note;
   }
-  EXPECT_TRUE(AnyFrameHas(record.result.ranks[1], "RingShiftCuda::Stall()"))
-      << ::testing::PrintToString(record.result.ranks[1].stack);
+  // Stall may be inlined into RunSteps or Run: with debug information its own name and line
+  // come back ("Stall (inlined) at ring_shift_nccl_cuda.cc:170"), without it the caller's.
+  const std::string stalled =
+      "nanosleep <- (RingShiftCuda::)?(Stall|RunSteps|Run)( \\(ring_shift_nccl_cuda.cc:[0-9]+\\))?";
   ASSERT_FALSE(record.result.hang.summary.empty());
   EXPECT_THAT(record.result.hang.summary,
-              ::testing::Contains(StartsWith("rank 1: nanosleep <- RingShiftCuda::Stall (step exchange)")));
+              ::testing::Contains(MatchesRegex("rank 1: " + stalled + " \\(step exchange\\)")));
   EXPECT_THAT(record.result.hang.divergence,
-              StartsWith("rank 1 is in exchange #1 outside any communication call"));
-  EXPECT_THAT(record.result.hang.divergence, HasSubstr("rank 0 is in exchange #1 waiting in "));
+              MatchesRegex("rank 1 is in exchange #1 outside any communication call \\(" + stalled +
+                           "\\); rank 0 is in exchange #1 waiting in .*"));
   // NCCL 2.24+ answers with its report; anything else says plainly why not.
   const std::string& ras = record.result.hang.nccl_ras;
   EXPECT_FALSE(ras.empty());
