@@ -187,16 +187,10 @@ WatchdogReport Watchdog::TakeSnapshot(int64_t sequence) {
   return report;
 }
 
-bool Watchdog::ReadHangFile(int rank, int64_t sequence, WatchdogReport* report) const {
-  if (ranks_dir_.empty()) return false;
-  const std::string path = HangFile(rank);
+bool ReadHangFile(const std::string& path, int rank, int64_t sequence, absl::Time not_before,
+                  WatchdogReport* report) {
   struct stat info {};
-  // A file from an earlier job in the same directory predates this point (a minute's slack
-  // for clocks of other hosts).
-  if (stat(path.c_str(), &info) != 0 ||
-      absl::FromTimeT(info.st_mtime) < armed_at_ - absl::Minutes(1)) {
-    return false;
-  }
+  if (stat(path.c_str(), &info) != 0 || absl::FromTimeT(info.st_mtime) < not_before) return false;
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -292,7 +286,12 @@ std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogR
   // step stays "unresponsive" (it did not report), its stack and ring tell where it was.
   for (int r = 1; r < size_; ++r) {
     WatchdogReport from_file;
-    if (heard[r] || !ReadHangFile(r, sequence, &from_file)) continue;
+    // A file from an earlier job in the same directory predates this point (a minute's slack
+    // for the clocks of other hosts).
+    if (heard[r] || ranks_dir_.empty() ||
+        !ReadHangFile(HangFile(r), r, sequence, armed_at_ - absl::Minutes(1), &from_file)) {
+      continue;
+    }
     reports[r].stack = std::move(from_file.stack);
     reports[r].stack_note = absl::StrCat("from its .hang file (no report within the grace): ",
                                          from_file.stack_note, "; last step '", from_file.step,

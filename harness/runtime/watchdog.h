@@ -54,6 +54,10 @@ struct WatchdogReport {
 // holds and what travels to rank 0. Parse returns false on anything but such text.
 std::string EncodeWatchdogReport(int64_t sequence, const WatchdogReport& report);
 bool ParseWatchdogReport(absl::string_view text, int64_t* sequence, WatchdogReport* report);
+// A silent rank's snapshot from its .hang file at `path`: true when the file holds rank
+// `rank`'s report for arm `sequence` and was written no earlier than `not_before`.
+bool ReadHangFile(const std::string& path, int rank, int64_t sequence, absl::Time not_before,
+                  WatchdogReport* report);
 
 class Watchdog {
  public:
@@ -92,8 +96,6 @@ class Watchdog {
   // The rank's own report (stack, ring), also left in its .hang file.
   WatchdogReport TakeSnapshot(int64_t sequence);
   std::string HangFile(int rank) const;
-  // A silent rank's snapshot from its .hang file, when it wrote one for this point.
-  bool ReadHangFile(int rank, int64_t sequence, WatchdogReport* report) const;
 
   MPI_Comm comm_;
   int rank_ = 0;

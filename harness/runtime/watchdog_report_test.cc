@@ -1,4 +1,6 @@
 // The watchdog's report text: what a rank's .hang file holds and what it sends rank 0.
+#include <fstream>
+
 #include "gtest/gtest.h"
 #include "harness/runtime/watchdog.h"
 
@@ -33,6 +35,23 @@ TEST(WatchdogReportText, AnythingElseIsRejected) {
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 1\nrank 1\n", &sequence, &back));  // no sequence
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 1\nsequence 1\nrank 1\nop x 1 y\n", &sequence, &back));
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 2\nsequence 1\nrank 1\n", &sequence, &back));
+}
+
+TEST(WatchdogReportText, HangFileMustBeThisRanksThisPointsAndRecent) {
+  const std::string path = ::testing::TempDir() + "/rank2.hang";
+  WatchdogReport report;
+  report.rank = 2;
+  report.step = "verify";
+  report.stack = {"PMPI_Barrier [libmpi.so.40]"};
+  std::ofstream(path) << EncodeWatchdogReport(5, report);
+  const absl::Time before = absl::Now() - absl::Minutes(1);
+  WatchdogReport back;
+  EXPECT_TRUE(ReadHangFile(path, 2, 5, before, &back));
+  EXPECT_EQ(back.stack, report.stack);
+  EXPECT_FALSE(ReadHangFile(path, 2, 6, before, &back)) << "another point's";
+  EXPECT_FALSE(ReadHangFile(path, 3, 5, before, &back)) << "another rank's";
+  EXPECT_FALSE(ReadHangFile(path, 2, 5, absl::Now() + absl::Minutes(1), &back)) << "stale";
+  EXPECT_FALSE(ReadHangFile(path + ".missing", 2, 5, before, &back));
 }
 
 }  // namespace
