@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "absl/strings/numbers.h"
+#include "absl/time/clock.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "harness/core/file_util.h"

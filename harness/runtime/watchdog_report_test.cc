@@ -1,6 +1,7 @@
 // The watchdog's report text: what a rank's .hang file holds and what it sends rank 0.
 #include <fstream>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "harness/runtime/watchdog.h"
 
