@@ -76,7 +76,8 @@ struct ParsedFrame {
 };
 
 ParsedFrame ParseFrame(absl::string_view frame) {
-  ParsedFrame out{frame, ""};
+  ParsedFrame out;
+  out.function = frame;
   if (absl::EndsWith(frame, "]")) {
     const size_t open = frame.rfind(" [");
     if (open != absl::string_view::npos) {
@@ -190,14 +191,19 @@ CapturedStack SymbolizeStack(void* const* pcs, int depth) {
                         reinterpret_cast<uintptr_t>(self.dli_fbase));
     }
   }
+  std::string unresolved;
   const std::vector<std::vector<SourceFrame>> chains =
-      ResolveInlineFrames(OwnBinary(), offsets, kInlineBound);
+      ResolveInlineFrames(OwnBinary(), offsets, kInlineBound, &unresolved);
   CapturedStack out;
+  if (!unresolved.empty()) out.note = absl::StrCat("inlined frames unresolved: ", unresolved);
   size_t bytes = 0;
   auto add = [&](std::string frame) {
     if (frame.size() > kMaxFrameBytes) frame.resize(kMaxFrameBytes);
     if (bytes + frame.size() > kMaxStackBytes || out.frames.size() >= kMaxStackFrames) {
-      if (out.note.empty()) out.note = absl::StrCat("cut at ", out.frames.size(), " frames");
+      if (!absl::StrContains(out.note, "cut at")) {
+        absl::StrAppend(&out.note, out.note.empty() ? "" : "; ", "cut at ", out.frames.size(),
+                        " frames");
+      }
       return false;
     }
     bytes += frame.size();
@@ -227,8 +233,9 @@ CapturedStack SymbolizeStack(void* const* pcs, int depth) {
     }
     if (!room) break;
   }
-  if (depth == kMaxStackFrames && out.note.empty()) {
-    out.note = absl::StrCat("the innermost ", kMaxStackFrames, " frames");
+  if (depth == kMaxStackFrames) {
+    absl::StrAppend(&out.note, out.note.empty() ? "" : "; ", "the innermost ", kMaxStackFrames,
+                    " frames");
   }
   return out;
 }

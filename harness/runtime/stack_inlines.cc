@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -59,8 +60,13 @@ std::vector<std::vector<SourceFrame>> ParseAddr2lineOutput(absl::string_view tex
 
 std::vector<std::vector<SourceFrame>> ResolveInlineFrames(const std::string& binary,
                                                           const std::vector<uintptr_t>& offsets,
-                                                          absl::Duration bound) {
+                                                          absl::Duration bound,
+                                                          std::string* why) {
   std::vector<std::vector<SourceFrame>> none(offsets.size());
+  auto fail = [&](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return none;
+  };
   if (offsets.empty()) return none;
   std::vector<std::string> args = {"addr2line", "-a", "-C", "-f", "-i", "-e", binary};
   for (uintptr_t offset : offsets) args.push_back(absl::StrFormat("0x%x", offset));
@@ -68,7 +74,7 @@ std::vector<std::vector<SourceFrame>> ResolveInlineFrames(const std::string& bin
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return none;
+  if (pipe2(out, O_CLOEXEC) != 0) return fail("no pipe for addr2line");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
@@ -79,7 +85,7 @@ std::vector<std::vector<SourceFrame>> ResolveInlineFrames(const std::string& bin
   close(out[1]);
   if (spawned != 0) {
     close(out[0]);
-    return none;
+    return fail(absl::StrCat("cannot run addr2line: ", std::strerror(spawned)));
   }
   std::string text;
   bool complete = false;
@@ -106,7 +112,10 @@ std::vector<std::vector<SourceFrame>> ResolveInlineFrames(const std::string& bin
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (!complete || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return none;
+  if (!complete) {
+    return fail(absl::StrCat("addr2line gave no answer within ", absl::FormatDuration(bound)));
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("addr2line failed");
   return ParseAddr2lineOutput(text, offsets.size());
 }
 

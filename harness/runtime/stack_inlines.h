@@ -21,10 +21,12 @@ struct SourceFrame {
 
 // For each address (offsets into `binary`), its chain innermost first: the inlined functions,
 // then the function they were inlined into. An address the debug information does not cover
-// gets an empty chain; all empty when addr2line is missing, fails or outlives `bound`.
+// gets an empty chain; all empty when addr2line is missing, fails or outlives `bound`, and
+// then `why` (when given) says which ("addr2line gave no answer within 2s").
 std::vector<std::vector<SourceFrame>> ResolveInlineFrames(const std::string& binary,
                                                           const std::vector<uintptr_t>& offsets,
-                                                          absl::Duration bound);
+                                                          absl::Duration bound,
+                                                          std::string* why = nullptr);
 
 // Parses addr2line -a -f -i output (an address line "0x...", then function / file:line pairs)
 // into one chain per address, in order.

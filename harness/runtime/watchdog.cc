@@ -179,7 +179,9 @@ WatchdogReport Watchdog::TakeSnapshot(int64_t sequence) {
   report.step = step();
   CapturedStack stack = CaptureThreadStack(main_thread_, kStackWait);
   report.stack = std::move(stack.frames);
-  report.stack_note = stack.note.empty() ? std::string("main thread") : stack.note;
+  report.stack_note = report.stack.empty()
+                          ? stack.note
+                          : absl::StrCat("main thread", stack.note.empty() ? "" : "; ", stack.note);
   report.ops = ring_.Snapshot();
   if (!ranks_dir_.empty()) {
     // Best effort: rank 0 reads it only when this rank's message never comes.

