@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds gpuharness HERE for the GPU machine (Release, sm_90, tests on) and stages what the `run`
 # device tool must carry into .deps/<name>/ (ignored by git):
-#   build/  a mirror of the build tree holding only bin/ (stripped) and the CTest files, so that
+#   build/  a mirror of the build tree holding only bin/ (debug info stripped) and the CTest files, so that
 #           `ctest` runs there once scripts/device-run.sh has linked build-<name> to it;
 #   lib/    the shared libraries the GPU machine lacks: Abseil, yaml-cpp 0.7 (it has 0.8),
 #           Google Benchmark, GoogleTest, RE2. Never CUDA, NCCL, MPI or libc: those are there.
@@ -75,7 +75,9 @@ mkdir -p "$stage/build/bin" "$stage/lib"
 for bin in "$build"/bin/*; do
   [[ -f "$bin" && -x "$bin" ]] || continue
   out="$stage/build/bin/$(basename "$bin")"
-  strip --strip-unneeded -o "$out" "$bin"
+  # Debug information goes, the symbol table stays: a timeout's stacks name the harness's own
+  # functions from it (docs/hangs.md).
+  strip --strip-debug -o "$out" "$bin"
   touch -r "$bin" "$out"
 done
 

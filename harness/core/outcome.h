@@ -38,6 +38,12 @@ struct RankOutcome {
   std::vector<Metric> metrics;       // rank-local measurements
   // The last lines of a command's output when it did not pass (kind exec); "" otherwise.
   std::string output_tail;
+  // Where the rank was when its point timed out or crashed (docs/hangs.md): its main thread's
+  // frames, innermost first ("PMPI_Barrier [libmpi.so.40]"; a Python child's
+  // "File \"x.py\", line 3, in f"), bounded in count and bytes. Empty when none was taken;
+  // `stack_note` then says why (and otherwise where the frames came from, or how they were cut).
+  std::vector<std::string> stack;
+  std::string stack_note;
 
   // The named ways a scenario ends other than a plain pass (the runtime fills in rank, host
   // and device). Skip: the point cannot run here, `reason` is the signature. Error: a call
@@ -48,12 +54,25 @@ struct RankOutcome {
   static RankOutcome Fail(std::string signature, std::string step = "");
 };
 
+// Why a point × trial hung (docs/hangs.md), written with its timeout record.
+struct HangReport {
+  // One line per group of ranks stopped at the same place:
+  // "ranks 0,2,3: MPI_Barrier <- RingShift::RunSteps (step exchange)".
+  std::vector<std::string> summary;
+  // Where the ranks' operation histories part ("rank 1 is in exchange #1 ...").
+  std::string divergence;
+  // NCCL's RAS report, or why there is none ("not available: host backend ...").
+  std::string nccl_ras;
+  bool empty() const { return summary.empty() && divergence.empty() && nccl_ras.empty(); }
+};
+
 // A point × trial reduced over ranks (on rank 0).
 struct PointOutcome {
   Outcome outcome = Outcome::kPass;
   std::string signature;          // the most severe ranks' signature, e.g. "wrong data on ranks 1,3"
   std::vector<RankOutcome> ranks; // every rank, ordered by rank
   std::vector<Metric> metrics;    // point-level metrics (rank 0's or reduced)
+  HangReport hang;                // timeouts only; empty otherwise
 
   // A point that ended before any rank ran it: skipped for `reason`, or an error `signature`.
   static PointOutcome Skip(std::string reason);

@@ -42,6 +42,16 @@ json RankToJson(const RankOutcome& r) {
   }
   out["metrics"] = MetricsToJson(r.metrics);
   if (!r.output_tail.empty()) out["output_tail"] = r.output_tail;
+  if (!r.stack.empty()) out["stack"] = r.stack;
+  if (!r.stack_note.empty()) out["stack_note"] = r.stack_note;
+  return out;
+}
+
+json HangToJson(const HangReport& hang) {
+  json out = json::object();
+  if (!hang.summary.empty()) out["summary"] = hang.summary;
+  if (!hang.divergence.empty()) out["divergence"] = hang.divergence;
+  if (!hang.nccl_ras.empty()) out["nccl_ras"] = hang.nccl_ras;
   return out;
 }
 
@@ -99,6 +109,18 @@ class Fields {
     *out = it->get<double>();
     return absl::OkStatus();
   }
+  absl::Status Strings(absl::string_view key, std::vector<std::string>* out) const {
+    const json* v = Find(key);
+    if (v == nullptr) return absl::OkStatus();
+    if (!v->is_array()) return Error(key, "expected an array of strings");
+    for (size_t i = 0; i < v->size(); ++i) {
+      if (!(*v)[i].is_string()) {
+        return Error(absl::StrCat(key, "[", i, "]"), "expected a string");
+      }
+      out->push_back((*v)[i].get<std::string>());
+    }
+    return absl::OkStatus();
+  }
   absl::Status Bool(absl::string_view key, bool* out) const {
     const json* v = Find(key);
     if (v == nullptr) return absl::OkStatus();
@@ -147,6 +169,8 @@ absl::Status RankFromJson(const json& object, const std::string& path, RankOutco
   GH_RETURN_IF_ERROR(f.String("signature", &r->signature));
   GH_RETURN_IF_ERROR(f.String("step", &r->step));
   GH_RETURN_IF_ERROR(f.String("output_tail", &r->output_tail));
+  GH_RETURN_IF_ERROR(f.Strings("stack", &r->stack));
+  GH_RETURN_IF_ERROR(f.String("stack_note", &r->stack_note));
   if (const json* m = f.Find("mismatch")) {
     Fields mf(*m, f.Path("mismatch"));
     GH_RETURN_IF_ERROR(mf.Check());
@@ -240,6 +264,7 @@ json RecordToJson(const Record& record) {
   };
   if (!record.description.empty()) out["description"] = record.description;
   if (record.not_run) out["not_run"] = true;
+  if (!record.result.hang.empty()) out["hang"] = HangToJson(record.result.hang);
   if (record.trials > 1) {
     out["verdict"] = record.verdict.kind == TrialVerdictRule::Kind::kAnyFailure
                          ? json("any_failure")
@@ -314,6 +339,13 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
       GH_RETURN_IF_ERROR(RankFromJson((*ranks)[i], absl::StrCat("ranks[", i, "]"), &r));
       record.result.ranks.push_back(std::move(r));
     }
+  }
+  if (const json* hang = f.Find("hang")) {
+    Fields hf(*hang, "hang");
+    GH_RETURN_IF_ERROR(hf.Check());
+    GH_RETURN_IF_ERROR(hf.Strings("summary", &record.result.hang.summary));
+    GH_RETURN_IF_ERROR(hf.String("divergence", &record.result.hang.divergence));
+    GH_RETURN_IF_ERROR(hf.String("nccl_ras", &record.result.hang.nccl_ras));
   }
   if (const json* cell = f.Find("cell")) {
     if (!cell->is_object()) return f.Error("cell", "expected an object");

@@ -6,19 +6,21 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <string.h>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "harness/runtime/crash_record.h"
+#include "harness/runtime/stack_dump.h"
 
 namespace gh {
 namespace {
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr int kTerminationSignals[] = {SIGTERM, SIGINT};
-constexpr size_t kRankTextCapacity = 256;
+constexpr size_t kRankTextCapacity = kMaxCrashFileBytes;
 
 struct PendingCrashRecord {
   std::string line;          // template with slots
@@ -59,7 +61,23 @@ void WriteAll(int fd, const char* data, size_t length) {
   }
 }
 
-void WriteOwnCrashFile(CrashGuardState& s, int signal_number) {
+void WriteHex(int fd, const void* pc) {
+  char digits[2 + 2 * sizeof(uintptr_t)];
+  uintptr_t v = reinterpret_cast<uintptr_t>(pc);
+  size_t n = sizeof(digits);
+  do {
+    digits[--n] = "0123456789abcdef"[v & 0xf];
+    v >>= 4;
+  } while (v != 0 && n > 2);
+  digits[--n] = 'x';
+  digits[--n] = '0';
+  WriteAll(fd, digits + n, sizeof(digits) - n);
+}
+
+// "<SIGNAME> in step '<step>'", then the faulting thread's raw return addresses (written
+// before anything can go wrong symbolizing them), then one symbolized "frame" line each
+// (Abseil's symbolizer is async-signal-safe; crash_record.h reads the file).
+void WriteOwnCrashFile(CrashGuardState& s, int signal_number, const void* ucontext) {
   const int fd = open(s.own_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return;
   const char* name = SignalName(signal_number);
@@ -69,6 +87,29 @@ void WriteOwnCrashFile(CrashGuardState& s, int signal_number) {
   WriteAll(fd, " in step '", 10);
   WriteAll(fd, step, strnlen(step, 200));
   WriteAll(fd, "'", 1);
+  void* pcs[kMaxStackFrames];
+  const int depth = CaptureRawStack(pcs, kMaxStackFrames, ucontext);
+  WriteAll(fd, "\npcs", 4);
+  for (int i = 0; i < depth; ++i) {
+    WriteAll(fd, " ", 1);
+    WriteHex(fd, pcs[i]);
+  }
+  WriteAll(fd, "\n", 1);
+  // Frames past the reader's limit would be cut anyway.
+  size_t written = 0;
+  for (int i = 0; i < depth && written < kMaxCrashFileBytes; ++i) {
+    char function[kMaxFrameBytes];
+    WriteAll(fd, "frame ", 6);
+    if (SymbolizeFrameSignalSafe(pcs[i], function, sizeof(function))) {
+      const size_t n = strnlen(function, sizeof(function));
+      WriteAll(fd, function, n);
+      written += n;
+    } else {
+      WriteHex(fd, pcs[i]);
+    }
+    WriteAll(fd, "\n", 1);
+    written += 24;
+  }
   close(fd);
 }
 
@@ -92,12 +133,12 @@ void AppendPendingRecord(CrashGuardState& s, int signal_number) {
   s.records->AppendRawSignalSafe(record->filled.data(), length);
 }
 
-void OnSignal(int signal_number) {
+void OnSignal(int signal_number, siginfo_t*, void* ucontext) {
   const int saved_errno = errno;
   CrashGuardState& s = State();
   if (!s.handling.exchange(true)) {
     const bool fatal = signal_number != SIGTERM && signal_number != SIGINT;
-    if (fatal) WriteOwnCrashFile(s, signal_number);
+    if (fatal) WriteOwnCrashFile(s, signal_number, ucontext);
     if (s.rank == 0) AppendPendingRecord(s, signal_number);
   }
   // Default action: the signal is blocked while we run, so the raise lands on return.
@@ -124,18 +165,21 @@ absl::Status InstallCrashGuard(const CrashGuardConfig& config) {
     s.rank_views.resize(config.nranks);
   }
   // Room to run the handler when the fault is a stack overflow.
-  s.alt_stack.resize(std::max<size_t>(SIGSTKSZ, 64 * 1024));
+  // Room for the symbolizer too: it reads symbol tables through buffers on the stack.
+  s.alt_stack.resize(std::max<size_t>(SIGSTKSZ, 256 * 1024));
   stack_t stack{};
   stack.ss_sp = s.alt_stack.data();
   stack.ss_size = s.alt_stack.size();
   if (sigaltstack(&stack, nullptr) != 0) {
     return absl::InternalError(absl::StrCat("sigaltstack: ", std::strerror(errno)));
   }
+  // Loads the unwinder now: the handler must not be the first to call it.
+  if (absl::Status sampler = InstallStackSampler(); !sampler.ok()) return sampler;
   struct sigaction action {};
-  action.sa_handler = OnSignal;
+  action.sa_sigaction = OnSignal;
   sigemptyset(&action.sa_mask);
   for (int sig : kTerminationSignals) sigaddset(&action.sa_mask, sig);
-  action.sa_flags = SA_ONSTACK;
+  action.sa_flags = SA_ONSTACK | SA_SIGINFO;
   for (int sig : kFatalSignals) {
     if (sigaction(sig, &action, nullptr) != 0) {
       return absl::InternalError(absl::StrCat("sigaction(", SignalName(sig), "): ",

@@ -1,5 +1,6 @@
 // Turns a dying rank into a recorded outcome. On a fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-// SIGABRT) any rank writes DIR/.ranks/rank<r>.crash ("<SIGNAME> in step '<step>'"); rank 0,
+// SIGABRT) any rank writes DIR/.ranks/rank<r>.crash ("<SIGNAME> in step '<step>'", then the
+// faulting thread's stack: raw addresses first, then symbolized frames); rank 0,
 // on its own fatal signal or on SIGTERM/SIGINT (what mpirun sends the survivors when a rank
 // dies), appends the in-flight point's pre-rendered crash record (see crash_record.h) in one
 // write(2). Then the signal takes its default course. The handlers use async-signal-safe

@@ -14,8 +14,8 @@ namespace {
 constexpr char kSlotOpen[] = "@@GH_";
 constexpr char kSlotClose[] = "@@";
 constexpr char kSignatureSlot[] = "@@GH_SIG@@";
-// A crash file longer than this is cut when read (the handler reads at most this much).
-constexpr size_t kMaxRankText = 256;
+constexpr size_t kMaxRankText = kMaxCrashFileBytes;
+constexpr std::string_view kFramePrefix = "frame ";
 
 // Bounded appender over a caller's buffer; never allocates.
 struct Sink {
@@ -55,9 +55,19 @@ struct Sink {
   }
 };
 
+std::string_view WholeText(const CrashRankText& rank) {
+  return std::string_view(rank.text, rank.length < kMaxRankText ? rank.length : kMaxRankText);
+}
+
+// The crash file's first line: "SIGSEGV in step 'exchange'".
+std::string_view HeadLine(const CrashRankText& rank) {
+  std::string_view text = WholeText(rank);
+  return text.substr(0, text.find('\n'));
+}
+
 // Splits "SIGSEGV in step 'exchange'" into the signal name and the step.
 void SplitRankText(const CrashRankText& rank, std::string_view& signal, std::string_view& step) {
-  std::string_view text(rank.text, rank.length < kMaxRankText ? rank.length : kMaxRankText);
+  std::string_view text = HeadLine(rank);
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
   const size_t space = text.find(' ');
   signal = text.substr(0, space);
@@ -71,6 +81,50 @@ void SplitRankText(const CrashRankText& rank, std::string_view& signal, std::str
 }
 
 bool HasText(const CrashRankText& rank) { return rank.text != nullptr && rank.length > 0; }
+
+// Calls `each` with every "frame " line's function, innermost first; returns how many.
+template <typename Each>
+int ForEachFrame(const CrashRankText& rank, Each each) {
+  std::string_view rest = WholeText(rank);
+  int frames = 0;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    // A last line the read limit cut is not a whole frame.
+    if (end == std::string_view::npos && rank.length >= kMaxRankText) break;
+    if (line.substr(0, kFramePrefix.size()) != kFramePrefix) continue;
+    each(line.substr(kFramePrefix.size()));
+    ++frames;
+  }
+  return frames;
+}
+
+// The JSON text of a stack slot: ["f", "g"] or [].
+void PutStack(Sink& sink, const CrashRankText& rank) {
+  sink.Put('[');
+  if (HasText(rank)) {
+    bool first = true;
+    ForEachFrame(rank, [&](std::string_view function) {
+      if (!first) sink.Put(',');
+      first = false;
+      sink.Put('"');
+      sink.PutEscaped(function.data(), function.size());
+      sink.Put('"');
+    });
+  }
+  sink.Put(']');
+}
+
+void PutStackNote(Sink& sink, const CrashRankText& rank) {
+  if (!HasText(rank)) {
+    sink.Put("no stack: the rank left no crash report");
+  } else if (ForEachFrame(rank, [](std::string_view) {}) == 0) {
+    sink.Put("no stack: the crash handler found no frames");
+  } else {
+    sink.Put("the crashing thread, from its crash handler");
+  }
+}
 
 // Parses the decimal rank after a slot prefix such as "R" / "S"; -1 when malformed.
 int ParseSlotRank(std::string_view digits) {
@@ -108,6 +162,8 @@ std::string RenderCrashRecordTemplate(Record record) {
     rank.outcome = Outcome::kCrash;
     rank.signature = absl::StrCat(kSlotOpen, "R", r, kSlotClose);
     rank.step = absl::StrCat(kSlotOpen, "S", r, kSlotClose);
+    rank.stack = {absl::StrCat(kSlotOpen, "K", r, kSlotClose)};
+    rank.stack_note = absl::StrCat(kSlotOpen, "N", r, kSlotClose);
     rank.mismatch.reset();
     rank.metrics.clear();
   }
@@ -119,13 +175,23 @@ std::string RenderCrashRecordTemplate(Record record) {
   // A crash expectation with a signature regex cannot be judged before the signature exists;
   // the template says unmatched then, the conservative answer.
   if (record.expected.signature_regex.has_value()) record.matched = false;
-  return RecordJsonLine(record);
+  // A stack slot stands for the whole array: ["@@GH_K0@@"] becomes @@GH_K0@@.
+  std::string line = RecordJsonLine(record);
+  for (int r = 0; r < record.nranks; ++r) {
+    const std::string slot = absl::StrCat(kSlotOpen, "K", r, kSlotClose);
+    const std::string quoted = absl::StrCat("[\"", slot, "\"]");
+    if (const size_t at = line.find(quoted); at != std::string::npos) {
+      line.replace(at, quoted.size(), slot);
+    }
+  }
+  return line;
 }
 
 size_t CrashRecordCapacity(size_t template_length, int nranks) {
-  // Per rank: its signature and step (escaped, at most doubled) in the details, and its entry
-  // in the point's signature.
-  return template_length + static_cast<size_t>(nranks) * (kMaxRankText * 2 * 4 + 64) + 256;
+  // Per rank: its signature, step and frames (escaped, at most doubled; a frame's quotes and
+  // comma add at most 3 bytes to its "frame " prefix of 6), its stack note, and its entry in
+  // the point's signature.
+  return template_length + static_cast<size_t>(nranks) * (kMaxRankText * 2 * 4 + 128) + 256;
 }
 
 size_t FillCrashRecord(const char* tmpl, size_t tmpl_length, const CrashRankText* ranks,
@@ -169,14 +235,24 @@ size_t FillCrashRecord(const char* tmpl, size_t tmpl_length, const CrashRankText
       continue;
     }
     const int r = ParseSlotRank(slot.substr(1));
-    if ((slot[0] != 'R' && slot[0] != 'S') || r < 0 || r >= nranks) continue;
+    if ((slot[0] != 'R' && slot[0] != 'S' && slot[0] != 'K' && slot[0] != 'N') || r < 0 ||
+        r >= nranks) {
+      continue;
+    }
+    if (slot[0] == 'K') {
+      PutStack(sink, ranks[r]);
+      continue;
+    }
+    if (slot[0] == 'N') {
+      PutStackNote(sink, ranks[r]);
+      continue;
+    }
     std::string_view signal, step;
     if (HasText(ranks[r])) SplitRankText(ranks[r], signal, step);
     if (slot[0] == 'S') {
       sink.PutEscaped(step.data(), step.size());
     } else if (HasText(ranks[r])) {
-      const size_t n = ranks[r].length < kMaxRankText ? ranks[r].length : kMaxRankText;
-      std::string_view text(ranks[r].text, n);
+      std::string_view text = HeadLine(ranks[r]);
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
       sink.PutEscaped(text.data(), text.size());
     } else {

@@ -111,6 +111,38 @@ TEST(CrashRecord, CapacityHoldsTheLongestRankTexts) {
   EXPECT_TRUE(nlohmann::json::accept(line));
 }
 
+TEST(CrashRecord, TheCrashFilesFramesBecomeTheRanksStack) {
+  const std::string tmpl = RenderCrashRecordTemplate(PointRecord(2));
+  const char* text =
+      "SIGSEGV in step 'exchange'\npcs 0x10 0x20\nframe raise\n"
+      "frame gh::(anonymous namespace)::RingShift::RunSteps(gh::RankOutcome&)\nframe main\n";
+  const Record record = Parse(Fill(tmpl, {nullptr, text}, "SIGTERM"));
+  EXPECT_EQ(record.result.signature, "SIGSEGV on rank 1 in step 'exchange'");
+  EXPECT_EQ(record.result.ranks[1].signature, "SIGSEGV in step 'exchange'");
+  EXPECT_EQ(record.result.ranks[1].step, "exchange");
+  EXPECT_EQ(record.result.ranks[1].stack,
+            (std::vector<std::string>{
+                "raise", "gh::(anonymous namespace)::RingShift::RunSteps(gh::RankOutcome&)", "main"}));
+  EXPECT_EQ(record.result.ranks[1].stack_note, "the crashing thread, from its crash handler");
+  EXPECT_TRUE(record.result.ranks[0].stack.empty());
+  EXPECT_EQ(record.result.ranks[0].stack_note, "no stack: the rank left no crash report");
+  // Raw addresses only (the handler died symbolizing): no frames, and it says so.
+  const Record raw = Parse(Fill(tmpl, {nullptr, "SIGSEGV in step 'x'\npcs 0x10\n"}, "SIGTERM"));
+  EXPECT_TRUE(raw.result.ranks[1].stack.empty());
+  EXPECT_EQ(raw.result.ranks[1].stack_note, "no stack: the crash handler found no frames");
+}
+
+TEST(CrashRecord, CapacityHoldsAFullCrashFileOfQuotedFrames) {
+  const std::string tmpl = RenderCrashRecordTemplate(PointRecord(2));
+  std::string text = "SIGSEGV in step 'x'\n";
+  while (text.size() < kMaxCrashFileBytes + 100) text += "frame \"\"\"\"\"\"\"\"\"\"\n";
+  const std::string line = Fill(tmpl, {text.c_str(), text.c_str()}, "SIGSEGV");
+  EXPECT_EQ(line.back(), '\n');
+  ASSERT_TRUE(nlohmann::json::accept(line));
+  const Record record = Parse(line);
+  EXPECT_GT(record.result.ranks[0].stack.size(), 100u);
+}
+
 TEST(SignalName, KnownAndUnknown) {
   EXPECT_STREQ(SignalName(SIGSEGV), "SIGSEGV");
   EXPECT_STREQ(SignalName(SIGTERM), "SIGTERM");

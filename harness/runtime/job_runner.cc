@@ -23,6 +23,7 @@
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/gpu_binding.h"
 #include "harness/runtime/mpi_world.h"
+#include "harness/runtime/nccl_ras.h"
 #include "harness/runtime/outcome_gather.h"
 #include "harness/runtime/point_context.h"
 #include "harness/runtime/timeout_outcome.h"
@@ -47,6 +48,8 @@ constexpr char kAbortedAfterTimeout[] = "not run: job aborted after a timeout in
 // parent itself is stuck past that.
 constexpr absl::Duration kIsolationWatchdogMargin = absl::Seconds(10);
 constexpr char kStepIsolatedTrial[] = "isolated trial";
+// NCCL's RAS report at a timeout: the job waits at most this long for it (docs/hangs.md).
+constexpr absl::Duration kNcclRasBound = absl::Seconds(3);
 
 int VisibleGpus() {
 #if defined(GH_HAVE_CUDA)
@@ -283,6 +286,7 @@ int JobRunner::Run() {
       [this](absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
         OnTimeout(timeout, reports);
       });
+  watchdog_->SetRanksDir(options_.out_dir + "/.ranks");
   absl::Status guarded = InstallCrashGuard(CrashGuardConfig{
       options_.out_dir + "/.ranks", world_.rank(), world_.size(), watchdog_->step_slot(),
       writer_.get()});
@@ -446,7 +450,12 @@ void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogRepo
   const PlannedRun& run = plan_[index];
   Record record = RecordFor(run, facts_);
   record.started_at = Rfc3339Utc(current_started_);
-  SetResult(record, TimeoutOutcome(timeout, reports, world_.hosts(), devices_));
+  PointOutcome outcome = TimeoutOutcome(timeout, reports, world_.hosts(), devices_);
+  const auto nccl_version = facts_.values.find("nccl_version");
+  outcome.hang.nccl_ras = NcclRasView(
+      backend_ == Backend::kCuda,
+      nccl_version == facts_.values.end() ? std::string() : nccl_version->second, kNcclRasBound);
+  SetResult(record, std::move(outcome));
   record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);
   AppendRecord(std::move(record), index);
   AbortAfter(index, absl::StrCat(kAbortedAfterTimeout, run.point.name), -1);

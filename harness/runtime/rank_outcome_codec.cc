@@ -11,6 +11,8 @@ namespace {
 
 constexpr char kMagic[4] = {'G', 'H', 'R', 'O'};
 constexpr uint8_t kVersion = 1;
+// Opens the optional stack section after the metrics.
+constexpr uint8_t kStackTag = 'S';
 
 class Writer {
  public:
@@ -126,6 +128,14 @@ std::string EncodeRankOutcome(const RankOutcome& outcome) {
     w.F64(m.value);
     w.Str(m.unit);
   }
+  // An optional tail, present only when the rank has a stack or a note about it (timeouts,
+  // crashes): the common outcome stays as short as before.
+  if (!outcome.stack.empty() || !outcome.stack_note.empty()) {
+    w.U8(kStackTag);
+    w.U64(outcome.stack.size());
+    for (const std::string& frame : outcome.stack) w.Str(frame);
+    w.Str(outcome.stack_note);
+  }
   return w.Take();
 }
 
@@ -167,6 +177,19 @@ absl::StatusOr<RankOutcome> DecodeRankOutcome(std::string_view bytes) {
          r.Str("metric unit", &m.unit);
     out.metrics.push_back(std::move(m));
   }
+  uint64_t frames = 0;
+  if (ok && r.AtEnd()) return out;
+  const size_t tail = r.pos();
+  uint8_t tag = 0;
+  ok = ok && r.U8("stack tag", &tag);
+  if (ok && tag != kStackTag) return error(absl::StrCat("trailing bytes after byte ", tail));
+  ok = ok && r.U64("stack frame count", &frames);
+  for (uint64_t i = 0; ok && i < frames; ++i) {
+    std::string frame;
+    ok = r.Str("stack frame", &frame);
+    out.stack.push_back(std::move(frame));
+  }
+  ok = ok && r.Str("stack note", &out.stack_note);
   if (!ok) return error(r.error());
   if (!r.AtEnd()) return error(absl::StrCat("trailing bytes after byte ", r.pos()));
   return out;

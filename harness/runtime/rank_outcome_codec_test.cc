@@ -88,6 +88,28 @@ TEST(RankOutcomeCodec, EveryOutcomeRoundTrips) {
   }
 }
 
+TEST(RankOutcomeCodec, StackAndNoteRoundTripAndATruncatedStackIsAnError) {
+  RankOutcome rank = FailingRank();
+  rank.stack = {"PMPI_Barrier [libmpi.so.40]", "gh::RingShift::RunSteps() [gpuharness]"};
+  rank.stack_note = "main thread, 2 frames";
+  const std::string bytes = EncodeRankOutcome(rank);
+  absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_EQ(decoded->stack, rank.stack);
+  EXPECT_EQ(decoded->stack_note, "main thread, 2 frames");
+  // A note alone (no frames could be had) travels too.
+  RankOutcome noted;
+  noted.stack_note = "no stack: the rank sent no report";
+  decoded = DecodeRankOutcome(EncodeRankOutcome(noted));
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+  EXPECT_TRUE(decoded->stack.empty());
+  EXPECT_EQ(decoded->stack_note, "no stack: the rank sent no report");
+  absl::StatusOr<RankOutcome> cut = DecodeRankOutcome(bytes.substr(0, bytes.size() - 3));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.status().message(),
+            "rank outcome: stack note: length 21 runs past the end (18 bytes left)");
+}
+
 TEST(RankOutcomeCodec, GarbageIsAnErrorNamingWhatAndWhere) {
   auto message = [](std::string_view bytes) {
     absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(bytes);

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/runtime/gpu_binding.h"
+#include "harness/runtime/hang_report.h"
 
 namespace gh {
 namespace {
@@ -38,6 +39,8 @@ PointOutcome TimeoutOutcome(absl::Duration timeout, const std::vector<WatchdogRe
     rank.signature = report.step == kUnresponsiveStep
                          ? std::string("unresponsive: no report within the grace period")
                          : absl::StrCat("in step '", report.step, "'");
+    rank.stack = report.stack;
+    rank.stack_note = report.stack_note;
     result.ranks.push_back(std::move(rank));
     auto group = std::find_if(groups.begin(), groups.end(),
                               [&](const Group& g) { return g.step == report.step; });
@@ -62,6 +65,8 @@ PointOutcome TimeoutOutcome(absl::Duration timeout, const std::vector<WatchdogRe
     absl::StrAppend(&signature, " [ranks ", FormatRankList(group.ranks), "]");
   }
   result.signature = std::move(signature);
+  result.hang.summary = HangSummaryLines(reports);
+  result.hang.divergence = DivergenceLine(reports);
   return result;
 }
 

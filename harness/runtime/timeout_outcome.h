@@ -20,7 +20,9 @@ inline constexpr char kStepCollect[] = "collect results";
 // scenario's own steps first, then the runtime's, then unresponsive ranks:
 //   "timeout after 5s in step 'exchange' [ranks 0,1]; step 'collect results' [ranks 2];
 //    unresponsive [ranks 3]"
-// `hosts` and `devices` are per rank (for the details).
+// `hosts` and `devices` are per rank (for the details). Each rank's entry carries its stack
+// and note from its report; the outcome's hang report, the summary lines and the divergence
+// line (hang_report.h). NCCL's view is the caller's to add.
 PointOutcome TimeoutOutcome(absl::Duration timeout, const std::vector<WatchdogReport>& reports,
                             const std::vector<std::string>& hosts, const std::vector<int>& devices);
 

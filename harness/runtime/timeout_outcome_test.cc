@@ -5,9 +5,17 @@
 namespace gh {
 namespace {
 
+WatchdogReport Report(int rank, const char* step) {
+  WatchdogReport report;
+  report.rank = rank;
+  report.step = step;
+  return report;
+}
+
 TEST(TimeoutOutcome, GroupsRanksByStepScenarioStepsFirst) {
   const std::vector<WatchdogReport> reports = {
-      {0, "collect results"}, {1, "exchange"}, {2, "exchange"}, {3, kUnresponsiveStep}, {4, "verify"}};
+      Report(0, "collect results"), Report(1, "exchange"), Report(2, "exchange"),
+      Report(3, kUnresponsiveStep), Report(4, "verify")};
   PointOutcome result = TimeoutOutcome(absl::Seconds(5), reports,
                                        {"h0", "h0", "h1", "h1", "h2"}, {0, 1, 0, 1, -1});
   EXPECT_EQ(result.outcome, Outcome::kTimeout);
@@ -25,7 +33,7 @@ TEST(TimeoutOutcome, GroupsRanksByStepScenarioStepsFirst) {
 }
 
 TEST(TimeoutOutcome, OneRank) {
-  PointOutcome result = TimeoutOutcome(absl::Milliseconds(1500), {{0, "exchange"}}, {"h"}, {-1});
+  PointOutcome result = TimeoutOutcome(absl::Milliseconds(1500), {Report(0, "exchange")}, {"h"}, {-1});
   EXPECT_EQ(result.signature, "timeout after 1.5s in step 'exchange' [ranks 0]");
 }
 

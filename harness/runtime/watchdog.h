@@ -2,18 +2,23 @@
 // so that a hung rank never hangs CI.
 //
 // Protocol. Every rank arms the watchdog for every point × trial, in the same order, so arm
-// sequence numbers agree across ranks. When a rank's deadline passes:
-//   - a rank other than 0 sends {sequence, rank, step} to rank 0 over the watchdog's own
-//     communicator (a small eager message) and carries on; if its point is still unfinished
+// sequence numbers agree across ranks. When a rank's deadline passes, its watchdog thread
+// first takes the rank's hang snapshot (docs/hangs.md): the step, the main thread's stack
+// (stack_dump.h, at most kStackWait) and the operations ring (op_ring.h); it writes the
+// snapshot to DIR/.ranks/rank<r>.hang (when SetRanksDir named DIR/.ranks) and then:
+//   - a rank other than 0 sends the snapshot to rank 0 over the watchdog's own communicator
+//     and carries on, driving the send while it waits; if its point is still unfinished
 //     `last_resort` later (rank 0 is gone or frozen), it calls MPI_Abort itself;
-//   - rank 0 collects the other ranks' reports for up to `grace`, marks the ranks that sent
-//     none as "unresponsive", and calls the timeout handler on the watchdog thread. The handler
+//   - rank 0 collects the other ranks' reports for up to `grace`, takes the snapshot a silent
+//     rank left in its .hang file (same sequence, written since the point began) when there is
+//     one, marks the ranks that left neither as "unresponsive", and calls the timeout handler on the watchdog thread. The handler
 //     writes the records and ends the job (MPI_Abort); should it return, the watchdog aborts.
 // Thread-safety: Arm/Disarm/SetStep are called by the rank's main thread only.
 #ifndef GPUHARNESS_RUNTIME_WATCHDOG_H_
 #define GPUHARNESS_RUNTIME_WATCHDOG_H_
 
 #include <mpi.h>
+#include <pthread.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -21,20 +26,38 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "harness/runtime/op_ring.h"
 
 namespace gh {
 
 // Step label of a rank that sent no report within the grace period.
 inline constexpr char kUnresponsiveStep[] = "unresponsive";
 
+// How long a rank's watchdog waits for its main thread's stack.
+inline constexpr absl::Duration kStackWait = absl::Milliseconds(300);
+
 struct WatchdogReport {
   int rank = 0;
   std::string step;  // the rank's step when its deadline passed, or kUnresponsiveStep
+  std::vector<std::string> stack;  // the main thread's frames, innermost first
+  std::string stack_note;          // why there are none, or where they came from
+  std::vector<OpEntry> ops;        // the rank's last operations, oldest first
 };
+
+// A report as text ("gh-hang 1" then one "key value" line per field): what the .hang file
+// holds and what travels to rank 0. Parse returns false on anything but such text.
+std::string EncodeWatchdogReport(int64_t sequence, const WatchdogReport& report);
+bool ParseWatchdogReport(absl::string_view text, int64_t* sequence, WatchdogReport* report);
+// A silent rank's snapshot from its .hang file at `path`: true when the file holds rank
+// `rank`'s report for arm `sequence` and was written no earlier than `not_before`.
+bool ReadHangFile(const std::string& path, int rank, int64_t sequence, absl::Time not_before,
+                  WatchdogReport* report);
 
 class Watchdog {
  public:
@@ -55,23 +78,24 @@ class Watchdog {
   // owns the job: the caller must then write nothing and wait for the job to end.
   bool Disarm();
 
-  // `step` must have static storage duration (a string literal).
-  void SetStep(const char* step) { step_.store(step, std::memory_order_relaxed); }
+  // DIR/.ranks: where each rank leaves its hang snapshot at a timeout. Before the first Arm.
+  void SetRanksDir(std::string dir) { ranks_dir_ = std::move(dir); }
+
+  // `step` must have static storage duration (a string literal). Also enters the step in the
+  // operations ring.
+  void SetStep(const char* step);
   const char* step() const { return step_.load(std::memory_order_relaxed); }
   // For the crash guard's signal handler, which reads the step without locks.
   const std::atomic<const char*>* step_slot() const { return &step_; }
 
  private:
-  struct ReportMessage {
-    int64_t sequence;
-    int32_t rank;
-    char step[84];
-  };
-
   void Loop();
   void FireOnRoot(int64_t sequence, absl::Duration timeout);
   void FireOnOtherRank(int64_t sequence, std::unique_lock<std::mutex>& lock);
-  std::vector<WatchdogReport> CollectReports(int64_t sequence);
+  std::vector<WatchdogReport> CollectReports(int64_t sequence, WatchdogReport own);
+  // The rank's own report (stack, ring), also left in its .hang file.
+  WatchdogReport TakeSnapshot(int64_t sequence);
+  std::string HangFile(int rank) const;
 
   MPI_Comm comm_;
   int rank_ = 0;
@@ -80,6 +104,10 @@ class Watchdog {
   absl::Duration grace_;
   absl::Duration last_resort_;
   std::atomic<const char*> step_{"idle"};
+  OpRing ring_;
+  pthread_t main_thread_{};  // the thread that armed: the one whose stack tells
+  std::string ranks_dir_;
+  absl::Time armed_at_;
 
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -90,7 +118,7 @@ class Watchdog {
   absl::Duration timeout_;
   std::chrono::steady_clock::time_point deadline_;
 
-  ReportMessage outgoing_{};          // stays alive while its send is in flight
+  std::string outgoing_;              // stays alive while its send is in flight
   MPI_Request outgoing_request_ = MPI_REQUEST_NULL;
   std::thread thread_;
 };

@@ -29,6 +29,7 @@
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/exec_classify.h"
 #include "harness/scenarios/exec_process.h"
+#include "harness/scenarios/exec_stack_dump.h"
 #include "harness/scenarios/kind_backends.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/runtime/cuda_resources.h"
@@ -168,11 +169,16 @@ class Exec : public Scenario {
                            : absl::StrCat(log_dir, "/rank", ctx.rank(), ".trial", ctx.trial(), ".log");
     command.timeout = block.timeout.value_or(DefaultCommandTimeout(point.spec->timeout));
 
+    ExecStackDump stacks(absl::StrCat(command.log_path, ".stacks"));
+    if (absl::Status prepared = stacks.Prepare(command); !prepared.ok()) {
+      return ErrorOutcome(std::string(prepared.message()));
+    }
     ctx.SetStep("exec");
     absl::StatusOr<ExecEnd> end = RunExecCommand(command);
     if (!end.ok()) return ErrorOutcome(std::string(end.status().message()));
     ctx.SetStep("classify");
     RankOutcome outcome = ClassifyExecEnd(*end, ReadFile(command.log_path), rules);
+    if (end->timed_out) stacks.Attach(command.log_path, outcome);
     outcome.metrics.push_back(Metric{"command_s", absl::ToDoubleSeconds(end->elapsed), "s"});
     return outcome;
   }

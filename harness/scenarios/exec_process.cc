@@ -147,6 +147,7 @@ absl::StatusOr<ExecEnd> RunExecCommand(const ExecCommand& command) {
   const auto deadline = start + absl::ToChronoNanoseconds(command.timeout);
   if (!WaitUntil(pid, deadline, &status)) {
     end.timed_out = true;
+    if (command.before_kill) command.before_kill(pid);
     kill(-pid, SIGTERM);
     if (!WaitUntil(pid, std::chrono::steady_clock::now() +
                             absl::ToChronoNanoseconds(command.kill_grace), &status)) {

@@ -3,6 +3,9 @@
 #ifndef GPUHARNESS_SCENARIOS_EXEC_PROCESS_H_
 #define GPUHARNESS_SCENARIOS_EXEC_PROCESS_H_
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +24,9 @@ struct ExecCommand {
   absl::Duration timeout = absl::Seconds(60);
   // After the deadline: SIGTERM to the group, then SIGKILL once this has passed.
   absl::Duration kill_grace = absl::Seconds(2);
+  // At the deadline, before the group is killed, with the child's pid: asks the processes for
+  // their stacks (exec_stack_dump.h). May be empty.
+  std::function<void(pid_t)> before_kill;
 };
 
 struct ExecEnd {
