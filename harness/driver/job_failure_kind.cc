@@ -97,20 +97,22 @@ JobFailure RankCrashed(std::string signature) {
 std::string LauncherFailureLine(const std::string& log_path) {
   // Each alternative is a launcher's or MPI's own words for "the job could not start": Open MPI
   // 4 and 5 (mpirun / prterun, ORTE, PMIx), MPICH's Hydra, Slurm's srun, and the driver's own
-  // exec failure (process_runner.cc).
-  static const Regex re = *Regex::Compile(
+  // exec failure (process_runner.cc). The ones that say why come first; ORTE's and PMIx's
+  // generic error logs only when nothing more telling was printed.
+  static const Regex telling = *Regex::Compile(
       "has detected an attempt to run as root"
       "|was unable to launch the specified application"
       "|could not access or execute an executable"
       "|(?i:MPI_INIT(_THREAD)? (has )?failed|error occurred in MPI_Init|fatal error in MPI_Init)"
-      "|ORTE (was unable|has lost communication|does not know how)|ORTE_ERROR_LOG"
-      "|(?i:\\bpmix?(_\\w+)?\\b.*(error|fail))"
+      "|ORTE (was unable|has lost communication|does not know how)"
       "|There are not enough slots available"
       "|^srun: error:"
       "|HYD_\\w+ \\(.*\\): "
       "|: cannot execute '"
       "|gpuharness run: MPI start-up failed");
-  return FirstMatchingLine(log_path, re);
+  static const Regex generic = *Regex::Compile("ORTE_ERROR_LOG|(?i:\\bpmix?(_\\w+)?\\b.*(error|fail))");
+  std::string line = FirstMatchingLine(log_path, telling);
+  return line.empty() ? FirstMatchingLine(log_path, generic) : line;
 }
 
 std::string RankSignal::ToString() const {

@@ -119,6 +119,14 @@ TEST_F(JobFailureKindTest, AnMpiInitFailureIsInfrastructure) {
   ExpectFailure(0, JobFailureKind::kInfrastructure, Outcome::kInfra,
                 "infrastructure: [host:01234] PMIX ERROR: UNREACHABLE in file "
                 "server/pmix_server.c at line 2198 (job exited with status 1)");
+  // ORTE's generic error log is quoted only when nothing more telling was printed.
+  Log("[vm:1] [[5244,0],0] ORTE_ERROR_LOG: Data unpack would read past end of buffer\n" +
+      std::string(kMpiInitFailure));
+  EXPECT_EQ(LauncherFailureLine(end_.log_path),
+            "It looks like MPI_INIT failed for some reason; your parallel process is");
+  Log("[vm:1] [[5244,0],0] ORTE_ERROR_LOG: Data unpack would read past end of buffer\n");
+  EXPECT_EQ(LauncherFailureLine(end_.log_path),
+            "[vm:1] [[5244,0],0] ORTE_ERROR_LOG: Data unpack would read past end of buffer");
   Log("srun: error: Unable to allocate resources: Invalid partition name specified\n");
   EXPECT_EQ(LauncherFailureLine(end_.log_path),
             "srun: error: Unable to allocate resources: Invalid partition name specified");
