@@ -1,6 +1,6 @@
 # Whole-binary sweep tests (label "mpi"): `gpuharness sweep` on the host backend with mpirun —
 # matrices/demo.yaml into a temp dir (records, cell labels, outcomes), resume (the second run
-# runs no cell), a planted regression against a baseline (exit 1), a crashing rank and a hung
+# runs no cell), an MPI start-up failure against a baseline (infra, exit 3, no regression), a crashing rank and a hung
 # job (crash and timeout records for the points never recorded), and a bad matrix (exit 2).
 find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
 

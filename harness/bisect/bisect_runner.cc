@@ -108,12 +108,12 @@ class ProbeSet {
       for (auto it = open.begin(); it != open.end();) {
         ProbeRecord& record = it->second;
         const bool capped = static_cast<int>(record.trials.size()) >= config_.sprt.max_trials;
-        const bool setup_failed = record.trials.back().setup_failed;
+        const bool setup_failed = record.trials.back().unrunnable();
         if (hunt_.has_value()) {
           record.tally = TallyTrials(*hunt_, config_.sprt, record.trials);
         } else if (setup_failed) {
           record.tally.verdict = ProbeVerdict::kSkip;
-          record.tally.setup_failure = record.trials.back().detail;
+          record.tally.setup_failure = record.trials.back().unrunnable_reason();
         } else {
           record.tally = CountWithoutHunt(record.trials);
         }

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
 #include "harness/core/state_json.h"
+#include "harness/core/writable_dir.h"
 
 namespace gh {
 
@@ -24,9 +25,7 @@ absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const
   std::filesystem::path absolute_out = std::filesystem::absolute(out_dir, ec);
   ProbeJobOptions options;
   options.out_dir = ec ? out_dir : absolute_out.lexically_normal().string();
-  if (absl::Status st = MakeDirectories(options.out_dir); !st.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
-  }
+  if (absl::Status st = EnsureWritableDir(options.out_dir); !st.ok()) return st;
   options.program = program;
   options.job = job;
   options.base_env = env.base_env;

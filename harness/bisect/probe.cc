@@ -17,7 +17,7 @@ std::string HuntSpec::ToString() const {
 }
 
 absl::StatusOr<Hunt> Hunt::Create(Outcome outcome, std::string signature_regex, bool other_as_bad) {
-  if (outcome == Outcome::kPass || outcome == Outcome::kSkip) {
+  if (outcome == Outcome::kPass || outcome == Outcome::kSkip || outcome == Outcome::kInfra) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--hunt-outcome: must be a failure (fail, error, timeout, crash), got '",
         std::string(OutcomeName(outcome)), "'"));
@@ -55,7 +55,7 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
   // The most common failure among the bad end's trials (first seen wins ties).
   std::vector<std::pair<const TrialResult*, int>> seen;
   for (const TrialResult& trial : bad_end_trials) {
-    if (trial.setup_failed || trial.outcome == Outcome::kPass || trial.outcome == Outcome::kSkip) continue;
+    if (trial.unrunnable() || trial.outcome == Outcome::kPass || trial.outcome == Outcome::kSkip) continue;
     if (spec.outcome && trial.outcome != *spec.outcome) continue;
     std::string regex = SignatureToRegex(trial.signature);
     auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& entry) {
@@ -81,7 +81,7 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
 }
 
 Hunt::TrialClass Hunt::Classify(const TrialResult& trial) const {
-  if (trial.setup_failed || trial.outcome == Outcome::kSkip) return TrialClass::kSkip;
+  if (trial.unrunnable() || trial.outcome == Outcome::kSkip) return TrialClass::kSkip;
   if (trial.outcome == Outcome::kPass) return TrialClass::kPass;
   if (trial.outcome == outcome_ && regex_.Search(trial.signature)) return TrialClass::kHunted;
   return other_as_bad_ ? TrialClass::kHunted : TrialClass::kOther;
@@ -126,8 +126,8 @@ std::string ProbeTally::Counts() const {
 ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials) {
   ProbeTally tally;
   for (const TrialResult& trial : trials) {
-    if (trial.setup_failed) {
-      tally.setup_failure = trial.detail;
+    if (trial.unrunnable()) {
+      tally.setup_failure = trial.unrunnable_reason();
       tally.verdict = ProbeVerdict::kSkip;
       return tally;
     }

@@ -23,6 +23,12 @@ struct TrialResult {
   std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
   std::string point;          // the point whose record gave the outcome ("" when none ran)
+  // Nothing of the version could be judged: it could not be set up, or the trial's job ended
+  // infra (the launcher or MPI start-up failed, driver/job_failure_kind.h). Such a trial counts
+  // neither good nor bad: its probe is skipped.
+  bool unrunnable() const { return setup_failed || outcome == Outcome::kInfra; }
+  // Why, for an unrunnable trial: the set-up failure text, or the infra signature.
+  const std::string& unrunnable_reason() const { return setup_failed ? detail : signature; }
 };
 
 // The failure being hunted: an outcome and a regex searched in the signature.
@@ -43,7 +49,7 @@ class Hunt {
   // InvalidArgument "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex.
   static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad);
   // Fills what `spec` leaves unset from the bad end's observed failure (the most common
-  // non-pass, non-skip outcome and signature among `bad_end_trials`). NotFound when the bad
+  // non-pass, non-skip, non-infra outcome and signature among `bad_end_trials`). NotFound when the bad
   // end never failed and the spec does not say what to hunt.
   static absl::StatusOr<Hunt> Resolve(const HuntSpec& spec, const std::vector<TrialResult>& bad_end_trials);
 
@@ -87,7 +93,7 @@ struct ProbeTally {
 };
 
 // Classifies `trials` in order and stops at the first trial after which the verdict is known:
-// a set-up failure or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
+// an unrunnable trial (set-up failure, infra) or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
 // the other-failure SPRT accepting "bad" while no hunted failure was seen -> other; both
 // accepting "good" -> good. Trials after the deciding one are not counted.
 ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials);

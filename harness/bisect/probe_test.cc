@@ -128,6 +128,44 @@ TEST(TallyTrialsTest, SetupFailureAndSkipAreSkips) {
   EXPECT_EQ(skipped.skips, 1);
 }
 
+// Issue 15 item 3: a trial whose job the launcher or MPI start-up failed says nothing about
+// the version: unclassifiable like a set-up failure (skip), never good, bad or "other", even
+// with --other-as-bad; the bad end's hunt never comes from it, and it cannot be hunted.
+constexpr char kRootRefused[] =
+    "infrastructure: mpirun has detected an attempt to run as root. (job exited with status 1)";
+TrialResult Infra() { return {Outcome::kInfra, kRootRefused, false, "probes/v1/trial0", 0, "p"}; }
+
+TEST(TallyTrialsTest, AnInfraTrialIsASkipLikeASetupFailure) {
+  EXPECT_TRUE(Infra().unrunnable());
+  EXPECT_EQ(Infra().unrunnable_reason(), kRootRefused);
+  EXPECT_EQ(WrongDataHunt().Classify(Infra()), Hunt::TrialClass::kSkip);
+  EXPECT_EQ(WrongDataHunt(/*other_as_bad=*/true).Classify(Infra()), Hunt::TrialClass::kSkip);
+  for (bool other_as_bad : {false, true}) {
+    ProbeTally tally = TallyTrials(WrongDataHunt(other_as_bad), SprtConfig(), {Infra(), Fail("wrong data")});
+    EXPECT_EQ(tally.verdict, ProbeVerdict::kSkip);
+    EXPECT_EQ(tally.setup_failure, kRootRefused);
+    EXPECT_EQ(tally.trials, 0);
+    EXPECT_EQ(tally.others, 0);
+    EXPECT_EQ(tally.hunted, 0);
+  }
+  ProbeTally after_passes = TallyTrials(WrongDataHunt(), SprtConfig(), {Pass(), Infra()});
+  EXPECT_EQ(after_passes.verdict, ProbeVerdict::kSkip);
+  EXPECT_EQ(after_passes.passes, 1);
+}
+
+TEST(HuntTest, InfraIsNeverHuntedNorTakenFromTheBadEnd) {
+  absl::StatusOr<Hunt> from_infra = Hunt::Resolve(HuntSpec(), {Infra(), Infra()});
+  ASSERT_FALSE(from_infra.ok());
+  EXPECT_TRUE(absl::IsNotFound(from_infra.status()));
+  absl::StatusOr<Hunt> beside = Hunt::Resolve(HuntSpec(), {Infra(), Crash("SIGSEGV on rank 1")});
+  ASSERT_TRUE(beside.ok()) << beside.status();
+  EXPECT_EQ(beside->outcome(), Outcome::kCrash);
+  absl::StatusOr<Hunt> infra = Hunt::Create(Outcome::kInfra, "", false);
+  ASSERT_FALSE(infra.ok());
+  EXPECT_EQ(infra.status().message(),
+            "--hunt-outcome: must be a failure (fail, error, timeout, crash), got 'infra'");
+}
+
 TEST(TallyTrialsTest, FlakyBadFoundBetweenPasses) {
   // Fails half the time: pass, fail, pass, fail -> llr 2 * 3.40 - 2 * 0.35 = 6.11 > 4.60.
   ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(),

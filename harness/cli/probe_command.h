@@ -39,7 +39,8 @@ void AddProbeFlags(CommandLine& flags, Options& options, ProbeResources& resourc
   HuntSpec* hunt = &options.hunt;
   flags.Custom("--hunt-outcome", {"O", "an outcome"}, [hunt](const std::string& v) {
     absl::StatusOr<Outcome> outcome = ParseOutcome(v);
-    if (!outcome.ok() || *outcome == Outcome::kPass || *outcome == Outcome::kSkip) {
+    if (!outcome.ok() || *outcome == Outcome::kPass || *outcome == Outcome::kSkip ||
+        *outcome == Outcome::kInfra) {
       return absl::InvalidArgumentError(absl::StrCat("expected fail, error, timeout or crash, got '", v, "'"));
     }
     hunt->outcome = *outcome;

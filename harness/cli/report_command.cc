@@ -7,6 +7,7 @@
 
 #include "harness/cli/command_line.h"
 #include "harness/cli/commands.h"
+#include "harness/core/run_list.h"
 #include "harness/report/report_writer.h"
 
 namespace gh {
@@ -17,7 +18,7 @@ constexpr char kReportAbout[] =
     "  present) and writes summary.md, report.html and junit.xml into DIR, or DIR2 with --out.\n";
 constexpr char kReportEpilog[] =
     "exit: 0 all expectations met and no regression, 1 otherwise, 2 bad input,\n"
-    "3 a report could not be written\n";
+    "3 a point ended infra or a report could not be written (DIR not writable)\n";
 
 }  // namespace
 
@@ -47,6 +48,12 @@ int ReportCommand(int argc, char** argv) {
                  options.dir.c_str(), result->torn_lines);
   }
   std::printf("%s\n", result->headline.c_str());
+  if (result->unrecorded_runs > 0) {
+    // The job was cut short (README "Exit status"): its verdicts cover only what it recorded.
+    std::printf("%d of %d planned runs never ran (the job ended before them; the plan is %s/%s)\n",
+                result->unrecorded_runs, result->planned_runs, options.dir.c_str(),
+                std::string(kPlannedRunsFile).c_str());
+  }
   for (const std::string& path : result->written) std::printf("wrote %s\n", path.c_str());
   return result->exit_status;
 }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/exit_codes.h"
 #include "harness/core/regex.h"
 
 namespace gh {
@@ -67,9 +68,13 @@ double Median(std::vector<double> values) {
 }
 
 BaselineChange Judge(const PointTrials& now, const PointTrials& before) {
-  if (before.all_pass() && now.failed > 0) return BaselineChange::kRegression;
-  if (before.failed > 0 && now.all_pass()) return BaselineChange::kFix;
-  if (before.failed > 0 && now.failed > 0 && before.failure_classes != now.failure_classes) {
+  // Nothing ran that could be judged (only infra and skips): no change can be claimed. Infra
+  // trials are no failures of the code either way.
+  if (now.infra > 0 && now.judged_failures() == 0 && now.passed == 0) return BaselineChange::kNotCompared;
+  if (before.all_pass() && now.judged_failures() > 0) return BaselineChange::kRegression;
+  if (before.judged_failures() > 0 && now.all_pass()) return BaselineChange::kFix;
+  if (before.judged_failures() > 0 && now.judged_failures() > 0 &&
+      before.failure_classes != now.failure_classes) {
     return BaselineChange::kChangedSignature;
   }
   return BaselineChange::kUnchanged;
@@ -130,6 +135,8 @@ std::string ShortSignature(Outcome outcome, const std::string& signature) {
       return "skip";
     case Outcome::kTimeout:
       return "timeout";
+    case Outcome::kInfra:
+      return "infra";
     case Outcome::kCrash: {
       static const Regex kSignal = *Regex::Compile("SIG[A-Z]+[0-9]*");
       if (std::optional<std::vector<std::string>> match = kSignal.SearchGroups(signature)) {
@@ -225,6 +232,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       if (point.skip_reason.empty()) point.skip_reason = record.result.signature;
     } else {
       ++point.failed;
+      if (outcome == Outcome::kInfra) ++point.infra;
       if (point.first_failure_signature.empty()) point.first_failure_signature = record.result.signature;
       std::string label = ShortSignature(outcome, record.result.signature);
       auto found = std::find_if(point.failure_counts.begin(), point.failure_counts.end(),
@@ -234,7 +242,9 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       } else {
         ++found->second;
       }
-      classes[it->second].insert(SignatureClass(outcome, record.result.signature));
+      if (outcome != Outcome::kInfra) {
+        classes[it->second].insert(SignatureClass(outcome, record.result.signature));
+      }
     }
   }
   for (size_t i = 0; i < points.size(); ++i) {
@@ -332,7 +342,8 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
 }
 
 int ComparisonExitStatus(const Comparison& comparison) {
-  return comparison.counts.unmet > 0 || comparison.counts.regressions > 0 ? 1 : 0;
+  if (comparison.counts.points_by_worst.count(Outcome::kInfra) != 0) return kExitInfrastructure;
+  return comparison.counts.unmet > 0 || comparison.counts.regressions > 0 ? kExitUnmet : kExitOk;
 }
 
 namespace {

@@ -35,7 +35,7 @@ struct PointKey {
 };
 
 // Short form of a failure for tables: "FAILED_PRECONDITION" (an error's leading token),
-// "crash (SIGSEGV)", "timeout", "wrong data", "swallowed"; "pass" and "skip" for those.
+// "crash (SIGSEGV)", "timeout", "wrong data", "swallowed"; "pass", "skip" and "infra" for those.
 std::string ShortSignature(Outcome outcome, const std::string& signature);
 
 // The signature with run-to-run noise removed, for deciding whether two failures are the same:
@@ -53,13 +53,14 @@ struct PointTrials {
   int trials = 0;   // records seen
   int passed = 0;
   int skipped = 0;
-  int failed = 0;   // neither pass nor skip: fail, error, timeout, crash
+  int failed = 0;   // neither pass nor skip: fail, error, timeout, crash, infra
+  int infra = 0;    // of `failed`, those the machinery failed (Outcome::kInfra): no verdict
   int unmet = 0;    // trials whose outcome did not meet the expectation
   Outcome worst = Outcome::kPass;       // most severe outcome over trials
   std::map<Outcome, int> outcome_counts;
   // Failed trials by short signature, most common first (ties by first occurrence).
   std::vector<std::pair<std::string, int>> failure_counts;
-  std::vector<std::string> failure_classes;  // sorted, distinct SignatureClass of failed trials
+  std::vector<std::string> failure_classes;  // sorted, distinct SignatureClass of judged failures
   std::string first_failure_signature;       // full text, for tooltips and lists
   std::string first_unmet_signature;         // the first unmatched trial's signature (or outcome)
   std::string skip_reason;                   // of the first skipped trial
@@ -75,7 +76,9 @@ struct PointTrials {
 
   bool expectation_met() const { return unmet == 0; }
   bool all_pass() const { return trials > 0 && failed == 0 && passed > 0; }
-  bool flaky() const { return failed > 0 && passed > 0; }
+  // Failed trials that are verdicts on the code (infra ones are not).
+  int judged_failures() const { return failed - infra; }
+  bool flaky() const { return judged_failures() > 0 && passed > 0; }
   const Metric* FindMetric(const std::string& name) const;
 };
 
@@ -83,7 +86,7 @@ struct PointTrials {
 std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records);
 
 enum class BaselineChange {
-  kNotCompared,       // no baseline given
+  kNotCompared,       // no baseline given, or nothing judged now (only infra and skipped trials)
   kUnchanged,
   kRegression,        // baseline all pass -> now any failed trial
   kFix,               // baseline any failed trial -> now all pass
@@ -144,7 +147,8 @@ std::string BaselineLabel(const std::string& baseline_dir, const BaselineMatch& 
 Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
                           const BaselineMatch& match = {});
 
-// 1 when any expectation is unmet or any key regressed, else 0.
+// The exit status the comparison gives: 3 (kExitInfrastructure) when any key ended infra, else 1
+// when any expectation is unmet or any key regressed, else 0.
 int ComparisonExitStatus(const Comparison& comparison);
 
 // One line: "12 points (14 trials): 10 pass, 1 error, 1 skip; 1 unmet expectation;

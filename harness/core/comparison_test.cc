@@ -46,6 +46,10 @@ TEST(ShortSignatureTest, OtherOutcomes) {
   EXPECT_EQ(ShortSignature(Outcome::kFail, "wrong data [ranks 1,3]"), "wrong data");
 }
 
+TEST(ShortSignatureTest, InfraIsInfra) {
+  EXPECT_EQ(ShortSignature(Outcome::kInfra, "infrastructure: mpirun has detected an attempt"), "infra");
+}
+
 TEST(SignatureClassTest, IgnoresNumbersAndRankLists) {
   EXPECT_EQ(SignatureClass(Outcome::kError, "swallowed 3/200 [ranks 0,1]"), "error: swallowed #/#");
   EXPECT_EQ(SignatureClass(Outcome::kError, "swallowed 17/200"), "error: swallowed #/#");
@@ -298,6 +302,48 @@ TEST(CheckBaselineMatchTest, CellsThatWouldCompareAsOneAreAnError) {
   EXPECT_TRUE(CheckBaselineMatch({records[0], records[1]}, BaselineMatch{{"nccl"}}, "x").ok());
   EXPECT_EQ(MatchCellKey({{"nccl", "2.28.9"}, {"proto", "ll"}}, BaselineMatch{{"nccl"}}), "proto=ll");
   EXPECT_EQ(MatchCellKey({{"nccl", "2.28.9"}}, BaselineMatch{{"nccl"}}), "");
+}
+
+// Issue 15 items 2-3: a sweep in which nothing ran cannot pass. The synthesized infra record
+// of a launcher that exits 1 at once meets no expectation, even `expect: crash`, and the
+// comparison exits 3, ahead of unmet expectations (1).
+TEST(CompareResultsTest, AnInfraPointExitsThreeAndMeetsNoExpectation) {
+  Expectation crash{Outcome::kCrash, std::nullopt, ""};
+  Record infra = MakeRecord({.outcome = Outcome::kInfra,
+                             .signature = "infrastructure: job ended before recording anything (job exited with status 1)",
+                             .matched = false,
+                             .expected = crash});
+  infra.matched = MeetsExpectation(crash, infra.result.outcome, infra.result.signature);
+  EXPECT_FALSE(infra.matched);
+  Comparison comparison = CompareResults({infra, MakeRecord({.point_suffix = "bytes=1M/np=2"})}, nullptr);
+  EXPECT_EQ(comparison.counts.unmet, 1);
+  EXPECT_EQ(comparison.counts.points_by_worst.at(Outcome::kInfra), 1);
+  EXPECT_EQ(ComparisonExitStatus(comparison), 3);
+  EXPECT_EQ(ComparisonHeadline(comparison), "2 points (2 trials): 1 pass, 1 infra; 1 unmet expectation");
+  const PointTrials& now = *Find(comparison, "ring/bytes=4K/np=2").now;
+  EXPECT_EQ(now.failed, 1);
+  EXPECT_EQ(now.infra, 1);
+  EXPECT_EQ(now.judged_failures(), 0);
+  EXPECT_FALSE(now.all_pass());
+  EXPECT_EQ(now.failure_counts, (std::vector<std::pair<std::string, int>>{{"infra", 1}}));
+  EXPECT_TRUE(now.failure_classes.empty());
+}
+
+// Against a passing baseline an infra point is no regression (nothing of the code was judged),
+// and infra beside passes is not flaky.
+TEST(CompareResultsTest, InfraIsNoRegressionNorFlaky) {
+  const std::vector<Record> baseline = {MakeRecord({}), MakeRecord({.point_suffix = "bytes=1M/np=2"})};
+  std::vector<Record> now = {MakeRecord({.outcome = Outcome::kInfra, .signature = "infrastructure: x", .matched = false})};
+  for (Record r : MakeTrials({.point_suffix = "bytes=1M/np=2"}, {Outcome::kPass, Outcome::kInfra}, {"", "infrastructure: y"})) {
+    r.matched = r.result.outcome == Outcome::kPass;
+    now.push_back(r);
+  }
+  Comparison comparison = CompareResults(now, &baseline);
+  EXPECT_EQ(comparison.counts.regressions, 0);
+  EXPECT_EQ(comparison.counts.flaky, 0);
+  EXPECT_EQ(Find(comparison, "ring/bytes=4K/np=2").change, BaselineChange::kNotCompared);
+  EXPECT_EQ(Find(comparison, "ring/bytes=1M/np=2").change, BaselineChange::kUnchanged);
+  EXPECT_EQ(ComparisonExitStatus(comparison), 3);
 }
 
 TEST(CompareResultsTest, EmptyResults) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/core/expectation_conditions.h"
 #include "harness/core/point.h"
 #include "harness/core/regex.h"
@@ -62,11 +64,28 @@ Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
 
 bool MeetsExpectation(const Expectation& expected, Outcome observed,
                       const std::string& signature) {
-  if (expected.outcome != observed) return false;
+  if (observed == Outcome::kInfra || expected.outcome != observed) return false;
   if (!expected.signature_regex.has_value()) return true;
   // The loader rejects bad regexes; one built in code simply never matches.
   absl::StatusOr<Regex> regex = Regex::Compile(*expected.signature_regex);
   return regex.ok() && regex->Search(signature);
+}
+
+absl::StatusOr<Outcome> ParseExpectableOutcome(std::string_view name) {
+  if (name == OutcomeName(Outcome::kInfra)) {
+    return absl::InvalidArgumentError(
+        "'infra' cannot be expected: it means the launcher, MPI start-up or the harness failed, "
+        "which says nothing about the code under test (such a run never meets an expectation)");
+  }
+  std::vector<std::string> names;
+  for (Outcome outcome : AllOutcomes()) {
+    if (outcome == Outcome::kInfra) continue;
+    if (OutcomeName(outcome) == name) return outcome;
+    names.push_back(std::string(OutcomeName(outcome)));
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown outcome '", std::string(name),
+                                                 "' (expected one of ", absl::StrJoin(names, ", "),
+                                                 ")"));
 }
 
 }  // namespace gh

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
 
 namespace gh {
@@ -49,8 +50,13 @@ struct Point;
 Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
                            const EnvironmentFacts& facts);
 
-// Whether an observed outcome and signature meet an expectation.
+// Whether an observed outcome and signature meet an expectation. An infra outcome meets none:
+// it says the machinery failed, not what the code under test did.
 bool MeetsExpectation(const Expectation& expected, Outcome observed, const std::string& signature);
+
+// An outcome a scenario may expect: any but infra. InvalidArgument "unknown outcome 'x'
+// (expected one of pass, skip, fail, error, timeout, crash)", or for "infra" why not.
+absl::StatusOr<Outcome> ParseExpectableOutcome(std::string_view name);
 
 }  // namespace gh
 

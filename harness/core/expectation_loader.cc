@@ -169,7 +169,7 @@ absl::Status LoadWhen(const YamlDoc& doc, const YAML::Node& node, const std::str
 absl::Status ReadOutcome(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                          ExpectationRule& rule) {
   GH_ASSIGN_OR_RETURN(std::string text, doc.Scalar(node, path, "an outcome"));
-  absl::StatusOr<Outcome> outcome = ParseOutcome(text);
+  absl::StatusOr<Outcome> outcome = ParseExpectableOutcome(text);
   if (!outcome.ok()) return doc.Error(node, path, outcome.status().message());
   rule.expect.outcome = *outcome;
   return absl::OkStatus();

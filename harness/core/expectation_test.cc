@@ -1,5 +1,6 @@
 #include "harness/core/expectation.h"
 
+#include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
@@ -115,6 +116,51 @@ TEST(MeetsExpectationTest, OutcomeAndSignatureRegex) {
   EXPECT_TRUE(MeetsExpectation(any_error, Outcome::kError, "anything"));
   Expectation broken{Outcome::kError, "(", ""};
   EXPECT_FALSE(MeetsExpectation(broken, Outcome::kError, "("));
+}
+
+// Issue 15 items 2-3: a run the machinery failed meets no expectation, not even one built in
+// code that names infra (the loader refuses to load one).
+TEST(MeetsExpectationTest, InfraMeetsNoExpectation) {
+  for (Outcome expected : AllOutcomes()) {
+    EXPECT_FALSE(MeetsExpectation(Expectation{expected, std::nullopt, ""}, Outcome::kInfra,
+                                  "infrastructure: mpirun has detected an attempt to run as root"))
+        << OutcomeName(expected);
+  }
+  EXPECT_FALSE(MeetsExpectation(Expectation{Outcome::kCrash, ".*", ""}, Outcome::kInfra, "crash"));
+}
+
+TEST(ParseExpectableOutcomeTest, EveryVerdictButNotInfra) {
+  for (Outcome outcome : AllOutcomes()) {
+    absl::StatusOr<Outcome> parsed = ParseExpectableOutcome(OutcomeName(outcome));
+    EXPECT_EQ(parsed.ok(), outcome != Outcome::kInfra) << OutcomeName(outcome);
+  }
+  absl::StatusOr<Outcome> infra = ParseExpectableOutcome("infra");
+  ASSERT_FALSE(infra.ok());
+  EXPECT_EQ(infra.status().message(),
+            "'infra' cannot be expected: it means the launcher, MPI start-up or the harness failed, "
+            "which says nothing about the code under test (such a run never meets an expectation)");
+  absl::StatusOr<Outcome> unknown = ParseExpectableOutcome("broken");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "unknown outcome 'broken' (expected one of pass, skip, fail, error, timeout, crash)");
+}
+
+TEST(ParseExpectableOutcomeTest, TheLoaderRefusesExpectInfraNamingFileLineAndKey) {
+  ScenarioRegistry registry = testing::MakeFakeRegistry();
+  absl::StatusOr<std::vector<ScenarioSpec>> scalar =
+      LoadScenarioText("name: e\nkind: fake_ring\nexpect: infra\n", "e.yaml", registry);
+  ASSERT_FALSE(scalar.ok());
+  EXPECT_EQ(scalar.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(scalar.status().message(),
+            "e.yaml:3:9: expect: 'infra' cannot be expected: it means the launcher, MPI start-up or "
+            "the harness failed, which says nothing about the code under test (such a run never "
+            "meets an expectation)");
+  absl::StatusOr<std::vector<ScenarioSpec>> rule = LoadScenarioText(
+      "name: e\nkind: fake_ring\nexpect:\n  - pass\n  - {outcome: infra}\n", "e.yaml", registry);
+  ASSERT_FALSE(rule.ok());
+  EXPECT_TRUE(absl::StartsWith(rule.status().message(),
+                               "e.yaml:5:15: expect[1].outcome: 'infra' cannot be expected: "))
+      << rule.status();
 }
 
 }  // namespace

@@ -10,10 +10,13 @@
 namespace gh {
 namespace {
 
-constexpr Outcome kAllOutcomes[] = {Outcome::kPass,  Outcome::kSkip,    Outcome::kFail,
-                                    Outcome::kError, Outcome::kTimeout, Outcome::kCrash};
+constexpr Outcome kAllOutcomes[] = {Outcome::kPass,    Outcome::kSkip,  Outcome::kFail,
+                                    Outcome::kError,   Outcome::kTimeout, Outcome::kCrash,
+                                    Outcome::kInfra};
 
 }  // namespace
+
+std::span<const Outcome> AllOutcomes() { return kAllOutcomes; }
 
 std::string_view OutcomeName(Outcome outcome) {
   switch (outcome) {
@@ -23,6 +26,7 @@ std::string_view OutcomeName(Outcome outcome) {
     case Outcome::kError: return "error";
     case Outcome::kTimeout: return "timeout";
     case Outcome::kCrash: return "crash";
+    case Outcome::kInfra: return "infra";
   }
   return "unknown";
 }
@@ -31,8 +35,10 @@ absl::StatusOr<Outcome> ParseOutcome(std::string_view name) {
   for (Outcome outcome : kAllOutcomes) {
     if (OutcomeName(outcome) == name) return outcome;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown outcome '", std::string(name), "' (expected one of pass, skip, fail, error, timeout, crash)"));
+  std::vector<std::string> names;
+  for (Outcome outcome : kAllOutcomes) names.push_back(std::string(OutcomeName(outcome)));
+  return absl::InvalidArgumentError(absl::StrCat("unknown outcome '", std::string(name),
+                                                 "' (expected one of ", absl::StrJoin(names, ", "), ")"));
 }
 
 namespace {

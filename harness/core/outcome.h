@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,10 +13,17 @@
 
 namespace gh {
 
-// Ordered by severity: the reduction over ranks keeps the most severe.
-enum class Outcome { kPass = 0, kSkip = 1, kFail = 2, kError = 3, kTimeout = 4, kCrash = 5 };
-std::string_view OutcomeName(Outcome outcome);  // "pass", "skip", "fail", "error", "timeout", "crash"
+// Ordered by severity: the reduction over ranks (and over a point's trials) keeps the most
+// severe. kInfra is not a verdict on the code under test: the launcher, MPI start-up or the
+// harness itself failed (driver/job_failure_kind.h decides it), so nothing ran that could be
+// judged. It outranks every verdict so that no reduction hides it, it never meets an
+// expectation (core/expectation.h), and a run or sweep holding one exits 3.
+enum class Outcome { kPass = 0, kSkip = 1, kFail = 2, kError = 3, kTimeout = 4, kCrash = 5, kInfra = 6 };
+// "pass", "skip", "fail", "error", "timeout", "crash", "infra"
+std::string_view OutcomeName(Outcome outcome);
 absl::StatusOr<Outcome> ParseOutcome(std::string_view name);
+// Every outcome, least severe first.
+std::span<const Outcome> AllOutcomes();
 
 // Wrong data found by element-by-element verification on one rank.
 struct Mismatch {

@@ -65,7 +65,10 @@ TEST(PointOutcomeFactoryTest, SkipAndErrorSetOutcomeAndSignatureOnly) {
 TEST(OutcomeNameTest, NamesAndParsesEveryOutcome) {
   const std::pair<Outcome, std::string> all[] = {
       {Outcome::kPass, "pass"},   {Outcome::kSkip, "skip"},       {Outcome::kFail, "fail"},
-      {Outcome::kError, "error"}, {Outcome::kTimeout, "timeout"}, {Outcome::kCrash, "crash"}};
+      {Outcome::kError, "error"}, {Outcome::kTimeout, "timeout"}, {Outcome::kCrash, "crash"},
+      {Outcome::kInfra, "infra"}};
+  ASSERT_EQ(AllOutcomes().size(), std::size(all));
+  for (size_t i = 0; i < std::size(all); ++i) EXPECT_EQ(AllOutcomes()[i], all[i].first) << i;
   for (const auto& [outcome, name] : all) {
     EXPECT_EQ(OutcomeName(outcome), name);
     absl::StatusOr<Outcome> parsed = ParseOutcome(name);
@@ -75,7 +78,16 @@ TEST(OutcomeNameTest, NamesAndParsesEveryOutcome) {
   absl::StatusOr<Outcome> bad = ParseOutcome("Pass");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
-            "unknown outcome 'Pass' (expected one of pass, skip, fail, error, timeout, crash)");
+            "unknown outcome 'Pass' (expected one of pass, skip, fail, error, timeout, crash, infra)");
+}
+
+// Issue 15: an infrastructure failure outranks every verdict, so no reduction hides it.
+TEST(OutcomeNameTest, InfraIsTheMostSevere) {
+  for (Outcome outcome : AllOutcomes()) EXPECT_LE(outcome, Outcome::kInfra);
+  PointOutcome point = ReduceRankOutcomes({Rank(0, Outcome::kCrash, "SIGSEGV"),
+                                           Rank(1, Outcome::kInfra, "infrastructure: x")});
+  EXPECT_EQ(point.outcome, Outcome::kInfra);
+  EXPECT_EQ(point.signature, "infrastructure: x [ranks 1]");
 }
 
 TEST(ReduceRankOutcomesTest, AllPassKeepsRankZerosMetricsAndRankOrder) {

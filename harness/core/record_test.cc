@@ -210,7 +210,7 @@ TEST(RecordJsonTest, MalformedFieldsNameTheField) {
     nlohmann::json k = j;
     k["outcome"] = "explode";
     EXPECT_EQ(error_of(k), "outcome: unknown outcome 'explode' (expected one of pass, skip, "
-                           "fail, error, timeout, crash)");
+                           "fail, error, timeout, crash, infra)");
   }
   {
     nlohmann::json k = j;

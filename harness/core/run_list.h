@@ -24,6 +24,10 @@ struct RunKey {
 
 std::string FormatRunList(const std::vector<RunKey>& runs);
 
+// The run list `gpuharness run` writes into its DIR before the first point: every run it plans,
+// in order. `gpuharness report DIR` counts those without a record (a job cut short).
+inline constexpr char kPlannedRunsFile[] = "planned.runs";
+
 // Parses FormatRunList's text; `path` names the file in errors ("runs.txt:3: ..."). Empty
 // lines are ignored; a duplicate run is an error. `line_numbers`, when given, receives each
 // run's 1-based line.

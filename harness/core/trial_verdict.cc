@@ -15,7 +15,8 @@ std::string TrialVerdictRule::ToString() const {
 }
 
 std::string FailureLabel(Outcome outcome, const std::string& signature) {
-  if (outcome == Outcome::kCrash || outcome == Outcome::kTimeout || signature.empty()) {
+  if (outcome == Outcome::kCrash || outcome == Outcome::kTimeout || outcome == Outcome::kInfra ||
+      signature.empty()) {
     return std::string(OutcomeName(outcome));
   }
   const size_t end = signature.find_first_of(" :(");
@@ -47,6 +48,8 @@ bool TrialsFailed(const TrialSummary& summary, const TrialVerdictRule& rule) {
 
 bool TrialsMeetExpectation(const Expectation& expected, const TrialSummary& summary,
                            const TrialVerdictRule& rule) {
+  // A trial the machinery failed says nothing about the point: it cannot be judged.
+  if (summary.worst == Outcome::kInfra) return false;
   if (expected.outcome == Outcome::kSkip) return summary.trials == 0 && summary.skipped > 0;
   const bool failed = TrialsFailed(summary, rule);
   if (expected.outcome == Outcome::kPass) return !failed;

@@ -27,9 +27,9 @@ struct TrialVerdictRule {
 struct TrialSummary {
   int trials = 0;   // trials that ran (skips are left out)
   int skipped = 0;
-  int failed = 0;   // fail, error, timeout or crash
+  int failed = 0;   // fail, error, timeout, crash or infra
   // A label per failure class with its count, "swallowed" -> 9, "crash" -> 1: crashes and
-  // timeouts by their outcome, others by the signature's first word ("swallowed 200/200" ->
+  // timeouts (and infra) by their outcome, others by the signature's first word ("swallowed 200/200" ->
   // "swallowed", "cudaErrorStreamCaptureInvalidated in ..." -> that error name).
   std::map<std::string, int> labels;
   // Every distinct full signature of a failed trial with its count.
@@ -46,7 +46,7 @@ TrialSummary SummarizeTrials(const std::vector<PointOutcome>& trials);
 // Whether the trials add up to a failed point under `rule`. No trial ran: not failed.
 bool TrialsFailed(const TrialSummary& summary, const TrialVerdictRule& rule);
 
-// Whether the point's trials meet its expectation. Expected pass: the rule must not call the
+// Whether the point's trials meet its expectation: never when a trial ended infra. Expected pass: the rule must not call the
 // point failed. Expected any other outcome: the rule must call it failed, and when a signature
 // regex is given, at least one failed trial's signature must match it. Expected skip: every
 // trial skipped.

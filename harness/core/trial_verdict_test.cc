@@ -1,5 +1,6 @@
 #include "harness/core/trial_verdict.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,24 @@ TEST(TrialVerdictTest, ExpectationsOnTrials) {
   Expectation skip{Outcome::kSkip, std::nullopt, ""};
   EXPECT_TRUE(TrialsMeetExpectation(skip, SummarizeTrials({Trial(Outcome::kSkip, "no GPU")}), any));
   EXPECT_FALSE(TrialsMeetExpectation(skip, clean, any));
+}
+
+// Issue 15: one trial the machinery failed leaves the point unjudged, whatever was expected.
+TEST(TrialVerdictTest, AnInfraTrialMeetsNoExpectation) {
+  const TrialVerdictRule any;
+  const TrialVerdictRule rate{TrialVerdictRule::Kind::kFailureRateAbove, 0.5};
+  std::vector<PointOutcome> trials(3, Trial(Outcome::kPass));
+  trials.push_back(Trial(Outcome::kInfra, "infrastructure: job ended before recording anything"));
+  const TrialSummary summary = SummarizeTrials(trials);
+  EXPECT_EQ(summary.worst, Outcome::kInfra);
+  EXPECT_EQ(summary.failed, 1);
+  EXPECT_EQ(summary.labels, (std::map<std::string, int>{{"infra", 1}}));
+  EXPECT_FALSE(TrialsFailed(summary, rate));  // 1 of 4 is not above 0.5...
+  EXPECT_FALSE(TrialsMeetExpectation(Expectation{}, summary, rate));  // ...yet pass is not met
+  for (Outcome expected : AllOutcomes()) {
+    EXPECT_FALSE(TrialsMeetExpectation(Expectation{expected, std::nullopt, ""}, summary, any))
+        << OutcomeName(expected);
+  }
 }
 
 TEST(TrialVerdictTest, RuleNames) {

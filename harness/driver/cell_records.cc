@@ -1,7 +1,5 @@
 #include "harness/driver/cell_records.h"
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <fstream>
 #include <set>
@@ -21,49 +19,6 @@
 namespace gh::driver {
 namespace {
 
-struct RankCrash {
-  int rank = 0;
-  std::string line;
-};
-
-// .ranks/rank<r>.crash files the runtime leaves when a rank dies by a signal.
-std::vector<RankCrash> ReadRankCrashes(const std::string& run_dir) {
-  std::vector<RankCrash> out;
-  std::string dir = run_dir + "/.ranks";
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name.rfind("rank", 0) != 0 || name.size() < 11 ||
-        name.compare(name.size() - 6, 6, ".crash") != 0) {
-      continue;
-    }
-    int rank = 0;
-    if (!absl::SimpleAtoi(name.substr(4, name.size() - 10), &rank)) continue;
-    out.push_back({rank, FirstLineOf(dir + "/" + name)});
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end(), [](const RankCrash& a, const RankCrash& b) { return a.rank < b.rank; });
-  return out;
-}
-
-// mpirun's own account of a dead rank: "process rank 1 with PID 123 on node x exited on
-// signal 11 (Segmentation fault)."
-std::string MpirunRankSignal(const std::string& log_path) {
-  std::ifstream in(log_path);
-  std::string line;
-  static const Regex re =
-      *Regex::Compile(R"(process rank (\d+) with PID \d+ on node \S+ exited on signal (\d+))");
-  while (std::getline(in, line)) {
-    int sig = 0;
-    std::optional<std::vector<std::string>> m = re.SearchGroups(line);
-    if (m && absl::SimpleAtoi((*m)[2], &sig)) {
-      return absl::StrCat("rank ", (*m)[1], " killed by ", SignalName(sig));
-    }
-  }
-  return "";
-}
-
 // The records a job left in its --out DIR; none when it never created records.jsonl.
 absl::StatusOr<std::vector<Record>> ReadJobRecords(const std::string& run_dir) {
   const std::string path = run_dir + "/records.jsonl";
@@ -71,6 +26,25 @@ absl::StatusOr<std::vector<Record>> ReadJobRecords(const std::string& run_dir) {
   absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path);
   if (!contents.ok()) return contents.status();
   return std::move(contents->records);
+}
+
+// Rank 0's crash guard recorded the run in flight as "killed by SIGTERM" (no rank left a crash
+// note) when a signal from outside reached it. At the cell timeout that was the driver's: the run
+// did not crash, it ran out of time. Otherwise mpirun's, after another rank died without a note
+// (SIGKILL, as the OOM killer sends): the job's end names that rank and its signal.
+void ExplainInFlightKill(const JobFailure& failure, const JobEnd& end, Record& record) {
+  if (failure.kind != JobFailureKind::kTimeout && !failure.names_rank) return;
+  PointOutcome result = std::move(record.result);
+  result.outcome = failure.outcome;
+  result.signature = failure.signature;
+  if (std::optional<RankSignal> dead = MpirunRankSignal(end.log_path); dead && !end.timed_out) {
+    for (RankOutcome& rank : result.ranks) {
+      if (rank.rank != dead->rank) continue;
+      rank.outcome = Outcome::kCrash;
+      rank.signature = absl::StrCat("killed by ", SignalName(dead->signal), " (as mpirun reported)");
+    }
+  }
+  SetResult(record, std::move(result));
 }
 
 }  // namespace
@@ -165,46 +139,6 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
   return next;
 }
 
-MissingVerdict MissingPointsVerdict(const JobEnd& end) {
-  MissingVerdict v;
-  if (end.timed_out) {
-    v.outcome = Outcome::kTimeout;
-    v.signature = absl::StrCat("cell timeout after ", FormatDurationText(end.timeout));
-    return v;
-  }
-  if (!end.exit.signaled && end.exit.code == 2) {
-    v.outcome = Outcome::kError;
-    v.signature = absl::StrCat("bad input: ", FirstLineOf(end.log_path));
-    return v;
-  }
-  v.outcome = Outcome::kCrash;
-  std::vector<RankCrash> crashes = ReadRankCrashes(end.run_dir);
-  std::string how = end.exit.signaled
-                        ? absl::StrCat("job killed by ", SignalName(end.exit.signal))
-                        : absl::StrCat("job exited with status ", end.exit.code);
-  if (!crashes.empty()) {
-    std::vector<std::string> ranks;
-    for (const RankCrash& c : crashes) ranks.push_back(absl::StrCat(c.rank));
-    v.signature = absl::StrCat("crash on rank", ranks.size() > 1 ? "s " : " ",
-                               absl::StrJoin(ranks, ","), ": ", crashes[0].line, " (", how, ")");
-    return v;
-  }
-  std::string mpirun = MpirunRankSignal(end.log_path);
-  if (!mpirun.empty()) {
-    v.signature = absl::StrCat("crash: ", mpirun, " (", how, ")");
-    return v;
-  }
-  if (end.exit.signaled) {
-    v.signature = absl::StrCat("crash: ", how);
-  } else if (end.exit.code == 0 || end.exit.code == 1) {
-    v.signature = absl::StrCat("not recorded: ", how);
-  } else {
-    std::string first = FirstLineOf(end.log_path);
-    v.signature = absl::StrCat("crash: ", how, first.empty() ? "" : ": ", first);
-  }
-  return v;
-}
-
 EnvironmentFacts DriverKnownFacts(const JobRecordsInfo& info) {
   EnvironmentFingerprint known;
   known.backend = info.backend;
@@ -257,18 +191,12 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   for (const ExpectedPoint& p : expected) wanted.insert(p.point.name);
   absl::StatusOr<std::vector<Record>> records = ReadJobRecords(end.run_dir);
   if (!records.ok()) return records.status();
+  const JobFailure failure = ClassifyJobFailure(end, records->size());
   for (Record& r : *records) {
     if (only_expected && wanted.count(r.point) == 0) continue;
     r.cell = info.cell;
-    if (end.timed_out && r.result.outcome == Outcome::kCrash &&
-        absl::StartsWith(r.result.signature, "killed by SIG")) {
-      // Rank 0's crash guard recorded the in-flight point when the driver's SIGTERM for the
-      // cell timeout reached it: that point did not crash, it ran out of time.
-      MissingVerdict timeout = MissingPointsVerdict(end);
-      PointOutcome result = std::move(r.result);
-      result.outcome = timeout.outcome;
-      result.signature = timeout.signature;
-      SetResult(r, std::move(result));
+    if (r.result.outcome == Outcome::kCrash && absl::StartsWith(r.result.signature, "killed by SIG")) {
+      ExplainInFlightKill(failure, end, r);
     }
     seen.insert({r.point, r.trial});
     if (backend == "auto" && !r.backend.empty()) backend = r.backend;
@@ -278,7 +206,6 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   filled.backend = backend;
   absl::StatusOr<EnvironmentFacts> facts = JobEnvironmentFacts(end.run_dir, filled);
   if (!facts.ok()) return facts.status();
-  std::optional<MissingVerdict> verdict;
   for (const ExpectedPoint& p : expected) {
     for (int trial : p.Trials()) {
       if (seen.count({p.point.name, trial}) != 0) continue;
@@ -287,9 +214,8 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
                                         absl::StrCat("needs ", p.spec->ranks.ToString(),
                                                      " ranks, the cell runs ", info.nranks)));
       } else {
-        if (!verdict) verdict = MissingPointsVerdict(end);
         out.push_back(
-            SynthesizedRecord(p, trial, *facts, info.cell, verdict->outcome, verdict->signature));
+            SynthesizedRecord(p, trial, *facts, info.cell, failure.outcome, failure.signature));
       }
     }
   }

@@ -1,7 +1,8 @@
 // Collecting a cell's records after its job ends: the job's own records.jsonl, labelled with
-// the cell's axis values, plus a record for every expected point the job never recorded — a
-// timeout when the driver killed it, a crash (the signal, and the rank from .ranks/rank*.crash)
-// when it died, an error "bad input: ..." when it exited 2.
+// the cell's axis values, plus a record for every expected point the job never recorded, with
+// the outcome ClassifyJobFailure (job_failure_kind.h) gives: a timeout when the driver killed
+// it, a crash (the signal, and the rank from .ranks/rank*.crash or mpirun's log) when it died,
+// an error "bad input: ..." when it exited 2, infra when the launcher or MPI start-up failed.
 #ifndef GPUHARNESS_DRIVER_CELL_RECORDS_H_
 #define GPUHARNESS_DRIVER_CELL_RECORDS_H_
 
@@ -17,7 +18,7 @@
 #include "harness/core/record.h"
 #include "harness/core/run_list.h"
 #include "harness/core/scenario_spec.h"
-#include "harness/driver/process_runner.h"
+#include "harness/driver/job_failure_kind.h"
 
 namespace gh::driver {
 
@@ -47,15 +48,6 @@ absl::StatusOr<std::vector<ExpectedPoint>> ExpectedPoints(
 // The point x trial runs of `points`, in run order.
 std::vector<RunKey> RunsOf(const std::vector<ExpectedPoint>& points);
 
-// How a job ended.
-struct JobEnd {
-  bool timed_out = false;        // the driver killed it at its timeout
-  absl::Duration timeout;        // the timeout, for the signature
-  ProcessExit exit;              // as reaped
-  std::string log_path;          // the job's stdout+stderr
-  std::string run_dir;           // the job's --out DIR
-};
-
 struct JobRecordsInfo {
   std::string backend = "auto";  // the cell's backend, for records the job did not write
   int nranks = 1;
@@ -78,18 +70,14 @@ absl::StatusOr<EnvironmentFacts> JobEnvironmentFacts(const std::string& run_dir,
 
 // The job's records plus synthesized ones for missing points, all carrying `info.cell`.
 // With `only_expected`, records of points not in `expected` are dropped (a stray record never
-// counts for a point the job was not given).
+// counts for a point the job was not given). The job's own crash record of the run in flight
+// that says only "killed by SIGTERM" (rank 0 was killed from outside) becomes a timeout when the
+// driver killed the job at its timeout, and names the dead rank and its signal when the rank
+// crash files or mpirun's log do ("crash: rank 2 killed by SIGKILL (...)").
 absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,
                                                       const JobEnd& end,
                                                       const JobRecordsInfo& info,
                                                       bool only_expected = false);
-
-// The outcome and signature of points a job ended without recording.
-struct MissingVerdict {
-  Outcome outcome = Outcome::kCrash;
-  std::string signature;
-};
-MissingVerdict MissingPointsVerdict(const JobEnd& end);
 
 // The record of trial `trial` of `point`, which never ran to completion, in a job whose
 // environment `facts` describe (MakeRecord: the expectation the job itself would have picked),

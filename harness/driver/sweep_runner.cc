@@ -22,6 +22,7 @@
 #include "harness/core/shell_quote.h"
 #include "harness/core/state_json.h"
 #include "harness/core/status_macros.h"
+#include "harness/core/writable_dir.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
 #include "harness/driver/sweep_narrowing.h"
@@ -329,6 +330,11 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   absl::StatusOr<std::vector<Record>> records =
       CollectJobRecords(cell.pending, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
+  // A job the launcher or MPI start-up failed ends the cell with the launcher's own words.
+  std::string infra;
+  for (const Record& r : *records) {
+    if (r.result.outcome == Outcome::kInfra && infra.empty()) infra = r.result.signature;
+  }
   // A job that ended early hands what it did not get to to a new job; its records of those
   // runs ("not run", or synthesized) give way to the new job's.
   absl::StatusOr<Continuation> next = PlanContinuation(cell.pending, end);
@@ -339,10 +345,11 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
     }
   }
   const ProcessExit& exit = end.exit;
-  bool abnormal = end.timed_out || exit.signaled || (exit.code != 0 && exit.code != 1);
+  bool abnormal = end.timed_out || exit.signaled || (exit.code != 0 && exit.code != 1) || !infra.empty();
   cell.abnormal = cell.abnormal || abnormal;
   std::string how = end.timed_out ? absl::StrCat("timeout after ", FormatDurationText(c.timeout))
-                                  : exit.ToString();
+                    : infra.empty() ? exit.ToString()
+                                    : infra;
   if (cell.how.empty() || abnormal) cell.how = how;
   cell.jobs.back()["end"] = how;
   cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.running->started());
@@ -466,8 +473,10 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     return absl::InvalidArgumentError(
         absl::StrCat("--rerun-failed: ", options_.out_dir, " holds no sweep results to rerun from"));
   }
-  absl::Status st = MakeDirectories(out_dir_ + "/cells");
-  if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
+  // An unwritable DIR is said plainly (exit 3), never mistaken for another sweep's lock.
+  absl::Status st = EnsureWritableDir(out_dir_);
+  if (st.ok()) st = MakeDirectories(out_dir_ + "/cells");
+  if (!st.ok()) return st;
   // One sweep per DIR at a time; the lock goes with the process, however it ends.
   int lock_fd = open((out_dir_ + "/.sweep.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {

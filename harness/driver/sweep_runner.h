@@ -55,7 +55,7 @@ struct SweepEnvironment {
 };
 
 struct SweepResult {
-  int exit_status = 0;       // 0 met, 1 unmet or regression (kExitOk / kExitUnmet)
+  int exit_status = 0;       // ComparisonExitStatus: 0 met, 1 unmet or regression, 3 a point ended infra
   int cells = 0;
   int cells_run = 0;         // by this invocation
   int cells_resumed = 0;     // done before, skipped

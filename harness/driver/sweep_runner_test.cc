@@ -517,11 +517,14 @@ TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
   EXPECT_EQ(runner_.started.size(), 1u);
   std::vector<Record> records = OutRecords();
   ASSERT_EQ(records.size(), 3u);
+  // Issue 15 item 3: the job's own infrastructure exit is no crash of the code under test.
   for (const Record& rec : records) {
+    EXPECT_EQ(rec.result.outcome, Outcome::kInfra);
     EXPECT_EQ(rec.result.signature,
-              "crash: job exited with status 3: gpuharness run: the cuda backend could not start "
-              "on every rank");
+              "infrastructure: gpuharness run: the cuda backend could not start on every rank "
+              "(job exited with status 3)");
   }
+  EXPECT_EQ(r->exit_status, 3);
 }
 
 // Continuations finish the job's work within the job's timeout: the deadline is not reset.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,85 @@ TEST_F(SynthesizedRecordTest, AMalformedEnvironmentJsonIsAnErrorNamingIt) {
   EXPECT_EQ(records.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(records.status().message(),
             run_dir_ + "/environment.json: backend: expected a string");
+}
+
+// Issue 15 item 2: a launcher that exits 1 at once (`false`, or mpirun refusing root) records
+// nothing. Its points become infra, which meets no expectation: not even `expect: crash`.
+TEST_F(SynthesizedRecordTest, ALauncherThatExitsAtOnceIsInfraAndMeetsNoExpectation) {
+  Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M]\nexpect: crash\n");
+  ASSERT_EQ(expected_.size(), 2u);
+  JobEnd end;
+  end.exit.code = 1;
+  end.log_path = run_dir_ + "/job.log";
+  end.run_dir = run_dir_;
+  ASSERT_TRUE(WriteFileAtomically(end.log_path,
+                                  "-----\nmpirun has detected an attempt to run as root.\n-----\n")
+                  .ok());
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 2u);
+  for (const Record& r : *records) {
+    EXPECT_EQ(r.result.outcome, Outcome::kInfra);
+    EXPECT_EQ(r.result.signature,
+              "infrastructure: mpirun has detected an attempt to run as root. (job exited with status 1)");
+    EXPECT_EQ(r.expected.outcome, Outcome::kCrash);
+    EXPECT_FALSE(r.matched);
+  }
+  EXPECT_EQ(ComparisonExitStatus(CompareResults(*records, nullptr)), 3);
+  // Nothing ran: nothing to continue (it would fail the same way).
+  absl::StatusOr<Continuation> next = PlanContinuation(expected_, end);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_TRUE(next->empty());
+}
+
+// Issue 15 item 4: a rank SIGKILLed from outside leaves no crash note; mpirun SIGTERMs rank 0,
+// whose crash guard records the run in flight as "killed by SIGTERM". mpirun's log names the
+// rank and the signal, and the record says so.
+TEST_F(SynthesizedRecordTest, TheRunInFlightNamesTheRankMpirunSawKilled) {
+  Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M, 2M]\n");
+  ASSERT_EQ(expected_.size(), 3u);
+  const EnvironmentFingerprint fp = CudaJob();
+  std::vector<Record> written;
+  for (int i = 0; i < 2; ++i) {
+    const ExpectedPoint& p = expected_[static_cast<size_t>(i)];
+    written.push_back(MakeRecord(*p.spec, p.file, p.point, 0, fp.Facts()));
+  }
+  PointOutcome in_flight;  // as FillCrashRecord leaves it when no rank left a note
+  in_flight.outcome = Outcome::kCrash;
+  in_flight.signature = "killed by SIGTERM";
+  for (int rank = 0; rank < 2; ++rank) {
+    RankOutcome r;
+    r.rank = rank;
+    r.outcome = Outcome::kCrash;
+    r.signature = "no crash report (SIGTERM ended the job)";
+    in_flight.ranks.push_back(r);
+  }
+  SetResult(written[1], in_flight);
+  ASSERT_TRUE(WriteFileAtomically(run_dir_ + "/environment.json", fp.ToJson().dump(2)).ok());
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", written).ok());
+  JobEnd end;
+  end.exit.code = 137;
+  end.log_path = run_dir_ + "/job.log";
+  end.run_dir = run_dir_;
+  ASSERT_TRUE(WriteFileAtomically(end.log_path,
+                                  "mpirun noticed that process rank 1 with PID 77 on node n1 exited "
+                                  "on signal 9 (Killed).\n")
+                  .ok());
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_EQ((*records)[0].result.outcome, Outcome::kPass);
+  const Record& killed = (*records)[1];
+  EXPECT_EQ(killed.result.outcome, Outcome::kCrash);
+  EXPECT_EQ(killed.result.signature, "crash: rank 1 killed by SIGKILL (job exited with status 137)");
+  ASSERT_EQ(killed.result.ranks.size(), 2u);
+  EXPECT_EQ(killed.result.ranks[0].signature, "no crash report (SIGTERM ended the job)");
+  EXPECT_EQ(killed.result.ranks[1].signature, "killed by SIGKILL (as mpirun reported)");
+  EXPECT_FALSE(killed.matched);
+  // The point after it is continued, not charged with the crash.
+  absl::StatusOr<Continuation> next = PlanContinuation(expected_, end);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->keys, (std::set<RunKey>{RunKey{expected_[2].point.name, 0}}));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -135,14 +136,12 @@ std::string RenderConsoleTally(const std::vector<Record>& records) {
   std::string out;
 
   // Tally: outcomes by severity with skip last, then unmet expectations.
-  int counts[6] = {};
-  for (const Record& r : records) ++counts[static_cast<int>(r.result.outcome)];
+  std::map<Outcome, int> counts;
+  for (const Record& r : records) ++counts[r.result.outcome];
   std::vector<std::string> parts;
   for (Outcome o : {Outcome::kPass, Outcome::kFail, Outcome::kError, Outcome::kTimeout,
-                    Outcome::kCrash, Outcome::kSkip}) {
-    if (counts[static_cast<int>(o)] > 0) {
-      parts.push_back(absl::StrCat(counts[static_cast<int>(o)], " ", std::string(OutcomeName(o))));
-    }
+                    Outcome::kCrash, Outcome::kInfra, Outcome::kSkip}) {
+    if (counts[o] > 0) parts.push_back(absl::StrCat(counts[o], " ", std::string(OutcomeName(o))));
   }
   std::string noun = show_trial ? (records.size() == 1 ? "point trial" : "point trials")
                                 : (records.size() == 1 ? "point" : "points");

@@ -117,12 +117,15 @@ std::string TrialLines(const std::vector<const Record*>& trials) {
 struct Testcase {
   std::string xml;
   bool failure = false;
+  bool error = false;  // an infra trial: the harness could not run it, no verdict on the code
   bool skipped = false;
 };
 
-// One key's testcase: a <failure> when its expectation is unmet or it regressed against the
-// baseline (whatever the outcome, a skip included), <skipped> when it skipped as expected,
-// else a plain testcase; trials and the expectation a non-pass outcome met go to <system-out>.
+// One key's testcase: an <error> when a trial ended infra (the launcher or the harness failed;
+// CI tells errors from failures), a <failure> when its expectation is unmet or it regressed
+// against the baseline (whatever the outcome, a skip included), <skipped> when it skipped as
+// expected, else a plain testcase; trials and the expectation a non-pass outcome met go to
+// <system-out>.
 Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Record*>& trials,
                         const std::string& matrix) {
   const PointTrials& now = *entry.now;
@@ -135,7 +138,12 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
   const std::string got = TrialsText(now);
   const bool regression = entry.change == BaselineChange::kRegression;
   std::string inner;
-  if (!now.expectation_met() || regression) {
+  if (now.worst == Outcome::kInfra) {
+    out.error = true;
+    const std::string message = absl::StrCat("not run (infrastructure): ", now.first_failure_signature);
+    absl::StrAppend(&inner, "      <error message=\"", Escape(message, true), "\" type=\"infra\">",
+                    Escape(message, false), "</error>\n");
+  } else if (!now.expectation_met() || regression) {
     out.failure = true;
     std::string message = now.expectation_met()
                               ? absl::StrCat("regression: baseline ", TrialsText(*entry.baseline), ", now ", got)
@@ -152,11 +160,11 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
     absl::StrAppend(&inner, "      <skipped message=\"", Escape(now.skip_reason, true), "\"/>\n");
   }
   std::string notes;
-  if (!out.failure && now.worst != Outcome::kPass && now.worst != Outcome::kSkip) {
+  if (!out.failure && !out.error && now.worst != Outcome::kPass && now.worst != Outcome::kSkip) {
     notes = absl::StrCat("expected ", expected, " and got ", got);
     if (!now.expected.reason.empty()) absl::StrAppend(&notes, "\nreason: ", now.expected.reason);
   }
-  if (now.trials > 1 || (out.failure && !trials.empty()) || !notes.empty()) {
+  if (now.trials > 1 || ((out.failure || out.error) && !trials.empty()) || !notes.empty()) {
     std::string lines = TrialLines(trials);
     if (!notes.empty() && !lines.empty()) notes += "\n";
     notes += lines;
@@ -182,7 +190,7 @@ std::string RenderJUnit(const std::vector<Record>& records, const std::string& s
   std::map<PointKey, std::vector<const Record*>> trials_of;
   for (const Record& r : records) trials_of[PointKey{CellKey(r.cell), r.point}].push_back(&r);
   const std::string matrix = suite_name == kPlainRunSuite ? "" : suite_name;
-  int tests = 0, failures = 0, skipped = 0;
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
   double total_s = 0;
   std::string cases;
   for (const PointComparison& entry : comparison->points) {
@@ -192,12 +200,13 @@ std::string RenderJUnit(const std::vector<Record>& records, const std::string& s
     Testcase testcase = RenderTestcase(entry, trials, matrix);
     ++tests;
     failures += testcase.failure;
+    errors += testcase.error;
     skipped += testcase.skipped;
     cases += testcase.xml;
   }
   // junit-10.xsd allows `skipped` on <testsuite> only, not on <testsuites>.
   const std::string counts =
-      absl::StrCat("tests=\"", tests, "\" failures=\"", failures, "\" errors=\"0\"");
+      absl::StrCat("tests=\"", tests, "\" failures=\"", failures, "\" errors=\"", errors, "\"");
   const std::string time = absl::StrCat("time=\"", Seconds(total_s), "\"");
   const std::string name = Escape(suite_name, true);
   return absl::StrCat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<testsuites name=\"", name, "\" ",

@@ -178,6 +178,22 @@ TEST(JUnitTest, RegressionAgainstTheBaselineIsAFailure) {
   EXPECT_THAT(RenderJUnit(now, "m"), HasSubstr("tests=\"1\" failures=\"0\""));
 }
 
+// Issue 15 item 3: a point the launcher never ran is an <error> (the harness could not judge
+// it), not a <failure> of the code, and the suite counts it among errors.
+TEST(JUnitTest, AnInfraPointIsAnErrorQuotingTheLauncher) {
+  const std::string why =
+      "infrastructure: mpirun has detected an attempt to run as root. (job exited with status 1)";
+  const std::vector<Record> records = {
+      Make("ring/bytes=4K/np=2", Outcome::kInfra, why, Expectation{Outcome::kCrash, std::nullopt, ""}, false, 0),
+      Make("ring/bytes=1M/np=2", Outcome::kPass, "", Expectation{}, true, 0.5)};
+  const std::string xml = RenderJUnit(records, "m");
+  EXPECT_EQ(Count(xml, "<error "), 1) << xml;
+  EXPECT_EQ(Count(xml, "<failure "), 0) << xml;
+  EXPECT_THAT(xml, HasSubstr("<error message=\"not run (infrastructure): " + why +
+                             "\" type=\"infra\">not run (infrastructure): " + why + "</error>"));
+  EXPECT_THAT(xml, HasSubstr("tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"0\""));
+}
+
 TEST(JUnitTest, AttributesEscapeNewlinesTabsAndInvalidUtf8) {
   Record r = Make("a/np=1", Outcome::kError, "line1\nline2\tx \xff\xfe é", Expectation{}, false, 1);
   std::string xml = RenderJUnit({r}, "s");

@@ -420,7 +420,7 @@ std::string RenderReportHtml(const ReportInput& input) {
   if (sweep != nullptr) absl::StrAppend(&out, "<p>", EscapeHtml(SweepShape(*sweep)), "</p>\n");
   if (!input.baseline.empty()) absl::StrAppend(&out, "<p>Baseline: ", EscapeHtml(input.baseline), "</p>\n");
   out += "<p class=\"legend\">";
-  for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "flaky"}) {
+  for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "infra", "flaky"}) {
     absl::StrAppend(&out, "<span class=\"o-", outcome, "\" style=\"display:inline-block\">", outcome, "</span>");
   }
   out += " &nbsp; <span class=\"o-crash expected\">expected (hatched)</span>"

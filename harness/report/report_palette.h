@@ -18,7 +18,7 @@ struct OutcomeColour {
 inline constexpr OutcomeColour kOutcomeColours[] = {
     {"pass", "#2da44e", "#1f2328"},    {"skip", "#d0d7de", "#1f2328"},  {"fail", "#cf222e", "#ffffff"},
     {"error", "#fb8500", "#1f2328"},   {"timeout", "#8250df", "#ffffff"}, {"crash", "#6e0000", "#ffffff"},
-    {"flaky", "#d4a72c", "#1f2328"},   {"none", "#ffffff", "#57606a"},
+    {"infra", "#57606a", "#ffffff"},   {"flaky", "#d4a72c", "#1f2328"},   {"none", "#ffffff", "#57606a"},
 };
 
 struct MarkerColours {

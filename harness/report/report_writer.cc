@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
+#include "harness/core/writable_dir.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_html.h"
 #include "harness/report/report_input.h"
@@ -47,6 +48,10 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
 
   ReportResult result;
   result.torn_lines = results->torn_lines;
+  if (results->planned) {
+    result.planned_runs = static_cast<int>(results->planned->size());
+    result.unrecorded_runs = static_cast<int>(results->UnrecordedPlannedRuns().size());
+  }
   result.comparison =
       CompareResults(results->records, baseline ? &baseline->records : nullptr, match);
   result.headline = ComparisonHeadline(result.comparison);
@@ -78,8 +83,8 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
       {"junit.xml", RenderJUnit(results->records, suite, &result.comparison)},
   };
   const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
-  if (absl::Status made = MakeDirectories(out_dir); !made.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(out_dir, ": cannot create: ", made.message()));
+  if (absl::Status st = EnsureWritableDir(out_dir, options.out_dir.empty() ? "" : "--out"); !st.ok()) {
+    return st;
   }
   for (const auto& [name, contents] : files) {
     std::string path = absl::StrCat(out_dir, "/", name);

@@ -24,14 +24,19 @@ struct ReportOptions {
 struct ReportResult {
   Comparison comparison;
   std::string headline;              // ComparisonHeadline
-  int exit_status = 0;               // ComparisonExitStatus: 1 on unmet expectations or regressions
+  int exit_status = 0;               // ComparisonExitStatus: 1 unmet or regression, 3 any infra
   std::vector<std::string> written;  // paths of the files written
   int torn_lines = 0;                // partial last lines skipped in records.jsonl
+  // A plain run's DIR/planned.runs: how many runs it planned, and how many of them have no
+  // record (the job was cut short: a crash, a kill). 0 and 0 without the file.
+  int planned_runs = 0;
+  int unrecorded_runs = 0;
 };
 
 // Loads everything first and writes nothing when any input is bad: InvalidArgument naming the
-// file (bad input, exit status 2), as is an output directory that cannot be created. Each file
-// is written atomically; a failed write is Internal (exit status 3).
+// file (bad input, exit status 2). An output directory that cannot be created or written is
+// FailedPrecondition "... not writable: ..." (core/writable_dir.h). Each file is written
+// atomically; a failed write is Internal (exit status 3 for both).
 absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options);
 
 }  // namespace gh

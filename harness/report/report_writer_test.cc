@@ -216,14 +216,17 @@ TEST_F(ReportWriterTest, BaselineIgnoreMatchesCellsAcrossVersionLabels) {
   EXPECT_EQ(alone.status().message(), "--baseline-ignore needs --baseline");
 }
 
-TEST_F(ReportWriterTest, UncreatableOutDirIsBadInput) {
+// Issue 15 item 13: an --out that cannot be written is an infrastructure failure (exit 3, as
+// the docs say), not bad input (exit 2 before): the status is not InvalidArgument.
+TEST_F(ReportWriterTest, UncreatableOutDirIsNotWritable) {
   const std::string dir = root_ + "/run";
   WriteRecords(dir, {testing::MakeRecord({})});
   WriteText(root_ + "/blocker", "a file where a directory should be");
   absl::StatusOr<ReportResult> result = WriteReports({.dir = dir, .out_dir = root_ + "/blocker/out"});
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(std::string(result.status().message()), StartsWith(root_ + "/blocker/out: cannot create: "));
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(result.status().message(), "--out " + root_ + "/blocker/out: not writable: " + root_ +
+                                          "/blocker: cannot create directory: Not a directory");
 }
 
 }  // namespace

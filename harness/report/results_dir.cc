@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <system_error>
 #include <tuple>
 
@@ -130,8 +131,27 @@ absl::StatusOr<ResultsDir> LoadResultsDir(const std::string& dir) {
     if (!json.ok()) return json.status();
     results.environments.push_back({"", std::move(*json)});
   }
+  const std::string planned_path = absl::StrCat(dir, "/", kPlannedRunsFile);
+  if (IsRegularFile(planned_path)) {
+    absl::StatusOr<std::string> text = ReadFileToString(planned_path);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<std::vector<RunKey>> planned = ParseRunList(*text, planned_path);
+    if (!planned.ok()) return absl::InvalidArgumentError(std::string(planned.status().message()));
+    results.planned = *std::move(planned);
+  }
   if (absl::Status status = LoadCellEnvironments(results); !status.ok()) return status;
   return results;
+}
+
+std::vector<RunKey> ResultsDir::UnrecordedPlannedRuns() const {
+  if (!planned) return {};
+  std::set<RunKey> recorded;
+  for (const Record& r : records) recorded.insert(RunKey{r.point, r.trial});
+  std::vector<RunKey> missing;
+  for (const RunKey& run : *planned) {
+    if (recorded.count(run) == 0) missing.push_back(run);
+  }
+  return missing;
 }
 
 std::string BaselineDisplayPath(const std::string& baseline_dir, const std::string& results_dir) {

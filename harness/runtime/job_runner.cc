@@ -19,6 +19,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
+#include "harness/core/run_list.h"
 #include "harness/runtime/crash_guard.h"
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/gpu_binding.h"
@@ -214,6 +215,11 @@ absl::Status JobRunner::PrepareOutDir(const EnvironmentFingerprint& fingerprint)
   if (!status.ok()) return status;
   RemoveStaleCrashFiles(dir + "/.ranks");
   status = WriteFileAtomically(dir + "/environment.json", fingerprint.ToJson().dump(2) + "\n");
+  if (!status.ok()) return status;
+  // The plan, so that a job cut short still says what it never got to (`gpuharness report`).
+  std::vector<RunKey> planned;
+  for (const PlannedRun& run : plan_) planned.push_back(RunKey{run.point.name, run.trial});
+  status = WriteFileAtomically(dir + "/" + std::string(kPlannedRunsFile), FormatRunList(planned));
   if (!status.ok()) return status;
   const std::string records_path = dir + "/records.jsonl";
   const int fd = open(records_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -440,7 +446,7 @@ void JobRunner::AppendRecord(Record record, size_t index) {
 
 // Points run several times are judged on all their trials by the scenario's verdict rule.
 int JobRunner::ExitStatus() const {
-  return ComparisonExitStatus(CompareResults(records_, nullptr)) == 0 ? kExitOk : kExitUnmet;
+  return ComparisonExitStatus(CompareResults(records_, nullptr));
 }
 
 // Rank 0, from the watchdog thread: the main thread is stuck in the point.

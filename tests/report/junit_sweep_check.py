@@ -4,7 +4,8 @@
 Runs `gpuharness sweep` on the host backend over a matrix shaped like matrices/nccl_flags.yaml
 (axes that only set environment variables, so every cell has the same 4 points: mpi_p2p,
 mpi_put and nccl_p2p at f32 (nccl_p2p an expected skip on the host backend), mpi_p2p at i32), one axis value
-planting a broken MPI (its cell's points crash, unmet), then checks junit.xml:
+planting a broken MPI (MPI_Init fails: its cell's points are infrastructure failures, `infra`, and the
+sweep exits 3; issue 15 item 3 named the old `crash` records a defect), then checks junit.xml:
   - it validates against Jenkins xunit's junit-10.xsd (tests/report/junit-10.xsd), by xmllint;
   - junitparser (a real consumer) reads it: every (classname, name) pair is distinct, one
     testcase per cell x point, and the counts are summary.md's headline counts.
@@ -63,7 +64,7 @@ axes:
             failures.append(what)
             print("FAIL:", what)
 
-    check(run.returncode == 1, f"gpuharness sweep exits 1 (the broken cells), got {run.returncode}")
+    check(run.returncode == 3, f"gpuharness sweep exits 3 (the broken cells are infra), got {run.returncode}")
     junit = os.path.join(out, "junit.xml")
     schema = os.path.join(args.source, "tests/report/junit-10.xsd")
     lint = subprocess.run(["xmllint", "--noout", "--schema", schema, junit],
@@ -89,19 +90,23 @@ axes:
     failed = [c for c in cases if any(isinstance(r, junitparser.Failure) for r in c.result)]
     errored = [c for c in cases if any(isinstance(r, junitparser.Error) for r in c.result)]
     skipped = [c for c in cases if any(isinstance(r, junitparser.Skipped) for r in c.result)]
-    check(len(failed) == unmet == 8, f"failures {len(failed)} = summary.md's unmet {unmet} = 8 (2 broken cells x 4)")
-    check(not errored, f"no <error>: {len(errored)}")
+    check(len(errored) == unmet == by_outcome.get("infra", 0) == 8,
+          f"errors {len(errored)} = summary.md's unmet {unmet} = its infra {by_outcome.get('infra', 0)} = 8 "
+          f"(2 broken cells x 4)")
+    check(not failed, f"no <failure>: {len(failed)}")
     check(len(skipped) == by_outcome.get("skip", 0) == 4,
           f"skipped {len(skipped)} = summary.md's skips {by_outcome.get('skip', 0)} = 4")
     suite = next(iter(xml))
-    check((suite.tests, suite.failures, suite.skipped) == (points, unmet, len(skipped)),
-          f"<testsuite> counts {(suite.tests, suite.failures, suite.skipped)}")
+    check((suite.tests, suite.failures, suite.errors, suite.skipped) == (points, 0, unmet, len(skipped)),
+          f"<testsuite> counts {(suite.tests, suite.failures, suite.errors, suite.skipped)}")
     check(all(c.classname.startswith("gpuharness.flags_like.p2p=") for c in cases),
           "classnames carry the matrix and the cell")
     check(("gpuharness.flags_like.p2p=off,proto=broken",
            "ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2") in ids, "the broken cell's point by its id")
-    check(all(c.classname.endswith("proto=broken") for c in failed), "only the broken cells fail")
-    print(f"junit.xml: {len(cases)} testcases, {len(set(ids))} distinct ids, {len(failed)} failures, "
+    check(all(c.classname.endswith("proto=broken") for c in errored), "only the broken cells are errors")
+    check(all("infrastructure: " in r.message for c in errored for r in c.result
+              if isinstance(r, junitparser.Error)), "each error quotes MPI's own line")
+    print(f"junit.xml: {len(cases)} testcases, {len(set(ids))} distinct ids, {len(errored)} errors, "
           f"{len(skipped)} skipped; xmllint --schema junit-10.xsd: {'valid' if lint.returncode == 0 else 'INVALID'}")
     return 1 if failures else 0
 

@@ -108,8 +108,10 @@ TEST(SweepE2E, DemoMatrixRecordsCarryCellLabelsAndResumeRunsNothing) {
   EXPECT_EQ(ReadFileToString(out + "/records.jsonl").value_or(""), before);
 }
 
-// One cell whose job cannot start MPI (a bogus PML) against a baseline where it passed.
-TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
+// One cell whose job cannot start MPI (a bogus PML) against a baseline where it passed. Issue
+// 15 item 3 named the old verdict (a crash, a regression, exit 1) a defect: nothing of the code
+// ran, so the point is infra, quoting Open MPI, no regression, an <error> in junit.xml, exit 3.
+TEST(SweepE2E, AnMpiStartUpFailureAgainstABaselineIsInfraNotARegression) {
   std::string tmp = TempDir();
   auto matrix = [&](const std::string& path, const std::string& extra_env) {
     ASSERT_TRUE(WriteFileAtomically(
@@ -125,19 +127,21 @@ TEST(SweepE2E, PlantedRegressionAgainstBaselineExitsOne) {
   ASSERT_EQ(base.exit_code, 0);
   Sweep now = RunSweep(tmp + "/bad.yaml --out " + tmp + "/now --baseline " + tmp + "/base",
                        tmp + "/now.log");
-  EXPECT_EQ(now.exit_code, 1);
-  EXPECT_THAT(now.console, HasSubstr("1 regression"));
+  EXPECT_EQ(now.exit_code, 3);
+  EXPECT_THAT(now.console, HasSubstr("1 infra; 1 unmet expectation; vs baseline: 0 regressions"));
   std::vector<Record> records = Records(tmp + "/now");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].point, "ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2");
-  EXPECT_EQ(records[0].result.outcome, Outcome::kCrash);
-  EXPECT_THAT(records[0].result.signature, HasSubstr("job exited with status"));
+  EXPECT_EQ(records[0].result.outcome, Outcome::kInfra);
+  EXPECT_THAT(records[0].result.signature, ::testing::StartsWith("infrastructure: "));
+  EXPECT_THAT(records[0].result.signature, HasSubstr("(job exited with status"));
   EXPECT_EQ(records[0].cell.at("np"), "2");
-  // The regression is a <failure> of its cell's testcase; summary.md names the baseline as
-  // seen from DIR, never by the machine's absolute path.
+  // An <error> of its cell's testcase; summary.md names the baseline as seen from DIR, never by
+  // the machine's absolute path.
   const std::string junit = ReadFileToString(tmp + "/now/junit.xml").value_or("");
   EXPECT_THAT(junit, HasSubstr("classname=\"gpuharness.reg.np=2\""));
-  EXPECT_THAT(junit, HasSubstr("<failure"));
+  EXPECT_THAT(junit, HasSubstr("<error message=\"not run (infrastructure): infrastructure: "));
+  EXPECT_THAT(junit, Not(HasSubstr("<failure")));
   const std::string summary = ReadFileToString(tmp + "/now/summary.md").value_or("");
   EXPECT_THAT(summary, HasSubstr("../base"));
   EXPECT_THAT(summary, Not(HasSubstr(tmp + "/base")));

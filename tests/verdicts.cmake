@@ -1,0 +1,20 @@
+# Whole-binary verdict tests (label "mpi"; issue 15 items 2-5, 13): infrastructure failures of
+# the launcher are `infra` records and exit 3, never a met expectation; a rank SIGKILLed from
+# outside is a crash naming it; a run cut short leaves planned.runs for `gpuharness report`; an
+# unwritable --out is exit 3 for every command (the read-only mount case skips without
+# CAP_SYS_ADMIN).
+if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+  return()
+endif()
+
+add_executable(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/verdicts_test.cc)
+target_link_libraries(gh_verdicts_e2e_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
+target_compile_definitions(gh_verdicts_e2e_test PRIVATE
+  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+add_dependencies(gh_verdicts_e2e_test gpuharness)
+
+include(GoogleTest)
+gtest_discover_tests(gh_verdicts_e2e_test TEST_PREFIX "gpuharness.verdicts." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE
+  SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+# (The Open MPI run-as-root settings are the test's own: set where unset, see verdicts_test.cc.)

@@ -1,0 +1,296 @@
+// Issue 15 items 2-5 and 13 against the real binary: verdicts only on what ran. A launcher that
+// fails, a missing launcher and mpirun refusing root are infrastructure (exit 3, never a met
+// `expect: crash`); a rank SIGKILLed from outside is a crash naming the rank and SIGKILL; a run
+// cut short by a crash leaves what `gpuharness report` needs to say what never ran; an
+// unwritable --out is exit 3 for every command.
+#include <sys/mount.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "harness/core/file_util.h"
+#include "harness/core/records_file.h"
+
+namespace gh {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace fs = std::filesystem;
+
+struct CommandRun {
+  int exit_code = -1;   // 128 + N where a signal N ended it
+  std::string console;  // stdout and stderr
+};
+
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs a shell command line, stdin from /dev/null; stdout+stderr captured and echoed.
+CommandRun Shell(const std::string& command) {
+  CommandRun run;
+  const std::string line = command + " < /dev/null 2>&1";
+  FILE* pipe = popen(line.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::printf("$ %s\n%s[exit %d]\n", command.c_str(), run.console.c_str(), run.exit_code);
+  return run;
+}
+
+CommandRun Gpuharness(const std::string& args, const std::string& env_prefix = "") {
+  // CI containers run as root, which Open MPI refuses unless told; an explicit setting wins.
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", /*overwrite=*/0);
+  setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", /*overwrite=*/0);
+  return Shell(env_prefix + Quote(GH_GPUHARNESS_BIN) + " " + args);
+}
+
+std::string FreshDir(const std::string& name) {
+  const std::string dir =
+      (fs::path(::testing::TempDir()) / ("gh_verdicts_" + name)).lexically_normal().string();
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  fs::create_directories(dir);
+  return dir;
+}
+
+void Write(const std::string& path, const std::string& text) {
+  ASSERT_TRUE(WriteFileAtomically(path, text).ok()) << path;
+}
+
+std::vector<Record> Records(const std::string& path) {
+  absl::StatusOr<RecordsFileContents> c = ReadRecordsFile(path);
+  EXPECT_TRUE(c.ok()) << c.status();
+  if (!c.ok()) return {};
+  EXPECT_EQ(c->torn_lines, 0);
+  return c->records;
+}
+
+// Two ring_shift points on the host backend, both expected to crash: a sweep in which nothing
+// ran must not meet that.
+constexpr char kExpectCrash[] =
+    "name: ring\nkind: ring_shift\nparams: {bytes: [4K, 8K], transport: mpi_p2p}\n"
+    "timeout: 30s\nwarmup: 0\niterations: 1\nexpect: crash\n";
+
+std::string Matrix(const std::string& launcher) {
+  return "name: infra\nscenarios: [s.yaml]\ndefaults: {backend: host, ranks: 2, timeout: 60s, "
+         "launcher: " + launcher + "}\n";
+}
+
+// Every record is infra with `signature`, unmet; the sweep exits 3 and its headline says infra.
+void ExpectAllInfra(const CommandRun& sweep, const std::string& out, const std::string& signature) {
+  EXPECT_EQ(sweep.exit_code, 3) << "nothing ran: infrastructure, not a verdict";
+  EXPECT_THAT(sweep.console, HasSubstr("2 points (2 trials): 2 infra; 2 unmet expectations"));
+  EXPECT_THAT(sweep.console, HasSubstr(signature)) << "the cell's line quotes the launcher";
+  std::vector<Record> records = Records(out + "/records.jsonl");
+  ASSERT_EQ(records.size(), 2u);
+  for (const Record& r : records) {
+    EXPECT_EQ(r.result.outcome, Outcome::kInfra) << r.point;
+    EXPECT_EQ(r.result.signature, signature) << r.point;
+    EXPECT_EQ(r.expected.outcome, Outcome::kCrash);
+    EXPECT_FALSE(r.matched);
+  }
+  const std::string junit = ReadFileToString(out + "/junit.xml").value_or("");
+  EXPECT_THAT(junit, HasSubstr("errors=\"2\""));
+  EXPECT_THAT(junit, HasSubstr("<error message=\"not run (infrastructure): infrastructure: "));
+}
+
+// Issue 15 item 2: `false` as the launcher. Before: two `crash` records meeting `expect: crash`,
+// exit 0 with "0 unmet".
+TEST(VerdictsE2E, ALauncherThatExitsAtOnceIsInfraAndCannotPass) {
+  const std::string dir = FreshDir("false_launcher");
+  Write(dir + "/s.yaml", kExpectCrash);
+  Write(dir + "/false.yaml", "name: false\nargv: [\"false\", \"{program}\", \"{args}\"]\n");
+  Write(dir + "/m.yaml", Matrix("false.yaml"));
+  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  ExpectAllInfra(sweep, dir + "/out",
+                 "infrastructure: job ended before recording anything (empty log) (job exited with "
+                 "status 1)");
+}
+
+// Issue 15 item 3: a launcher program that does not exist.
+TEST(VerdictsE2E, AMissingLauncherIsInfraQuotingWhyItCannotExecute) {
+  const std::string dir = FreshDir("missing_launcher");
+  Write(dir + "/s.yaml", kExpectCrash);
+  Write(dir + "/gone.yaml",
+        "name: gone\nargv: [\"/nonexistent/gh-mpirun\", \"{program}\", \"{args}\"]\n");
+  Write(dir + "/m.yaml", Matrix("gone.yaml"));
+  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  ExpectAllInfra(sweep, dir + "/out",
+                 "infrastructure: gpuharness sweep: cannot execute '/nonexistent/gh-mpirun': No "
+                 "such file or directory (job exited with status 127)");
+}
+
+// Issue 15 item 3: the real mpirun refusing to run as root (without OMPI_ALLOW_RUN_AS_ROOT).
+TEST(VerdictsE2E, MpirunRefusingRootIsInfraQuotingMpirun) {
+  if (geteuid() != 0) GTEST_SKIP() << "mpirun refuses only root";
+  const std::string dir = FreshDir("mpirun_root");
+  Write(dir + "/s.yaml", kExpectCrash);
+  Write(dir + "/m.yaml", Matrix("mpirun"));
+  CommandRun sweep = Gpuharness(
+      "sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"),
+      "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
+  ExpectAllInfra(sweep, dir + "/out",
+                 "infrastructure: mpirun has detected an attempt to run as root. (job exited with "
+                 "status 1)");
+}
+
+// Issue 15 item 4: rank 1 SIGKILLed from outside (as the OOM killer does) in the first point:
+// the record names rank 1 and SIGKILL (mpirun's line), not "killed by SIGTERM"; the next point
+// runs in a continuation and passes.
+TEST(VerdictsE2E, ARankKilledFromOutsideIsACrashNamingTheRankAndSigkill) {
+  const std::string dir = FreshDir("sigkill");
+  Write(dir + "/s.yaml",
+        "name: oom\nkind: exec\nranks: {min: 2}\ntimeout: 60s\n"
+        "params: {variant: [kill, calm]}\n"
+        "exec:\n"
+        "  argv: [sh, -c, 'if [ {variant} = kill ] && [ {rank} = 1 ]; then kill -KILL $PPID; sleep 30; fi']\n"
+        "expect:\n"
+        "  - when: {variant: kill}\n"
+        "    outcome: crash\n"
+        "    signature: '^crash: rank 1 killed by SIGKILL \\(job exited with status [0-9]+\\)$'\n"
+        "  - pass\n");
+  Write(dir + "/m.yaml", "name: oom\nscenarios: [s.yaml]\n"
+                         "defaults: {backend: host, ranks: 2, timeout: 120s, launcher: mpirun}\n");
+  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  EXPECT_EQ(sweep.exit_code, 0) << "the kill was expected by rank and signal, the calm point passes";
+  std::map<std::string, Record> by_variant;
+  for (Record& r : Records(dir + "/out/records.jsonl")) by_variant[r.params.value("variant", "?")] = r;
+  ASSERT_EQ(by_variant.size(), 2u);
+  const Record& killed = by_variant["kill"];
+  EXPECT_EQ(killed.result.outcome, Outcome::kCrash);
+  EXPECT_THAT(killed.result.signature, ::testing::MatchesRegex(
+                                           "crash: rank 1 killed by SIGKILL \\(job exited with status [0-9]+\\)"));
+  EXPECT_TRUE(killed.matched);
+  ASSERT_EQ(killed.result.ranks.size(), 2u);
+  EXPECT_EQ(killed.result.ranks[1].signature, "killed by SIGKILL (as mpirun reported)");
+  EXPECT_EQ(by_variant["calm"].result.outcome, Outcome::kPass);
+}
+
+// Issue 15 item 5: `gpuharness run` alone, crashing in its second of four runs. It dies by the
+// signal (139), leaving the crash record and planned.runs; `gpuharness report DIR` then writes
+// junit.xml from what was recorded and says 2 of 4 planned runs never ran.
+TEST(VerdictsE2E, ARunCutShortByACrashLeavesWhatReportNeeds) {
+  const std::string dir = FreshDir("run_crash");
+  Write(dir + "/s.yaml",
+        "name: ring\nkind: ring_shift\nparams: {bytes: [4K, 8K], fault: [none, crash], "
+        "fault_rank: 0, transport: mpi_p2p}\ntimeout: 30s\nwarmup: 0\niterations: 1\n");
+  const std::string out = dir + "/out";
+  CommandRun run = Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(out));
+  EXPECT_EQ(run.exit_code, 139) << "the process dies of SIGSEGV: a shell shows 128 + 11";
+  std::vector<Record> records = Records(out + "/records.jsonl");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].result.outcome, Outcome::kPass);
+  EXPECT_EQ(records[1].result.outcome, Outcome::kCrash);
+  EXPECT_EQ(ReadFileToString(out + "/planned.runs").value_or(""),
+            "ring/bytes=4K/transport=mpi_p2p/fault=none/fault_rank=0/np=1\t0\n"
+            "ring/bytes=4K/transport=mpi_p2p/fault=crash/fault_rank=0/np=1\t0\n"
+            "ring/bytes=8K/transport=mpi_p2p/fault=none/fault_rank=0/np=1\t0\n"
+            "ring/bytes=8K/transport=mpi_p2p/fault=crash/fault_rank=0/np=1\t0\n");
+  EXPECT_FALSE(fs::exists(out + "/junit.xml")) << "rank 0 died with the job";
+  CommandRun report = Gpuharness("report " + Quote(out));
+  EXPECT_EQ(report.exit_code, 1) << "the crash was not expected";
+  EXPECT_THAT(report.console,
+              HasSubstr("2 of 4 planned runs never ran (the job ended before them; the plan is " +
+                        out + "/planned.runs)"));
+  const std::string junit = ReadFileToString(out + "/junit.xml").value_or("");
+  EXPECT_THAT(junit, HasSubstr("tests=\"2\" failures=\"1\""));
+  // A run that finished says nothing of the kind.
+  const std::string whole = dir + "/whole";
+  Write(dir + "/ok.yaml", "name: ok\nkind: ring_shift\nparams: {bytes: 4K, transport: mpi_p2p}\n"
+                          "timeout: 30s\nwarmup: 0\niterations: 1\n");
+  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/ok.yaml") + " --backend host --out " + Quote(whole)).exit_code, 0);
+  CommandRun clean = Gpuharness("report " + Quote(whole));
+  EXPECT_EQ(clean.exit_code, 0);
+  EXPECT_THAT(clean.console, Not(HasSubstr("never ran")));
+}
+
+// The bisect matrix (two versions) and the minimize matrix (two cells), nothing to set up.
+constexpr char kBisectMatrix[] =
+    "name: probe\nscenarios: [s.yaml]\ndefaults: {backend: host, ranks: 1, timeout: 60s, launcher: direct}\n"
+    "versions:\n  name: version\n  values:\n    - {label: v1}\n    - {label: v2}\n";
+constexpr char kMinimizeMatrix[] =
+    "name: probe\nscenarios: [s.yaml]\ndefaults: {backend: host, ranks: 1, timeout: 60s, launcher: direct}\n"
+    "axes:\n  - name: proto\n    values:\n      - {label: a, env: {GH_VERDICTS_X: a}}\n"
+    "      - {label: b, env: {GH_VERDICTS_X: b}}\n"
+    "versions:\n  name: version\n  values:\n    - {label: v1}\n";
+
+constexpr char kPassing[] =
+    "name: ring\nkind: ring_shift\nparams: {bytes: 4K, transport: mpi_p2p}\n"
+    "timeout: 30s\nwarmup: 0\niterations: 1\n";
+
+// Issue 15 item 13: an --out that cannot be written (/proc takes no new directories, even from
+// root) is exit 3 with "not writable" for every command, as the README says.
+TEST(VerdictsE2E, AnUnwritableOutExitsThreeForEveryCommand) {
+  const std::string dir = FreshDir("unwritable");
+  Write(dir + "/s.yaml", kPassing);
+  Write(dir + "/m.yaml", "name: one\nscenarios: [s.yaml]\n"
+                         "defaults: {backend: host, ranks: 1, timeout: 60s, launcher: direct}\n");
+  Write(dir + "/bisect.yaml", kBisectMatrix);
+  Write(dir + "/minimize.yaml", kMinimizeMatrix);
+  const std::string bad = "/proc/gh_verdicts_no_such/out";
+  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(dir + "/ran")).exit_code, 0);
+  const std::map<std::string, std::string> commands = {
+      {"run", "run " + Quote(dir + "/s.yaml") + " --backend host --out " + bad},
+      {"sweep", "sweep " + Quote(dir + "/m.yaml") + " --out " + bad},
+      {"bisect", "bisect " + Quote(dir + "/bisect.yaml") + " --good v1 --bad v2 --out " + bad},
+      {"minimize", "minimize " + Quote(dir + "/minimize.yaml") +
+                       " --failing proto=a --passing proto=b --out " + bad},
+      {"report", "report " + Quote(dir + "/ran") + " --out " + bad},
+  };
+  for (const auto& [name, args] : commands) {
+    CommandRun run = Gpuharness(args);
+    EXPECT_EQ(run.exit_code, 3) << name;
+    EXPECT_THAT(run.console, HasSubstr("/proc/gh_verdicts_no_such")) << name;
+    EXPECT_THAT(run.console, name == "run" ? HasSubstr("cannot write results to") : HasSubstr("not writable"))
+        << name;
+  }
+}
+
+// Issue 15 item 13: an existing DIR on a read-only mount says it is not writable, not "another
+// sweep is running there". Needs a bind mount (root with CAP_SYS_ADMIN); skips elsewhere.
+TEST(VerdictsE2E, AnExistingDirOnAReadOnlyMountSaysNotWritable) {
+  const std::string dir = FreshDir("read_only");
+  Write(dir + "/s.yaml", kPassing);
+  Write(dir + "/m.yaml", "name: one\nscenarios: [s.yaml]\n"
+                         "defaults: {backend: host, ranks: 1, timeout: 60s, launcher: direct}\n");
+  const std::string ro = dir + "/ro";
+  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(ro)).exit_code, 0);
+  if (mount(ro.c_str(), ro.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    GTEST_SKIP() << "cannot bind-mount here (needs CAP_SYS_ADMIN)";
+  }
+  struct Unmount {
+    std::string path;
+    ~Unmount() { umount(path.c_str()); }
+  } unmount{ro};
+  ASSERT_EQ(mount(ro.c_str(), ro.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr), 0);
+  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(ro));
+  EXPECT_EQ(sweep.exit_code, 3);
+  EXPECT_THAT(sweep.console, HasSubstr("--out " + ro + ": not writable: Read-only file system"));
+  EXPECT_THAT(sweep.console, Not(HasSubstr("another sweep")));
+  CommandRun report = Gpuharness("report " + Quote(ro));
+  EXPECT_EQ(report.exit_code, 3);
+  EXPECT_THAT(report.console, HasSubstr(ro + ": not writable: Read-only file system"));
+  CommandRun run = Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(ro));
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.console, HasSubstr("Read-only file system"));
+}
+
+}  // namespace
+}  // namespace gh
