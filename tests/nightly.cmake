@@ -16,4 +16,4 @@ add_dependencies(gh_nightly_console_test gpuharness)
 include(GoogleTest)
 gtest_discover_tests(gh_nightly_console_test TEST_PREFIX "gpuharness.nightly." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1\\;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\\;OMPI_MCA_rmaps_base_oversubscribe=1\\;CI=true")
