@@ -1,10 +1,6 @@
 // `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--gpus N] [--slots N] [--dry-run]`:
 // runs the matrix's cells as separate jobs, resumable, and writes the reports into DIR.
-#include <signal.h>
-
-#include <atomic>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +12,7 @@
 #include "harness/driver/resource_pool.h"
 #include "harness/driver/sweep_runner.h"
 #include "harness/driver/sweep_progress.h"
+#include "harness/driver/stop_signals.h"
 
 namespace gh {
 namespace {
@@ -26,10 +23,6 @@ constexpr char kSweepAbout[] =
     "  Rerunning the same command resumes: done cells are kept, the others rerun.\n";
 constexpr char kSweepEpilog[] =
     "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
-
-std::atomic<bool> g_stop{false};
-
-void OnStopSignal(int) { g_stop.store(true); }
 
 }  // namespace
 
@@ -54,6 +47,7 @@ int SweepCommand(int argc, char** argv) {
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
+  driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too
   options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());
 
   driver::PosixProcessRunner runner;
@@ -65,17 +59,13 @@ int SweepCommand(int argc, char** argv) {
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
   env.interactive = driver::SweepProgress::ShouldBeInteractive(stdout);
-  env.stop = &g_stop;
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnStopSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
+  env.stop = &driver::StopFlag();
 
   absl::StatusOr<driver::SweepResult> result = driver::RunSweep(options, env);
   if (!result.ok()) {
-    std::fprintf(stderr, "gpuharness sweep: %s\n", std::string(result.status().message()).c_str());
+    std::fprintf(stderr, "gpuharness sweep: %s%s%s\n", std::string(result.status().message()).c_str(),
+                 absl::IsCancelled(result.status()) ? ". " : "",
+                 absl::IsCancelled(result.status()) ? driver::kResumeHint : "");
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
   if (options.dry_run) return kExitOk;
@@ -85,8 +75,8 @@ int SweepCommand(int argc, char** argv) {
               result->cells_failed, options.out_dir.c_str());
   if (result->interrupted) {
     std::fprintf(stderr,
-                 "gpuharness sweep: interrupted; the outputs hold the finished cells. Rerun the "
-                 "same command to resume.\n");
+                 "gpuharness sweep: interrupted; the outputs hold the finished cells. %s\n",
+                 driver::kResumeHint);
     return kExitInfrastructure;
   }
   return result->exit_status;

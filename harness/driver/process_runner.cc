@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "harness/driver/process_table.h"
 
 extern char** environ;
 
@@ -63,6 +65,7 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   const char* path = spec.argv[0].c_str();
   bool search = spec.argv[0].find('/') == std::string::npos;
   std::string exec_failed = absl::StrCat("gpuharness sweep: cannot execute '", spec.argv[0], "': ");
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
@@ -71,6 +74,10 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   }
   if (pid == 0) {
     setsid();  // a new session and process group: killable as a whole, deaf to our tty
+    // The job dies with the driver, even a SIGKILLed one; if the driver is already gone, the
+    // signal would never come: stop now.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, 0);
     dup2(log_fd, 1);
@@ -115,6 +122,6 @@ std::optional<ProcessExit> PosixProcessRunner::Poll(ProcessId id) {
   return exit;
 }
 
-void PosixProcessRunner::SignalGroup(ProcessId id, int signal) { kill(-id, signal); }
+void PosixProcessRunner::SignalGroup(ProcessId id, int signal) { SignalSession(id, signal); }
 
 }  // namespace gh::driver

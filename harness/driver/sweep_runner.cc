@@ -1,9 +1,5 @@
 #include "harness/driver/sweep_runner.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -20,6 +16,8 @@
 #include "harness/core/run_list.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/dir_lock.h"
+#include "harness/driver/job_ledger.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
 #include "harness/driver/sweep_progress.h"
@@ -100,6 +98,7 @@ class Sweep {
   SweepEnvironment& env_;
   SweepPlan plan_;
   ResourcePool pool_;
+  ProcessRunner* runner_ = nullptr;  // env_.runner behind the DIR's job ledger
   std::string out_dir_;
   std::vector<CellStatus> status_;
   std::optional<SweepProgress> progress_;
@@ -158,7 +157,7 @@ absl::Status Sweep::RunSetups(const std::vector<size_t>& todo) {
       std::fprintf(env_.progress, "version %s: set-up...\n", c.version.c_str());
       std::fflush(env_.progress);
       VersionSetupResult r = RunVersionSetup(c.version, command, VersionDir(c), env_.base_env,
-                                             options_.setup_timeout, *env_.runner, *env_.clock);
+                                             options_.setup_timeout, *runner_, *env_.clock);
       std::fprintf(env_.progress, "version %s: set-up %s%s%s\n", c.version.c_str(),
                    r.ok ? (r.cached ? "cached" : "done") : "FAILED", r.ok ? "" : ": ",
                    r.detail.c_str());
@@ -208,7 +207,7 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   // A continuation finishes the job's work within the job's timeout, not a new one.
   std::optional<absl::Time> deadline;
   if (cell.continuation > 0 && cell.running) deadline = cell.running->deadline();
-  absl::StatusOr<RunningJob> running = RunningJob::Start(*spec, *env_.runner, *env_.clock, deadline);
+  absl::StatusOr<RunningJob> running = RunningJob::Start(*spec, *runner_, *env_.clock, deadline);
   if (!running.ok()) return running.status();
   cell.running = *std::move(running);
   if (cell.continuation == 0) cell.pending = cell_job.points;
@@ -368,16 +367,16 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   out_dir_ = Absolute(options_.out_dir);
   absl::Status st = MakeDirectories(out_dir_ + "/cells");
   if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
-  // One sweep per DIR at a time; the lock goes with the process, however it ends.
-  int lock_fd = open((out_dir_ + "/.sweep.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    if (lock_fd >= 0) close(lock_fd);
-    return absl::UnavailableError(absl::StrCat(out_dir_, ": another sweep is running there"));
+  // One sweep, bisect or minimize per DIR at a time; then no job of an earlier one is left.
+  absl::StatusOr<DirLock> lock = DirLock::Acquire(out_dir_);
+  if (!lock.ok()) return lock.status();
+  JobLedger ledger(out_dir_);
+  if (absl::StatusOr<int> stopped = ledger.StopLeftovers(options_.kill_grace, *env_.clock, env_.progress);
+      !stopped.ok()) {
+    return stopped.status();
   }
-  struct LockGuard {
-    int fd;
-    ~LockGuard() { close(fd); }
-  } lock_guard{lock_fd};
+  LedgeredProcessRunner ledgered(*env_.runner, ledger);
+  runner_ = &ledgered;
 
   result_.cells = static_cast<int>(plan_.cells.size());
   status_.assign(plan_.cells.size(), CellStatus{});
