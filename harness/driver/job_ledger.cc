@@ -137,16 +137,17 @@ absl::StatusOr<int> JobLedger::StopLeftovers(absl::Duration grace, Clock& clock,
   return stopped;
 }
 
-absl::Status JobLedger::Add(ProcessId id, const ProcessSpec& spec) {
+absl::StatusOr<bool> JobLedger::Add(ProcessId id, const ProcessSpec& spec) {
   std::optional<ProcessStat> stat = ReadProcessStat(id);
-  if (!stat || stat->ppid != getpid()) return absl::OkStatus();
+  if (!stat || stat->ppid != getpid()) return false;
   if (absl::Status st = MakeDirectories(entries_dir()); !st.ok()) return st;
   nlohmann::json j = {{"session", id},
                       {"start_ticks", stat->start_ticks},
                       {"boot_id", BootId()},
                       {"argv0", spec.argv.empty() ? "" : spec.argv[0]},
                       {"log", spec.log_path}};
-  return WriteFileAtomically(EntryPath(id), j.dump(2) + "\n");
+  if (absl::Status st = WriteFileAtomically(EntryPath(id), j.dump(2) + "\n"); !st.ok()) return st;
+  return true;
 }
 
 void JobLedger::Remove(ProcessId id) {
@@ -157,17 +158,19 @@ void JobLedger::Remove(ProcessId id) {
 absl::StatusOr<ProcessId> LedgeredProcessRunner::Start(const ProcessSpec& spec) {
   absl::StatusOr<ProcessId> id = inner_.Start(spec);
   if (!id.ok()) return id;
-  if (absl::Status st = ledger_.Add(*id, spec); !st.ok()) {
+  absl::StatusOr<bool> recorded = ledger_.Add(*id, spec);
+  if (!recorded.ok()) {
     inner_.SignalGroup(*id, SIGKILL);  // a job that cannot be recorded is not left running
-    return absl::InternalError(absl::StrCat("job ledger: ", st.message()));
+    return absl::InternalError(absl::StrCat("job ledger: ", recorded.status().message()));
   }
+  if (*recorded) recorded_.insert(*id);
   return id;
 }
 
 std::optional<ProcessExit> LedgeredProcessRunner::Poll(ProcessId id) {
   std::optional<ProcessExit> exit = inner_.Poll(id);
-  if (exit) {
-    inner_.SignalGroup(id, SIGKILL);  // what the leader left behind goes with it
+  if (exit && recorded_.erase(id) > 0) {
+    SignalSession(id, SIGKILL);  // what the leader left behind goes with it, then its entry
     ledger_.Remove(id);
   }
   return exit;

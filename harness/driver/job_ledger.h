@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "absl/status/status.h"
@@ -32,8 +33,9 @@ class JobLedger {
   absl::StatusOr<int> StopLeftovers(absl::Duration grace, Clock& clock, std::FILE* console);
 
   // Writes the entry of the job whose leader is `id` (a child of this process, in a session of
-  // its own). A process that is not this process's child (a test's fake id) is not recorded.
-  absl::Status Add(ProcessId id, const ProcessSpec& spec);
+  // its own); true when written. A process that is not this process's child (a test's fake id)
+  // is not recorded: false.
+  absl::StatusOr<bool> Add(ProcessId id, const ProcessSpec& spec);
   void Remove(ProcessId id);
 
  private:
@@ -42,7 +44,8 @@ class JobLedger {
 };
 
 // A ProcessRunner that keeps `ledger` up to date around `inner`: an entry from Start until the
-// job has ended and whatever it left in its session has been killed.
+// job has ended and whatever it left in its session has been killed (SignalSession, for the
+// recorded jobs only: never for ids a fake runner made up).
 class LedgeredProcessRunner : public ProcessRunner {
  public:
   LedgeredProcessRunner(ProcessRunner& inner, JobLedger& ledger) : inner_(inner), ledger_(ledger) {}
@@ -53,6 +56,7 @@ class LedgeredProcessRunner : public ProcessRunner {
  private:
   ProcessRunner& inner_;
   JobLedger& ledger_;
+  std::set<ProcessId> recorded_;
 };
 
 }  // namespace gh::driver

@@ -1,5 +1,5 @@
-// The job ledger and the session-wide kill, with real processes: `sh -m` puts each background
-// job in a process group of its own, as mpirun does with its ranks.
+// The job ledger and the session-wide kill, with real processes: the leader's child takes a
+// process group of its own (perl's setpgrp), as mpirun's ranks do.
 #include "harness/driver/job_ledger.h"
 
 #include <signal.h>
@@ -35,11 +35,13 @@ class JobLedgerTest : public ::testing::Test {
     ASSERT_TRUE(MakeDirectories(dir_).ok());
   }
 
-  // Starts a leader that starts `sleep 300` in a process group of its own, writes its pid to
+  // Starts a leader that starts a 300 s sleeper in a process group of its own, writes its pid to
   // DIR/child.pid, then runs `then` ("wait": stays; "exit 0": ends at once).
   ProcessId StartLeader(ProcessRunner& runner, const std::string& then) {
     ProcessSpec spec;
-    spec.argv = {"/bin/sh", "-mc", "sleep 300 & echo $! > child.pid.tmp && mv child.pid.tmp child.pid; " + then};
+    spec.argv = {"/bin/sh", "-c",
+                 "perl -e 'setpgrp(0, 0); sleep 300' & echo $! > child.pid.tmp && mv child.pid.tmp child.pid; " +
+                     then};
     spec.env = CurrentEnvironment();
     spec.cwd = dir_;
     spec.log_path = dir_ + "/leader.log";
@@ -174,7 +176,9 @@ TEST_F(JobLedgerTest, FakeProcessIdsAreNotRecorded) {
   JobLedger ledger(dir_);
   ProcessSpec spec;
   spec.argv = {"x"};
-  ASSERT_TRUE(ledger.Add(1, spec).ok());  // init is not this process's child
+  absl::StatusOr<bool> recorded = ledger.Add(1, spec);  // init is not this process's child
+  ASSERT_TRUE(recorded.ok());
+  EXPECT_FALSE(*recorded);
   EXPECT_FALSE(std::filesystem::exists(dir_ + "/.jobs/1.json"));
 }
 
@@ -199,7 +203,9 @@ TEST_F(JobLedgerTest, JobDiesWithASigkilledDriver) {
   int job = 0;
   for (int i = 0; i < 500 && job == 0; ++i, usleep(10000)) {
     absl::StatusOr<std::string> text = ReadFileToString(pid_file);
-    if (text.ok()) EXPECT_TRUE(absl::SimpleAtoi(*text, &job));
+    if (text.ok()) {
+      EXPECT_TRUE(absl::SimpleAtoi(*text, &job));
+    }
   }
   ASSERT_GT(job, 0);
   ASSERT_TRUE(Alive(job));

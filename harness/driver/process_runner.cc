@@ -66,13 +66,23 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   bool search = spec.argv[0].find('/') == std::string::npos;
   std::string exec_failed = absl::StrCat("gpuharness sweep: cannot execute '", spec.argv[0], "': ");
   const pid_t parent = getpid();
+  // Closed by the child's exec (or exit): once the parent reads EOF, the child has its session.
+  int started[2];
+  if (pipe2(started, O_CLOEXEC) != 0) {
+    int err = errno;
+    close(log_fd);
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(err)));
+  }
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
     close(log_fd);
+    close(started[0]);
+    close(started[1]);
     return absl::InternalError(absl::StrCat("fork: ", strerror(err)));
   }
   if (pid == 0) {
+    close(started[0]);
     setsid();  // a new session and process group: killable as a whole, deaf to our tty
     // The job dies with the driver, even a SIGKILLed one; if the driver is already gone, the
     // signal would never come: stop now.
@@ -100,7 +110,13 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
     _exit(127);
   }
   close(log_fd);
-  setpgid(pid, pid);  // also from the parent: no race with an early SignalGroup
+  close(started[1]);
+  // Not setpgid() from here: it would race the child's setsid(), which fails in a process that
+  // already leads a group, leaving the job in the driver's session. Wait for the exec instead.
+  char ignored;
+  while (read(started[0], &ignored, 1) < 0 && errno == EINTR) {
+  }
+  close(started[0]);
   return static_cast<ProcessId>(pid);
 }
 

@@ -82,6 +82,8 @@ class Sweep {
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
     return name;
   }
+  // One sweep, bisect or minimize per DIR at a time; then no job of an earlier one is left.
+  absl::Status ClaimOutDir();
   absl::Status RunSetups(const std::vector<size_t>& todo);
   absl::Status StartCell(ActiveCell& cell);
   absl::Status StartJob(ActiveCell& cell);
@@ -98,7 +100,10 @@ class Sweep {
   SweepEnvironment& env_;
   SweepPlan plan_;
   ResourcePool pool_;
-  ProcessRunner* runner_ = nullptr;  // env_.runner behind the DIR's job ledger
+  // Held while the sweep runs: DIR's lock, its job ledger, and env_.runner behind the ledger.
+  std::optional<DirLock> lock_;
+  std::optional<JobLedger> ledger_;
+  std::optional<LedgeredProcessRunner> runner_;
   std::string out_dir_;
   std::vector<CellStatus> status_;
   std::optional<SweepProgress> progress_;
@@ -349,6 +354,17 @@ absl::Status Sweep::CheckIgnoredAxes(const BaselineMatch& match,
   return CheckBaselineMatch(*baseline, match, options_.baseline_dir);
 }
 
+absl::Status Sweep::ClaimOutDir() {
+  absl::StatusOr<DirLock> lock = DirLock::Acquire(out_dir_);
+  if (!lock.ok()) return lock.status();
+  lock_.emplace(*std::move(lock));
+  ledger_.emplace(out_dir_);
+  absl::StatusOr<int> stopped = ledger_->StopLeftovers(options_.kill_grace, *env_.clock, env_.progress);
+  if (!stopped.ok()) return stopped.status();
+  runner_.emplace(*env_.runner, *ledger_);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SweepResult> Sweep::Run() {
   // The baseline is input too: a bad one is reported before anything is written.
   std::optional<ResultsDir> baseline;
@@ -367,16 +383,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   out_dir_ = Absolute(options_.out_dir);
   absl::Status st = MakeDirectories(out_dir_ + "/cells");
   if (!st.ok()) return absl::InvalidArgumentError(absl::StrCat("--out: ", st.message()));
-  // One sweep, bisect or minimize per DIR at a time; then no job of an earlier one is left.
-  absl::StatusOr<DirLock> lock = DirLock::Acquire(out_dir_);
-  if (!lock.ok()) return lock.status();
-  JobLedger ledger(out_dir_);
-  if (absl::StatusOr<int> stopped = ledger.StopLeftovers(options_.kill_grace, *env_.clock, env_.progress);
-      !stopped.ok()) {
-    return stopped.status();
-  }
-  LedgeredProcessRunner ledgered(*env_.runner, ledger);
-  runner_ = &ledgered;
+  if (absl::Status claimed = ClaimOutDir(); !claimed.ok()) return claimed;
 
   result_.cells = static_cast<int>(plan_.cells.size());
   status_.assign(plan_.cells.size(), CellStatus{});

@@ -296,7 +296,7 @@ TEST(Faults, OneRunPerDirAndAStoppedBisectResumesToTheSameAnswer) {
   // A second bisect, a minimize and a sweep into the same DIR are refused at once.
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"bisect", BisectArgs(out)},
-           {"minimize", {"minimize", Data("bisect.yaml"), "--failing", "version=v5", "--passing", "version=v1",
+           {"minimize", {"minimize", Data("minimize.yaml"), "--failing", "bad=yes", "--passing", "bad=no",
                          "--max-trials", "1", "--out", out}},
            {"sweep", {"sweep", Data("bisect.yaml"), "--out", out}}}) {
     const auto start = Clock::now();
@@ -348,7 +348,7 @@ TEST(Faults, VersionListCommandIsStoppedCappedAndTimedOut) {
   EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_flood.yaml"), "--out", tmp + "/out"}, tmp + "/flood.log"), 30), 2);
   EXPECT_THAT(ReadAll(tmp + "/flood.log"),
               HasSubstr(Data("list_flood.yaml") + ":7:19: versions.list.command: failed: `yes v1` printed more "
-                        "than 1048576 bytes (the limit)"));
+                        "than 10000 versions (the limit)"));
   EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_slow.yaml"), "--out", tmp + "/out"}, tmp + "/slow.log"), 30), 2);
   EXPECT_THAT(ReadAll(tmp + "/slow.log"),
               HasSubstr("versions.list.command: failed: `sleep 30` did not finish within 500ms "
