@@ -5,6 +5,7 @@
 // happen. Also: two bisects into one DIR, a stopped bisect that resumes to the same answer, and
 // a version list command that is stopped, capped and timed out.
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -171,66 +172,66 @@ uint32_t Seed() {
   return static_cast<uint32_t>(std::chrono::system_clock::now().time_since_epoch().count() % 1000000007);
 }
 
-TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
-  const uint32_t seed = Seed();
-  std::printf("GH_FAULT_SEED=%u\n", seed);
-  std::mt19937 rng(seed);
-  const std::string tmp = FreshDir("sweep");
-  const std::string out = tmp + "/out";
-  const std::vector<std::string> sweep = {"sweep", Data("sweep.yaml"), "--out", out, "--kill-grace", "2s"};
-  int driver_sigkills = 0, driver_sigterms = 0, rank_sigkills = 0, orphans_seen = 0, stopped_by_reruns = 0;
-  const int rounds = 6;
-  for (int round = 0; round < rounds; ++round) {
-    const std::vector<Proc> before = ProcessesMentioning(out);
-    orphans_seen += static_cast<int>(before.size());
-    const std::string log = tmp + "/round" + std::to_string(round) + ".log";
-    pid_t driver = Spawn(sweep, log);
-    const int action = static_cast<int>(rng() % 3);
-    const double delay = 0.8 + (rng() % 4000) / 1000.0;
-    int code = -1;
-    const auto until = Clock::now() + std::chrono::duration<double>(delay);
-    while (Clock::now() < until && !Exited(driver, &code)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    std::string what;
-    if (code >= 0) {
-      what = "finished before the fault";
-    } else if (action == 2) {
-      std::vector<int> ranks = RankPids(out);
-      if (ranks.empty()) {
-        what = "no rank running";
-      } else {
-        kill(ranks[rng() % ranks.size()], SIGKILL);
-        ++rank_sigkills;
-        what = "SIGKILL to a rank";
-      }
-      code = WaitExit(driver);
-      EXPECT_NE(code, -1) << "the sweep did not finish after a rank was killed";
-    } else {
-      const int sig = action == 0 ? SIGKILL : SIGTERM;
-      kill(driver, sig);
-      (sig == SIGKILL ? driver_sigkills : driver_sigterms)++;
-      what = sig == SIGKILL ? "SIGKILL to the driver" : "SIGTERM to the driver";
-      code = WaitExit(driver, 60);
-      if (sig == SIGTERM) {
-        EXPECT_TRUE(code == 3 || code == 0 || code == 1) << "exit " << code;
-        if (code == 3) EXPECT_THAT(ReadAll(log), HasSubstr("Rerun the same command to resume."));
-        // A stopped driver stops its jobs before it exits.
-        EXPECT_EQ(Describe(LeftoversAfter(out, 2)), "") << "left by a SIGTERMed driver";
-      }
-    }
-    stopped_by_reruns += CountStoppedLeftovers(log);
-    std::printf("round %d: %s after %.2f s (orphans found before it started: %zu); exit %d\n", round,
-                what.c_str(), delay, before.size(), code);
-  }
-  const std::string final_log = tmp + "/final.log";
-  const int final_code = WaitExit(Spawn(sweep, final_log));
-  stopped_by_reruns += CountStoppedLeftovers(final_log);
-  std::printf("%s", ReadAll(final_log).c_str());
-  EXPECT_TRUE(final_code == 0 || (final_code == 1 && rank_sigkills > 0)) << "final sweep exit " << final_code;
-  const std::vector<Proc> left = LeftoversAfter(out, 3);
+// What the faults did and what they left, over all episodes.
+struct Figures {
+  int driver_sigkills = 0, driver_sigterms = 0, rank_sigkills = 0;
+  int lost = 0, duplicated = 0, crashes = 0, made_up = 0;
+  int orphans_seen = 0, stopped_by_reruns = 0, left = 0;
+};
 
-  // Every planned (cell, point, trial) once: 2 cells x 3 points x 2 trials.
+// One fault against a sweep into `out`: SIGKILL (40%) or SIGTERM (30%) to the driver, or
+// SIGKILL to one of its ranks (30%), at a random moment. Returns false when the sweep finished
+// before the fault (nothing left to break in this DIR).
+bool OneFault(const std::vector<std::string>& sweep, const std::string& out, const std::string& log,
+              std::mt19937& rng, Figures& f) {
+  const std::vector<Proc> before = ProcessesMentioning(out);
+  f.orphans_seen += static_cast<int>(before.size());
+  pid_t driver = Spawn(sweep, log);
+  const int action = static_cast<int>(rng() % 10);
+  const double delay = 0.3 + (rng() % 2500) / 1000.0;
+  int code = -1;
+  const auto until = Clock::now() + std::chrono::duration<double>(delay);
+  while (Clock::now() < until && !Exited(driver, &code)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::string what;
+  if (code >= 0) {
+    what = "finished before the fault";
+  } else if (action >= 7) {
+    std::vector<int> ranks = RankPids(out);
+    if (ranks.empty()) {
+      what = "no rank running";
+    } else {
+      kill(ranks[rng() % ranks.size()], SIGKILL);
+      ++f.rank_sigkills;
+      what = "SIGKILL to a rank";
+    }
+    code = WaitExit(driver);
+    EXPECT_NE(code, -1) << "the sweep did not finish after a rank was killed";
+  } else {
+    const int sig = action < 4 ? SIGKILL : SIGTERM;
+    kill(driver, sig);
+    (sig == SIGKILL ? f.driver_sigkills : f.driver_sigterms)++;
+    what = sig == SIGKILL ? "SIGKILL to the driver" : "SIGTERM to the driver";
+    code = WaitExit(driver, 60);
+    if (sig == SIGTERM) {
+      EXPECT_TRUE(code == 3 || code == 0 || code == 1) << "exit " << code;
+      if (code == 3) {
+        EXPECT_THAT(ReadAll(log), HasSubstr("Rerun the same command to resume."));
+      }
+      // A stopped driver stops its jobs before it exits.
+      EXPECT_EQ(Describe(LeftoversAfter(out, 2)), "") << "left by a SIGTERMed driver";
+    }
+  }
+  f.stopped_by_reruns += CountStoppedLeftovers(log);
+  std::printf("  %s after %.2f s (orphans found before it started: %zu); exit %d\n", what.c_str(), delay,
+              before.size(), code);
+  return what != "finished before the fault";
+}
+
+// After the sweep into `out` has finished: every planned (cell, point, trial) recorded once
+// (2 cells x 3 points x 3 trials), nothing but pass or, where a rank was killed, crash.
+void CheckRecords(const std::string& out, int rank_sigkills, Figures& f) {
   std::map<std::string, int> seen;
-  int made_up = 0, crashes = 0;
+  int crashes = 0;
   std::stringstream lines(ReadAll(out + "/records.jsonl"));
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
@@ -241,36 +242,64 @@ TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
     if (outcome == "crash") {
       ++crashes;
     } else if (outcome != "pass") {
-      ++made_up;
+      ++f.made_up;
       ADD_FAILURE() << "a verdict no fault explains: " << line;
     }
   }
-  int lost = 0, duplicated = 0;
   for (const char* flavor : {"a", "b"}) {
     for (int count = 1; count <= 3; ++count) {
-      for (int trial = 0; trial < 2; ++trial) {
+      for (int trial = 0; trial < 3; ++trial) {
         const std::string key = nlohmann::json({{"flavor", flavor}}).dump() + " slow_points/count=" +
-                                std::to_string(count) + " #" + std::to_string(trial);
+                                std::to_string(count) + "/np=2 #" + std::to_string(trial);
         auto it = seen.find(key);
         if (it == seen.end()) {
-          ++lost;
+          ++f.lost;
           ADD_FAILURE() << "never recorded: " << key;
         } else {
-          duplicated += it->second - 1;
+          f.duplicated += it->second - 1;
           EXPECT_EQ(it->second, 1) << "recorded " << it->second << " times: " << key;
         }
       }
     }
   }
-  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_EQ(seen.size(), 18u);
   // A crash is only where a rank was killed: at most one point per killed rank.
   EXPECT_LE(crashes, rank_sigkills);
-  EXPECT_EQ(left.size(), 0u) << "left running:\n" << Describe(left);
+  f.crashes += crashes;
+}
+
+TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
+  const uint32_t seed = Seed();
+  std::printf("GH_FAULT_SEED=%u\n", seed);
+  std::mt19937 rng(seed);
+  const std::string tmp = FreshDir("sweep");
+  Figures f;
+  // Episodes: a fresh DIR, faults until the sweep gets through (at most 5), a clean rerun.
+  for (int episode = 0; episode < 3; ++episode) {
+    const std::string out = tmp + "/out" + std::to_string(episode);
+    const std::vector<std::string> sweep = {"sweep", Data("sweep.yaml"), "--out", out, "--kill-grace", "2s"};
+    std::printf("episode %d:\n", episode);
+    const int rank_kills_before = f.rank_sigkills;
+    for (int round = 0; round < 5; ++round) {
+      const std::string log = tmp + "/e" + std::to_string(episode) + "_round" + std::to_string(round) + ".log";
+      if (!OneFault(sweep, out, log, rng, f)) break;
+    }
+    const int rank_kills = f.rank_sigkills - rank_kills_before;
+    const std::string final_log = tmp + "/e" + std::to_string(episode) + "_final.log";
+    const int final_code = WaitExit(Spawn(sweep, final_log));
+    f.stopped_by_reruns += CountStoppedLeftovers(final_log);
+    EXPECT_TRUE(final_code == 0 || (final_code == 1 && rank_kills > 0))
+        << "final sweep exit " << final_code << "\n" << ReadAll(final_log);
+    const std::vector<Proc> left = LeftoversAfter(out, 3);
+    f.left += static_cast<int>(left.size());
+    EXPECT_EQ(left.size(), 0u) << "left running:\n" << Describe(left);
+    CheckRecords(out, rank_kills, f);
+  }
   std::printf("faults (seed %u): kills: %d driver SIGKILL, %d driver SIGTERM, %d rank SIGKILL; "
               "lost %d, duplicated %d, crash records %d, made-up verdicts %d; orphans found after a "
-              "kill %d, stopped by reruns %d, left at the end %zu\n",
-              seed, driver_sigkills, driver_sigterms, rank_sigkills, lost, duplicated, crashes, made_up,
-              orphans_seen, stopped_by_reruns, left.size());
+              "kill %d, stopped by reruns %d, left at the end %d\n",
+              seed, f.driver_sigkills, f.driver_sigterms, f.rank_sigkills, f.lost, f.duplicated, f.crashes,
+              f.made_up, f.orphans_seen, f.stopped_by_reruns, f.left);
 }
 
 // Waits until `path` exists (a bisect has started a trial) or `limit_s` passes.
