@@ -176,7 +176,7 @@ uint32_t Seed() {
 struct Figures {
   int driver_sigkills = 0, driver_sigterms = 0, rank_sigkills = 0;
   int lost = 0, duplicated = 0, crashes = 0, made_up = 0;
-  int orphans_seen = 0, stopped_by_reruns = 0, left = 0;
+  int orphans_seen = 0, orphans_survived = 0, stopped_by_reruns = 0, left = 0;
 };
 
 // One fault against a sweep into `out`: SIGKILL (40%) or SIGTERM (30%) to the driver, or
@@ -187,6 +187,31 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
   const std::vector<Proc> before = ProcessesMentioning(out);
   f.orphans_seen += static_cast<int>(before.size());
   pid_t driver = Spawn(sweep, log);
+  // The rerun stops what an earlier driver left running before it starts anything: once its
+  // first job runs (a new process other than the driver), none of those processes is alive.
+  const auto started_by = Clock::now() + std::chrono::seconds(20);
+  std::vector<Proc> now;
+  for (bool job_started = false; !job_started && Clock::now() < started_by;) {
+    now = ProcessesMentioning(out);
+    for (const Proc& p : now) {
+      bool known = p.pid == driver;
+      for (const Proc& old : before) known = known || p.pid == old.pid;
+      job_started = job_started || !known;
+    }
+    // (Not from `now`: until its exec the driver's command line is still this test's.)
+    const std::string stat = ReadAll("/proc/" + std::to_string(driver) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (const Proc& p : now) {
+    for (const Proc& old : before) {
+      if (p.pid == old.pid) {
+        ++f.orphans_survived;
+        ADD_FAILURE() << "an earlier driver's process survived the rerun's start:\n" << Describe({old});
+      }
+    }
+  }
   const int action = static_cast<int>(rng() % 10);
   const double delay = 0.3 + (rng() % 2500) / 1000.0;
   int code = -1;
@@ -297,9 +322,9 @@ TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
   }
   std::printf("faults (seed %u): kills: %d driver SIGKILL, %d driver SIGTERM, %d rank SIGKILL; "
               "lost %d, duplicated %d, crash records %d, made-up verdicts %d; orphans found after a "
-              "kill %d, stopped by reruns %d, left at the end %d\n",
+              "kill %d (alive when the rerun started: %d), stopped by reruns %d, left at the end %d\n",
               seed, f.driver_sigkills, f.driver_sigterms, f.rank_sigkills, f.lost, f.duplicated, f.crashes,
-              f.made_up, f.orphans_seen, f.stopped_by_reruns, f.left);
+              f.made_up, f.orphans_seen, f.orphans_survived, f.stopped_by_reruns, f.left);
 }
 
 // Waits until `path` exists (a bisect has started a trial) or `limit_s` passes.
