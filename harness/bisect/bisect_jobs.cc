@@ -133,6 +133,16 @@ absl::StatusOr<TrialResult> JobTrialRunner::Finish(Running& job, const driver::J
   return trial;
 }
 
+absl::Status JobTrialRunner::StopAll(std::vector<Running>& running) {
+  for (Running& r : running) r.job->Terminate();
+  for (bool any = true; any;) {
+    any = false;
+    for (Running& r : running) any = !r.job->Poll(options_.kill_grace) || any;
+    if (any) clock_.SleepFor(options_.poll_interval);
+  }
+  return absl::CancelledError("stopped; its running trials were ended");
+}
+
 absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::vector<Request>& batch) {
   std::vector<TrialResult> results(batch.size());
   std::deque<Running> pending;
@@ -158,6 +168,7 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
   ResourcePool pool(options_.resources);
   std::vector<Running> running;
   while (!pending.empty() || !running.empty()) {
+    if (options_.stop != nullptr && options_.stop->load()) return StopAll(running);
     while (!pending.empty()) {
       const driver::CellPlan& c = pending.front().config->cell.plan;
       std::optional<Allocation> allocation = pool.TryAcquire(pool.Need(c.ranks, c.share_gpu));

@@ -10,6 +10,7 @@
 #ifndef GPUHARNESS_BISECT_BISECT_JOBS_H_
 #define GPUHARNESS_BISECT_BISECT_JOBS_H_
 
+#include <atomic>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -46,6 +47,8 @@ struct ProbeJobOptions {
   absl::Duration poll_interval = absl::Milliseconds(20);
   absl::Duration setup_timeout = absl::Minutes(30);
   std::FILE* progress = nullptr;        // set-up messages; null: quiet
+  // Set: RunTrials stops its jobs (SIGTERM, SIGKILL after the grace) and returns Cancelled.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // The version directory a config's set-up runs in ("" for a config without a version).
@@ -67,7 +70,8 @@ class JobTrialRunner : public TrialRunner {
 
   // Runs the batch's jobs concurrently as far as the resources allow (GPU mode: disjoint
   // devices; CPU mode: rank slots), each with its cell's timeout. An error only for
-  // infrastructure failures (cannot create directories, cannot start processes).
+  // infrastructure failures (cannot create directories, cannot start processes), or Cancelled
+  // when `stop` was set (the running jobs stopped, no result kept).
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
 
  private:
@@ -75,6 +79,7 @@ class JobTrialRunner : public TrialRunner {
   absl::StatusOr<bool> EnsureSetup(const ProbeConfig& config, std::string* detail);
   absl::Status Start(Running& job);
   absl::StatusOr<TrialResult> Finish(Running& job, const driver::JobEnd& end);
+  absl::Status StopAll(std::vector<Running>& running);  // after a stop request
 
   ProbeJobOptions options_;
   const std::vector<ProbeConfig>& configs_;

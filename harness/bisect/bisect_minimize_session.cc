@@ -283,9 +283,11 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
   absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
       options.out_dir, options.program, ends->plan.job, options.kill_grace, options.setup_timeout, env);
   if (!job_options.ok()) return job_options.status();
+  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
+  if (!guard.ok()) return guard.status();
   const std::string out_dir = job_options->out_dir;  // absolute
   std::vector<ProbeConfig> configs = {ends->passing, ends->failing};
-  JobTrialRunner runner(*std::move(job_options), configs, *env.runner, *env.clock);
+  JobTrialRunner runner(*std::move(job_options), configs, *(*guard)->runner, *env.clock);
   const ProbeCallback print = [&](const ProbeRecord& p) {
     PrintProgress(env, absl::StrCat(p.label, ": ", std::string(ProbeVerdictName(p.tally.verdict)), " (", ProbeCell(p), ")"));
   };

@@ -142,9 +142,11 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
       options.out_dir, options.program, in->plan.job, options.kill_grace, options.setup_timeout, env);
   if (!job_options.ok()) return job_options.status();
+  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
+  if (!guard.ok()) return guard.status();
   const std::string out_dir = job_options->out_dir;  // absolute
   const std::string state_path = out_dir + "/bisect_state.json";
-  JobTrialRunner jobs(*std::move(job_options), in->versions.configs, *env.runner, *env.clock);
+  JobTrialRunner jobs(*std::move(job_options), in->versions.configs, *(*guard)->runner, *env.clock);
   CachingTrialRunner caching(jobs, in->cache, config.versions, in->versions.settings, state_path);
   PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", in->versions.axis, ": ",
                                   config.versions.size(), " versions, good ", options.good, ", bad ", options.bad,

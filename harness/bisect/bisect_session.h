@@ -4,6 +4,7 @@
 #ifndef GPUHARNESS_BISECT_BISECT_SESSION_H_
 #define GPUHARNESS_BISECT_BISECT_SESSION_H_
 
+#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct BisectSessionEnv {
   driver::Resources resources;
   std::vector<std::string> base_env;
   std::FILE* progress = stdout;  // one line per probe
+  const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: stop the trials, exit 3
 };
 
 struct BisectSessionResult {

@@ -33,7 +33,19 @@ absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const
   options.kill_grace = kill_grace;
   options.setup_timeout = setup_timeout;
   options.progress = env.progress;
+  options.stop = env.stop;
   return options;
+}
+
+absl::StatusOr<std::unique_ptr<ProbeDirGuard>> GuardProbeDir(const ProbeJobOptions& options,
+                                                             const BisectSessionEnv& env) {
+  absl::StatusOr<driver::DirLock> lock = driver::DirLock::Acquire(options.out_dir);
+  if (!lock.ok()) return lock.status();
+  auto guard = std::make_unique<ProbeDirGuard>(ProbeDirGuard{*std::move(lock), driver::JobLedger(options.out_dir), nullptr});
+  absl::StatusOr<int> stopped = guard->ledger.StopLeftovers(options.kill_grace, *env.clock, env.progress);
+  if (!stopped.ok()) return stopped.status();
+  guard->runner = std::make_unique<driver::LedgeredProcessRunner>(*env.runner, guard->ledger);
+  return guard;
 }
 
 const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted) {

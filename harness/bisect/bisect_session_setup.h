@@ -4,6 +4,7 @@
 #ifndef GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_
 #define GPUHARNESS_BISECT_BISECT_SESSION_SETUP_H_
 
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -14,6 +15,8 @@
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_session.h"
 #include "harness/bisect/repro_script.h"
+#include "harness/driver/dir_lock.h"
+#include "harness/driver/job_ledger.h"
 
 namespace gh {
 
@@ -27,6 +30,19 @@ absl::Status CheckHuntSignature(const HuntSpec& hunt);
 absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,
                                                const driver::PlannedJob& job, absl::Duration kill_grace,
                                                absl::Duration setup_timeout, const BisectSessionEnv& env);
+
+// What a session holds while it runs in its DIR, as a sweep does: the DIR lock (a second
+// sweep, bisect or minimize there is refused), and the job ledger, through which its jobs run.
+struct ProbeDirGuard {
+  driver::DirLock lock;
+  driver::JobLedger ledger;
+  std::unique_ptr<driver::LedgeredProcessRunner> runner;  // env.runner behind the ledger
+};
+
+// Takes DIR's lock (Unavailable when another run holds it), then stops whatever jobs an earlier
+// run left running there (said on env.progress), before anything is started.
+absl::StatusOr<std::unique_ptr<ProbeDirGuard>> GuardProbeDir(const ProbeJobOptions& options,
+                                                             const BisectSessionEnv& env);
 
 // The trial of `probe` that best shows its verdict: for a bad probe (`want_hunted`) the first
 // hunted trial, for a good one the first passing trial; null when there is none.

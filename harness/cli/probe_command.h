@@ -18,6 +18,7 @@
 #include "harness/bisect/probe.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
+#include "harness/driver/stop_signals.h"
 
 namespace gh {
 
@@ -75,6 +76,7 @@ int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResou
                     Session session, Report report) {
   if (absl::Status st = options.sprt.Validate(); !st.ok()) return flags.BadArgument(std::string(st.message()));
   if (options.program.empty()) options.program = ThisProgram();
+  driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too
 
   driver::PosixProcessRunner runner;
   driver::RealClock clock;
@@ -84,9 +86,13 @@ int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResou
   env.resources = driver::DetectResources(resources.gpus, resources.slots);
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
+  env.stop = &driver::StopFlag();
   auto result = session(options, env);
   if (!result.ok()) {
-    std::fprintf(stderr, "gpuharness %s: %s\n", flags.command().c_str(), std::string(result.status().message()).c_str());
+    const bool stopped = absl::IsCancelled(result.status());
+    std::fprintf(stderr, "gpuharness %s: %s%s%s\n", flags.command().c_str(),
+                 std::string(result.status().message()).c_str(), stopped ? ". " : "",
+                 stopped ? driver::kResumeHint : "");
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
   report(*result);

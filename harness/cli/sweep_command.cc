@@ -1,11 +1,7 @@
 // `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--filter GLOB] [--rerun-failed |
 // --fresh] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
 // into DIR and ends with the FAILED lines, the headline and the cell counts.
-#include <signal.h>
-
-#include <atomic>
 #include <cstdio>
-#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +14,7 @@
 #include "harness/driver/resource_pool.h"
 #include "harness/driver/sweep_runner.h"
 #include "harness/driver/sweep_progress.h"
+#include "harness/driver/stop_signals.h"
 #include "harness/report/console_style.h"
 #include "harness/report/failure_lines.h"
 
@@ -31,10 +28,6 @@ constexpr char kSweepAbout[] =
     "  It ends with a FAILED line per unmet expectation or regression, most important first.\n";
 constexpr char kSweepEpilog[] =
     "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
-
-std::atomic<bool> g_stop{false};
-
-void OnStopSignal(int) { g_stop.store(true); }
 
 }  // namespace
 
@@ -70,6 +63,7 @@ int SweepCommand(int argc, char** argv) {
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
+  driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too
   options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());
 
   driver::PosixProcessRunner runner;
@@ -81,17 +75,13 @@ int SweepCommand(int argc, char** argv) {
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
   env.style = ConsoleStyle::Detect(stdout);
-  env.stop = &g_stop;
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnStopSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-  sigaction(SIGHUP, &sa, nullptr);
+  env.stop = &driver::StopFlag();
 
   absl::StatusOr<driver::SweepResult> result = driver::RunSweep(options, env);
   if (!result.ok()) {
-    std::fprintf(stderr, "gpuharness sweep: %s\n", std::string(result.status().message()).c_str());
+    std::fprintf(stderr, "gpuharness sweep: %s%s%s\n", std::string(result.status().message()).c_str(),
+                 absl::IsCancelled(result.status()) ? ". " : "",
+                 absl::IsCancelled(result.status()) ? driver::kResumeHint : "");
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
   if (options.dry_run) return kExitOk;
@@ -107,8 +97,8 @@ int SweepCommand(int argc, char** argv) {
               result->cells_failed, options.out_dir.c_str());
   if (result->interrupted) {
     std::fprintf(stderr,
-                 "gpuharness sweep: interrupted; the outputs hold the finished cells. Rerun the "
-                 "same command to resume.\n");
+                 "gpuharness sweep: interrupted; the outputs hold the finished cells. %s\n",
+                 driver::kResumeHint);
     return kExitInfrastructure;
   }
   return result->exit_status;

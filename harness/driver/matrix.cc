@@ -1,7 +1,5 @@
 #include "harness/driver/matrix.h"
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <set>
 
@@ -239,11 +237,16 @@ absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& no
     if (!values.ok()) return values.status();
     axis.values = *std::move(values);
   } else {
-    absl::StatusOr<YamlMap> list = YamlMap::Of(doc, map->Child("list"), "versions.list", {"command", "template"});
+    absl::StatusOr<YamlMap> list =
+        YamlMap::Of(doc, map->Child("list"), "versions.list", {"command", "template", "timeout"});
     if (!list.ok()) return list.status();
     absl::StatusOr<std::string> command = list->String("command", true);
     if (!command.ok()) return command.status();
     SourceLoc command_loc = list->LocOfKey("command");
+    VersionListCommand request{*command, dir, kDefaultListTimeout};
+    if (list->Has("timeout")) {
+      GH_ASSIGN_OR_RETURN(request.timeout, list->Duration("timeout"));
+    }
     CellSettings tmpl;
     YAML::Node tnode = list->Child("template");
     if (tnode.IsDefined() && !tnode.IsNull()) {
@@ -256,7 +259,8 @@ absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& no
     }
     absl::Status st = list->Finish();
     if (!st.ok()) return st;
-    absl::StatusOr<std::string> output = list_runner(*command, dir);
+    absl::StatusOr<std::string> output = list_runner(request);
+    if (absl::IsCancelled(output.status())) return output.status();  // stopped: not bad input
     if (!output.ok()) {
       return YamlError(command_loc, "versions.list.command",
                        absl::StrCat("failed: ", output.status().message()));
@@ -392,25 +396,6 @@ absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
-                                                     const std::string& cwd) {
-  std::string full = absl::StrCat("cd ", ShellQuote(cwd), " && ",
-                                  command);
-  FILE* pipe = popen(full.c_str(), "r");
-  if (pipe == nullptr) return absl::InternalError("cannot start /bin/sh");
-  std::string out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  int status = pclose(pipe);
-  if (status != 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("`", command, "` exited with status ",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)));
-  }
-  return out;
-}
 
 absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string& display_name,
                                       const std::string& dir,

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "harness/core/scenario_spec.h"
+#include "harness/driver/version_list_command.h"
 
 namespace gh::driver {
 
@@ -74,18 +75,16 @@ struct Matrix {
   bool has_version_axis() const { return !axes.empty() && axes.back().is_version; }
 };
 
-// Runs a version `list.command` (a shell string the user wrote) in `cwd`; returns its stdout.
-// Injected so tests need no shell.
-using ListCommandRunner =
-    std::function<absl::StatusOr<std::string>(const std::string& command, const std::string& cwd)>;
-absl::StatusOr<std::string> RunListCommandWithShell(const std::string& command,
-                                                     const std::string& cwd);
+// Runs a version `list.command` (its command, the matrix's directory, `list.timeout`) and
+// returns its stdout: RunVersionListCommand. Injected so tests need no shell. A Cancelled error
+// (the driver was stopped) is passed on as it is; any other is reported at the command's key.
+using ListCommandRunner = std::function<absl::StatusOr<std::string>(const VersionListCommand& request)>;
 
 absl::StatusOr<Matrix> LoadMatrixFile(const std::string& path,
-                                      const ListCommandRunner& list_runner = RunListCommandWithShell);
+                                      const ListCommandRunner& list_runner = RunVersionListCommand);
 absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string& display_name,
                                       const std::string& dir,
-                                      const ListCommandRunner& list_runner = RunListCommandWithShell);
+                                      const ListCommandRunner& list_runner = RunVersionListCommand);
 
 }  // namespace gh::driver
 

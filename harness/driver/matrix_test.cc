@@ -11,7 +11,7 @@ namespace {
 using ::testing::HasSubstr;
 
 absl::StatusOr<Matrix> Load(const std::string& text,
-                            const ListCommandRunner& list = [](const std::string&, const std::string&)
+                            const ListCommandRunner& list = [](const VersionListCommand&)
                                 -> absl::StatusOr<std::string> { return std::string("1.0\n"); }) {
   return LoadMatrixText(text, "m.yaml", "/mats", list);
 }
@@ -97,10 +97,10 @@ versions:
     command: git rev-list --reverse A..B
     template: {env: {PYTHONPATH: "/src/{version}"}, setup: "build {version}"}
 )",
-                                  [&](const std::string& c, const std::string& cwd)
+                                  [&](const VersionListCommand& request)
                                       -> absl::StatusOr<std::string> {
-                                    seen_command = c;
-                                    seen_cwd = cwd;
+                                    seen_command = request.command;
+                                    seen_cwd = request.cwd;
                                     return std::string("abc\n  def  \n\n");
                                   });
   ASSERT_TRUE(m.ok()) << m.status();
@@ -116,13 +116,40 @@ versions:
 
 TEST(MatrixTest, VersionListCommandFailureNamesTheCommand) {
   absl::StatusOr<Matrix> m = Load("name: v\nscenarios: [a.yaml]\nversions:\n  list: {command: false}\n",
-                                  [](const std::string&, const std::string&)
+                                  [](const VersionListCommand&)
                                       -> absl::StatusOr<std::string> {
                                     return absl::FailedPreconditionError("`false` exited with status 1");
                                   });
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(std::string(m.status().message()),
             "m.yaml:4:19: versions.list.command: failed: `false` exited with status 1");
+}
+
+TEST(MatrixTest, VersionListTimeoutIsReadAndPassedOn) {
+  absl::Duration seen = absl::ZeroDuration();
+  auto runner = [&](const VersionListCommand& request) -> absl::StatusOr<std::string> {
+    seen = request.timeout;
+    return std::string("v1\n");
+  };
+  ASSERT_TRUE(Load("name: v\nscenarios: [a.yaml]\nversions:\n  list: {command: ls, timeout: 5s}\n", runner).ok());
+  EXPECT_EQ(seen, absl::Seconds(5));
+  ASSERT_TRUE(Load("name: v\nscenarios: [a.yaml]\nversions:\n  list: {command: ls}\n", runner).ok());
+  EXPECT_EQ(seen, absl::Seconds(60));
+  absl::StatusOr<Matrix> bad = Load("name: v\nscenarios: [a.yaml]\nversions:\n  list: {command: ls, timeout: soon}\n", runner);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status()));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("m.yaml:4:"));
+  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("versions.list.timeout"));
+}
+
+TEST(MatrixTest, StoppedVersionListCommandIsNotBadInput) {
+  absl::StatusOr<Matrix> m = Load("name: v\nscenarios: [a.yaml]\nversions:\n  list: {command: sleep 9}\n",
+                                  [](const VersionListCommand&) -> absl::StatusOr<std::string> {
+                                    return absl::CancelledError("stopped while running `sleep 9`");
+                                  });
+  ASSERT_FALSE(m.ok());
+  EXPECT_TRUE(absl::IsCancelled(m.status()));
+  EXPECT_EQ(std::string(m.status().message()), "stopped while running `sleep 9`");
 }
 
 // Every class of bad input, with file:line:column and the key.

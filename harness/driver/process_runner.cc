@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "harness/driver/process_table.h"
 
 extern char** environ;
 
@@ -63,14 +65,29 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   const char* path = spec.argv[0].c_str();
   bool search = spec.argv[0].find('/') == std::string::npos;
   std::string exec_failed = absl::StrCat("gpuharness sweep: cannot execute '", spec.argv[0], "': ");
+  const pid_t parent = getpid();
+  // Closed by the child's exec (or exit): once the parent reads EOF, the child has its session.
+  int started[2];
+  if (pipe2(started, O_CLOEXEC) != 0) {
+    int err = errno;
+    close(log_fd);
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(err)));
+  }
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
     close(log_fd);
+    close(started[0]);
+    close(started[1]);
     return absl::InternalError(absl::StrCat("fork: ", strerror(err)));
   }
   if (pid == 0) {
+    close(started[0]);
     setsid();  // a new session and process group: killable as a whole, deaf to our tty
+    // The job dies with the driver, even a SIGKILLed one; if the driver is already gone, the
+    // signal would never come: stop now.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, 0);
     dup2(log_fd, 1);
@@ -93,7 +110,13 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
     _exit(127);
   }
   close(log_fd);
-  setpgid(pid, pid);  // also from the parent: no race with an early SignalGroup
+  close(started[1]);
+  // Not setpgid() from here: it would race the child's setsid(), which fails in a process that
+  // already leads a group, leaving the job in the driver's session. Wait for the exec instead.
+  char ignored;
+  while (read(started[0], &ignored, 1) < 0 && errno == EINTR) {
+  }
+  close(started[0]);
   return static_cast<ProcessId>(pid);
 }
 
@@ -115,6 +138,6 @@ std::optional<ProcessExit> PosixProcessRunner::Poll(ProcessId id) {
   return exit;
 }
 
-void PosixProcessRunner::SignalGroup(ProcessId id, int signal) { kill(-id, signal); }
+void PosixProcessRunner::SignalGroup(ProcessId id, int signal) { SignalSession(id, signal); }
 
 }  // namespace gh::driver

@@ -1,6 +1,7 @@
 // The process seam: the sweep starts every job through a ProcessRunner, so tests drive the
-// scheduler with fake jobs. Each job runs in a NEW process group (its own session), so a hung
-// or crashed job is killed with all its children by signalling the group.
+// scheduler with fake jobs. Each job runs in a NEW session (and process group), so a hung or
+// crashed job is killed with all its children by signalling the session: every process it
+// started, including those in process groups of their own (mpirun gives each rank one).
 #ifndef GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
 #define GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
 
@@ -36,11 +37,14 @@ class ProcessRunner {
   virtual absl::StatusOr<ProcessId> Start(const ProcessSpec& spec) = 0;
   // Non-blocking: the exit once the process has ended (reaped), nullopt while it runs.
   virtual std::optional<ProcessExit> Poll(ProcessId id) = 0;
-  // Sends `signal` to the whole process group of `id` (no-op once it is gone).
+  // Sends `signal` to every process of the job `id`: its process group and (for the real
+  // runner) every process of its session. A no-op once all are gone.
   virtual void SignalGroup(ProcessId id, int signal) = 0;
 };
 
-// fork/exec with setsid(); the real thing.
+// fork/exec with setsid(); the real thing. The child also gets PR_SET_PDEATHSIG(SIGKILL), so the
+// job's leader (mpirun) dies with the driver however the driver ends; what the leader leaves
+// behind is stopped by the next run in the same DIR (JobLedger).
 class PosixProcessRunner : public ProcessRunner {
  public:
   absl::StatusOr<ProcessId> Start(const ProcessSpec& spec) override;

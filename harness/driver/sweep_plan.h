@@ -52,7 +52,7 @@ struct SweepPlan {
 // the key: the matrix, a scenario file (missing, or the loader's error), a point filter that
 // matches no point, a launcher (unknown, malformed, or too few ranks for a cell).
 absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
-                                    const ListCommandRunner& list_runner = RunListCommandWithShell);
+                                    const ListCommandRunner& list_runner = RunVersionListCommand);
 
 // Every job of `jobs` for `cell` (empty ones included, in order): each point of the cell's
 // rank count that matches the job's files' filters and every one of the cell's, owned by the

@@ -1,9 +1,5 @@
 #include "harness/driver/sweep_runner.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -25,6 +21,8 @@
 #include "harness/core/writable_dir.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/dir_lock.h"
+#include "harness/driver/job_ledger.h"
 #include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
@@ -124,6 +122,8 @@ class Sweep {
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
     return name;
   }
+  // One sweep, bisect or minimize per DIR at a time; then no job of an earlier one is left.
+  absl::Status ClaimOutDir();
   absl::Status RunSetups(const std::vector<size_t>& todo);
   absl::Status StartCell(ActiveCell& cell);
   absl::Status StartJob(ActiveCell& cell);
@@ -152,6 +152,10 @@ class Sweep {
   SweepEnvironment& env_;
   SweepPlan plan_;
   ResourcePool pool_;
+  // Held while the sweep runs: DIR's lock, its job ledger, and env_.runner behind the ledger.
+  std::optional<DirLock> lock_;
+  std::optional<JobLedger> ledger_;
+  std::optional<LedgeredProcessRunner> runner_;
   std::string out_dir_;
   std::vector<CellStatus> status_;
   std::optional<SweepProgress> progress_;
@@ -217,7 +221,7 @@ absl::Status Sweep::RunSetups(const std::vector<size_t>& todo) {
       std::fprintf(env_.progress, "version %s: set-up...\n", c.version.c_str());
       std::fflush(env_.progress);
       VersionSetupResult r = RunVersionSetup(c.version, command, VersionDir(c), env_.base_env,
-                                             options_.setup_timeout, *env_.runner, *env_.clock);
+                                             options_.setup_timeout, *runner_, *env_.clock);
       std::fprintf(env_.progress, "version %s: set-up %s%s%s\n", c.version.c_str(),
                    r.ok ? (r.cached ? "cached" : "done") : "FAILED", r.ok ? "" : ": ",
                    r.detail.c_str());
@@ -267,7 +271,7 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   // A continuation finishes the job's work within the job's timeout, not a new one.
   std::optional<absl::Time> deadline;
   if (cell.continuation > 0 && cell.running) deadline = cell.running->deadline();
-  absl::StatusOr<RunningJob> running = RunningJob::Start(*spec, *env_.runner, *env_.clock, deadline);
+  absl::StatusOr<RunningJob> running = RunningJob::Start(*spec, *runner_, *env_.clock, deadline);
   if (!running.ok()) return running.status();
   cell.running = *std::move(running);
   if (cell.continuation == 0) cell.pending = cell_job.points;
@@ -449,6 +453,17 @@ absl::Status Sweep::CheckIgnoredAxes(const BaselineMatch& match,
   return CheckBaselineMatch(*baseline, match, options_.baseline_dir);
 }
 
+absl::Status Sweep::ClaimOutDir() {
+  absl::StatusOr<DirLock> lock = DirLock::Acquire(out_dir_);
+  if (!lock.ok()) return lock.status();
+  lock_.emplace(*std::move(lock));
+  ledger_.emplace(out_dir_);
+  absl::StatusOr<int> stopped = ledger_->StopLeftovers(options_.kill_grace, *env_.clock, env_.progress);
+  if (!stopped.ok()) return stopped.status();
+  runner_.emplace(*env_.runner, *ledger_);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<SweepResult> Sweep::Run() {
   // The baseline is input too: a bad one is reported before anything is written.
   std::optional<ResultsDir> baseline;
@@ -477,16 +492,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   absl::Status st = EnsureWritableDir(out_dir_);
   if (st.ok()) st = MakeDirectories(out_dir_ + "/cells");
   if (!st.ok()) return st;
-  // One sweep per DIR at a time; the lock goes with the process, however it ends.
-  int lock_fd = open((out_dir_ + "/.sweep.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    if (lock_fd >= 0) close(lock_fd);
-    return absl::UnavailableError(absl::StrCat(out_dir_, ": another sweep is running there"));
-  }
-  struct LockGuard {
-    int fd;
-    ~LockGuard() { close(fd); }
-  } lock_guard{lock_fd};
+  if (absl::Status claimed = ClaimOutDir(); !claimed.ok()) return claimed;
 
   if (options_.fresh) {
     st = RemoveEarlierResults();

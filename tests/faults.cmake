@@ -1,0 +1,22 @@
+# Fault tests (label "faults"): `gpuharness sweep` over tests/faults/sweep.yaml (mpirun, 2 ranks,
+# host backend) with the driver and single ranks killed at seeded pseudo-random moments, then
+# rerun to completion: every planned run recorded once, no process left, no made-up verdict.
+# Also two runs into one DIR, a SIGINTed bisect that resumes, and a version list command that
+# is stopped, capped and timed out. About a minute; serial (they count processes).
+if(NOT TARGET gpuharness)
+  return()
+endif()
+
+find_program(GH_FAULTS_MPIRUN NAMES mpirun mpiexec REQUIRED)
+
+add_executable(gh_faults_test ${CMAKE_CURRENT_SOURCE_DIR}/faults/fault_test.cc)
+target_link_libraries(gh_faults_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest GTest::gtest_main
+                      GTest::gmock gh_warnings)
+target_compile_definitions(gh_faults_test PRIVATE
+  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults")
+add_dependencies(gh_faults_test gpuharness)
+
+include(GoogleTest)
+gtest_discover_tests(gh_faults_test TEST_PREFIX "gpuharness.faults." DISCOVERY_TIMEOUT 60
+  PROPERTIES LABELS "faults" TIMEOUT 300 RUN_SERIAL TRUE
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0")

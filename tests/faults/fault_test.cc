@@ -1,0 +1,413 @@
+// Fault tests (label "faults"): the driver and single ranks killed at pseudo-random moments
+// (the seed is printed; GH_FAULT_SEED replays one), then rerun to completion, asserting from
+// records.jsonl and the process table that every planned run is recorded exactly once, that no
+// gpuharness or mpirun process is left, and that no verdict is made up for a run that did not
+// happen. Also: two bisects into one DIR, a stopped bisect that resumes to the same answer, and
+// a version list command that is stopped, capped and timed out.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+extern char** environ;
+
+namespace {
+
+using ::testing::HasSubstr;
+using Clock = std::chrono::steady_clock;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string FreshDir(const std::string& name) {
+  std::string dir = (std::filesystem::path(::testing::TempDir()) / ("faults_" + name)).lexically_normal().string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string Data(const std::string& file) { return std::string(GH_FAULTS_DIR) + "/" + file; }
+
+// `gpuharness ARGS...` in the background, stdout and stderr into `log`.
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> argv = {GH_GPUHARNESS_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> c;
+  for (std::string& a : argv) c.push_back(a.data());
+  c.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  int rc = posix_spawn(&pid, c[0], &actions, nullptr, c.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0) << "cannot start " << c[0];
+  std::printf("$ %s  (pid %d, log %s)\n", [&] {
+    std::string line;
+    for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
+    return line;
+  }().c_str(), pid, log.c_str());
+  return pid;
+}
+
+// The exit code (128 + N for signal N), or -1 when it is still running after `limit` (then it
+// is killed).
+int WaitExit(pid_t pid, double limit_s = 180) {
+  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
+  int status = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (Clock::now() > until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool Exited(pid_t pid, int* code) {
+  int status = 0;
+  if (waitpid(pid, &status, WNOHANG) != pid) return false;
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return true;
+}
+
+struct Proc {
+  int pid = 0;
+  std::vector<std::string> argv;
+};
+
+// Live processes (zombies excluded) whose command line mentions `dir`: the driver, mpirun and
+// the ranks of a run into `dir` all do.
+std::vector<Proc> ProcessesMentioning(const std::string& dir) {
+  std::vector<Proc> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  while (dirent* e = readdir(proc)) {
+    const int pid = std::atoi(e->d_name);
+    if (pid <= 0 || pid == getpid()) continue;
+    const std::string stat = ReadAll("/proc/" + std::string(e->d_name) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') continue;
+    const std::string cmdline = ReadAll("/proc/" + std::string(e->d_name) + "/cmdline");
+    if (cmdline.find(dir) == std::string::npos) continue;
+    Proc p{pid, {}};
+    std::stringstream parts(cmdline);
+    for (std::string arg; std::getline(parts, arg, '\0');) p.argv.push_back(arg);
+    found.push_back(p);
+  }
+  closedir(proc);
+  return found;
+}
+
+std::string Describe(const std::vector<Proc>& procs) {
+  std::string text;
+  for (const Proc& p : procs) {
+    text += "  " + std::to_string(p.pid) + ":";
+    for (const std::string& a : p.argv) text += " " + a;
+    text += "\n";
+  }
+  return text;
+}
+
+// Waits up to `limit_s` for no process to mention `dir`; returns what is left.
+std::vector<Proc> LeftoversAfter(const std::string& dir, double limit_s) {
+  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
+  std::vector<Proc> left = ProcessesMentioning(dir);
+  while (!left.empty() && Clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    left = ProcessesMentioning(dir);
+  }
+  return left;
+}
+
+// The ranks of the sweep into `dir` now running: `gpuharness run ... --out DIR/...`.
+std::vector<int> RankPids(const std::string& dir) {
+  std::vector<int> ranks;
+  for (const Proc& p : ProcessesMentioning(dir)) {
+    const bool harness = p.argv.size() > 1 && p.argv[0].size() >= 10 &&
+                         p.argv[0].compare(p.argv[0].size() - 10, 10, "gpuharness") == 0;
+    if (harness && p.argv[1] == "run") ranks.push_back(p.pid);
+  }
+  return ranks;
+}
+
+int CountStoppedLeftovers(const std::string& log) {
+  int stopped = 0;
+  std::stringstream lines(ReadAll(log));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("stopping ", 0) == 0) stopped += std::atoi(line.c_str() + 9);
+  }
+  return stopped;
+}
+
+uint32_t Seed() {
+  const char* fixed = std::getenv("GH_FAULT_SEED");
+  if (fixed != nullptr) return static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10));
+  return static_cast<uint32_t>(std::chrono::system_clock::now().time_since_epoch().count() % 1000000007);
+}
+
+// What the faults did and what they left, over all episodes.
+struct Figures {
+  int driver_sigkills = 0, driver_sigterms = 0, rank_sigkills = 0;
+  int lost = 0, duplicated = 0, crashes = 0, made_up = 0;
+  int orphans_seen = 0, orphans_survived = 0, stopped_by_reruns = 0, left = 0;
+};
+
+// One fault against a sweep into `out`: SIGKILL (40%) or SIGTERM (30%) to the driver, or
+// SIGKILL to one of its ranks (30%), at a random moment. Returns false when the sweep finished
+// before the fault (nothing left to break in this DIR).
+bool OneFault(const std::vector<std::string>& sweep, const std::string& out, const std::string& log,
+              std::mt19937& rng, Figures& f) {
+  const std::vector<Proc> before = ProcessesMentioning(out);
+  f.orphans_seen += static_cast<int>(before.size());
+  pid_t driver = Spawn(sweep, log);
+  // The rerun stops what an earlier driver left running before it starts anything: once its
+  // first job runs (a new process other than the driver), none of those processes is alive.
+  const auto started_by = Clock::now() + std::chrono::seconds(20);
+  std::vector<Proc> now;
+  for (bool job_started = false; !job_started && Clock::now() < started_by;) {
+    now = ProcessesMentioning(out);
+    for (const Proc& p : now) {
+      bool known = p.pid == driver;
+      for (const Proc& old : before) known = known || p.pid == old.pid;
+      job_started = job_started || !known;
+    }
+    // (Not from `now`: until its exec the driver's command line is still this test's.)
+    const std::string stat = ReadAll("/proc/" + std::to_string(driver) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (const Proc& p : now) {
+    for (const Proc& old : before) {
+      if (p.pid == old.pid) {
+        ++f.orphans_survived;
+        ADD_FAILURE() << "an earlier driver's process survived the rerun's start:\n" << Describe({old});
+      }
+    }
+  }
+  const int action = static_cast<int>(rng() % 10);
+  const double delay = 0.3 + (rng() % 2500) / 1000.0;
+  int code = -1;
+  const auto until = Clock::now() + std::chrono::duration<double>(delay);
+  while (Clock::now() < until && !Exited(driver, &code)) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::string what;
+  if (code >= 0) {
+    what = "finished before the fault";
+  } else if (action >= 7) {
+    std::vector<int> ranks = RankPids(out);
+    if (ranks.empty()) {
+      what = "no rank running";
+    } else {
+      kill(ranks[rng() % ranks.size()], SIGKILL);
+      ++f.rank_sigkills;
+      what = "SIGKILL to a rank";
+    }
+    code = WaitExit(driver);
+    EXPECT_NE(code, -1) << "the sweep did not finish after a rank was killed";
+  } else {
+    const int sig = action < 4 ? SIGKILL : SIGTERM;
+    kill(driver, sig);
+    (sig == SIGKILL ? f.driver_sigkills : f.driver_sigterms)++;
+    what = sig == SIGKILL ? "SIGKILL to the driver" : "SIGTERM to the driver";
+    code = WaitExit(driver, 60);
+    if (sig == SIGTERM) {
+      EXPECT_TRUE(code == 3 || code == 0 || code == 1) << "exit " << code;
+      if (code == 3) {
+        EXPECT_THAT(ReadAll(log), HasSubstr("Rerun the same command to resume."));
+      }
+      // A stopped driver stops its jobs before it exits.
+      EXPECT_EQ(Describe(LeftoversAfter(out, 2)), "") << "left by a SIGTERMed driver";
+    }
+  }
+  f.stopped_by_reruns += CountStoppedLeftovers(log);
+  std::printf("  %s after %.2f s (orphans found before it started: %zu); exit %d\n", what.c_str(), delay,
+              before.size(), code);
+  return what != "finished before the fault";
+}
+
+// After the sweep into `out` has finished: every planned (cell, point, trial) recorded once
+// (2 cells x 3 points x 3 trials), nothing but pass or, where a rank was killed, crash.
+void CheckRecords(const std::string& out, int rank_sigkills, Figures& f) {
+  std::map<std::string, int> seen;
+  int crashes = 0;
+  std::stringstream lines(ReadAll(out + "/records.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    nlohmann::json r = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(r.is_object()) << line;
+    ++seen[r["cell"].dump() + " " + r["point"].get<std::string>() + " #" + std::to_string(r["trial"].get<int>())];
+    const std::string outcome = r["outcome"].get<std::string>();
+    if (outcome == "crash") {
+      ++crashes;
+    } else if (outcome != "pass") {
+      ++f.made_up;
+      ADD_FAILURE() << "a verdict no fault explains: " << line;
+    }
+  }
+  for (const char* flavor : {"a", "b"}) {
+    for (int count = 1; count <= 3; ++count) {
+      for (int trial = 0; trial < 3; ++trial) {
+        const std::string key = nlohmann::json({{"flavor", flavor}}).dump() + " slow_points/count=" +
+                                std::to_string(count) + "/np=2 #" + std::to_string(trial);
+        auto it = seen.find(key);
+        if (it == seen.end()) {
+          ++f.lost;
+          ADD_FAILURE() << "never recorded: " << key;
+        } else {
+          f.duplicated += it->second - 1;
+          EXPECT_EQ(it->second, 1) << "recorded " << it->second << " times: " << key;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), 18u);
+  // A crash is only where a rank was killed: at most one point per killed rank.
+  EXPECT_LE(crashes, rank_sigkills);
+  f.crashes += crashes;
+}
+
+TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
+  const uint32_t seed = Seed();
+  std::printf("GH_FAULT_SEED=%u\n", seed);
+  std::mt19937 rng(seed);
+  const std::string tmp = FreshDir("sweep");
+  Figures f;
+  // Episodes: a fresh DIR, faults until the sweep gets through (at most 5), a clean rerun.
+  for (int episode = 0; episode < 3; ++episode) {
+    const std::string out = tmp + "/out" + std::to_string(episode);
+    const std::vector<std::string> sweep = {"sweep", Data("sweep.yaml"), "--out", out, "--kill-grace", "2s"};
+    std::printf("episode %d:\n", episode);
+    const int rank_kills_before = f.rank_sigkills;
+    for (int round = 0; round < 5; ++round) {
+      const std::string log = tmp + "/e" + std::to_string(episode) + "_round" + std::to_string(round) + ".log";
+      if (!OneFault(sweep, out, log, rng, f)) break;
+    }
+    const int rank_kills = f.rank_sigkills - rank_kills_before;
+    const std::string final_log = tmp + "/e" + std::to_string(episode) + "_final.log";
+    const int final_code = WaitExit(Spawn(sweep, final_log));
+    f.stopped_by_reruns += CountStoppedLeftovers(final_log);
+    EXPECT_TRUE(final_code == 0 || (final_code == 1 && rank_kills > 0))
+        << "final sweep exit " << final_code << "\n" << ReadAll(final_log);
+    const std::vector<Proc> left = LeftoversAfter(out, 3);
+    f.left += static_cast<int>(left.size());
+    EXPECT_EQ(left.size(), 0u) << "left running:\n" << Describe(left);
+    CheckRecords(out, rank_kills, f);
+  }
+  std::printf("faults (seed %u): kills: %d driver SIGKILL, %d driver SIGTERM, %d rank SIGKILL; "
+              "lost %d, duplicated %d, crash records %d, made-up verdicts %d; orphans found after a "
+              "kill %d (alive when the rerun started: %d), stopped by reruns %d, left at the end %d\n",
+              seed, f.driver_sigkills, f.driver_sigterms, f.rank_sigkills, f.lost, f.duplicated, f.crashes,
+              f.made_up, f.orphans_seen, f.orphans_survived, f.stopped_by_reruns, f.left);
+}
+
+// Waits until `path` exists (a bisect has started a trial) or `limit_s` passes.
+bool AppearsWithin(const std::string& path, double limit_s) {
+  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
+  while (!std::filesystem::exists(path)) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::vector<std::string> BisectArgs(const std::string& out) {
+  return {"bisect", Data("bisect.yaml"), "--good", "v1", "--bad", "v5", "--max-trials", "1", "--kill-grace", "2s",
+          "--out", out};
+}
+
+TEST(Faults, OneRunPerDirAndAStoppedBisectResumesToTheSameAnswer) {
+  const std::string tmp = FreshDir("bisect");
+  const std::string out = tmp + "/out";
+  pid_t first = Spawn(BisectArgs(out), tmp + "/first.log");
+  ASSERT_TRUE(AppearsWithin(out + "/probes", 60)) << ReadAll(tmp + "/first.log");
+  // A second bisect, a minimize and a sweep into the same DIR are refused at once.
+  for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"bisect", BisectArgs(out)},
+           {"minimize", {"minimize", Data("minimize.yaml"), "--failing", "bad=yes", "--passing", "bad=no",
+                         "--max-trials", "1", "--out", out}},
+           {"sweep", {"sweep", Data("bisect.yaml"), "--out", out}}}) {
+    const auto start = Clock::now();
+    const int code = WaitExit(Spawn(args, tmp + "/second_" + name + ".log"), 30);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    EXPECT_EQ(code, 3) << name;
+    EXPECT_LT(seconds, 10) << name;
+    EXPECT_THAT(ReadAll(tmp + "/second_" + name + ".log"),
+                HasSubstr(out + ": another gpuharness sweep, bisect or minimize is using it"))
+        << name;
+  }
+  // Mid-trial, after a first batch is in the state file: SIGINT stops it, its jobs first.
+  ASSERT_TRUE(AppearsWithin(out + "/bisect_state.json", 60)) << ReadAll(tmp + "/first.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  int code = -1;
+  ASSERT_FALSE(Exited(first, &code)) << "the first bisect ended before it could be stopped";
+  ASSERT_FALSE(RankPids(out).empty()) << "no trial running to stop";
+  kill(first, SIGINT);
+  code = WaitExit(first, 30);
+  const std::string first_log = ReadAll(tmp + "/first.log");
+  std::printf("%s", first_log.c_str());
+  EXPECT_EQ(code, 3);
+  EXPECT_THAT(first_log, HasSubstr("stopped; its running trials were ended. Rerun the same command to resume."));
+  const std::vector<Proc> left = ProcessesMentioning(out);
+  EXPECT_EQ(left.size(), 0u) << "left running after SIGINT:\n" << Describe(left);
+  EXPECT_FALSE(std::filesystem::exists(out + "/summary.json"));
+
+  code = WaitExit(Spawn(BisectArgs(out), tmp + "/rerun.log"));
+  const std::string rerun_log = ReadAll(tmp + "/rerun.log");
+  std::printf("%s", rerun_log.c_str());
+  EXPECT_EQ(code, 0);
+  EXPECT_THAT(rerun_log, HasSubstr("first bad: v3, last good: v2"));
+  EXPECT_THAT(rerun_log, ::testing::ContainsRegex("[1-9][0-9]* from the state file"));
+}
+
+TEST(Faults, VersionListCommandIsStoppedCappedAndTimedOut) {
+  const std::string tmp = FreshDir("list");
+  // SIGTERM while the command runs: the driver stops at once, exit 3, the command gone.
+  pid_t sweep = Spawn({"sweep", Data("list_forever.yaml"), "--out", tmp + "/out"}, tmp + "/forever.log");
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  const auto start = Clock::now();
+  kill(sweep, SIGTERM);
+  const int code = WaitExit(sweep, 30);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 3.0);
+  EXPECT_EQ(code, 3);
+  EXPECT_THAT(ReadAll(tmp + "/forever.log"),
+              HasSubstr("stopped while running `sleep 300`. Rerun the same command to resume."));
+  // Flooding output and an overrun time limit are bad input at the command's key.
+  EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_flood.yaml"), "--out", tmp + "/out"}, tmp + "/flood.log"), 30), 2);
+  EXPECT_THAT(ReadAll(tmp + "/flood.log"),
+              HasSubstr(Data("list_flood.yaml") + ":7:19: versions.list.command: failed: `yes v1` printed more "
+                        "than 10000 versions (the limit)"));
+  EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_slow.yaml"), "--out", tmp + "/out"}, tmp + "/slow.log"), 30), 2);
+  EXPECT_THAT(ReadAll(tmp + "/slow.log"),
+              HasSubstr("versions.list.command: failed: `sleep 30` did not finish within 500ms "
+                        "(versions.list.timeout)"));
+  EXPECT_FALSE(std::filesystem::exists(tmp + "/out"));
+}
+
+}  // namespace
