@@ -280,7 +280,7 @@ TEST(MatrixTest, HostileListCommandLabelsAreRefused) {
   const std::string text = "name: m\nscenarios: [a.yaml]\nversions:\n  list: {command: list}\n";
   for (const std::string& printed : {std::string("1.0\na,b\n"), std::string("x=y,v=z\n"), std::string("\xff\n"),
                                      std::string("a\x1b[2J\n"), std::string("a\0b\n", 4)}) {
-    absl::StatusOr<Matrix> m = Load(text, [&](const std::string&, const std::string&) -> absl::StatusOr<std::string> {
+    absl::StatusOr<Matrix> m = Load(text, [&](const VersionListCommand&) -> absl::StatusOr<std::string> {
       return printed;
     });
     ASSERT_FALSE(m.ok()) << printed;

@@ -113,10 +113,14 @@ class Sweep {
   std::string VersionDir(const CellPlan& c) const {
     return c.version.empty() ? "" : absl::StrCat(out_dir_, "/versions/", SafeDirName(c.version));
   }
-  // The cell's wall time when its done.json says it finished under this plan; nullopt when it
+  // The cell's wall time and unmet count when its done.json says it finished under this plan; nullopt when it
   // did not (no done.json, or one of another plan); InvalidArgument naming the file and the key
   // when done.json is malformed.
-  absl::StatusOr<std::optional<double>> ResumedWallTime(size_t i) const;
+  struct Resumed {
+    double wall_s = 0;
+    double unmet = 0;  // the cell's unmet expectations when it finished
+  };
+  absl::StatusOr<std::optional<Resumed>> ResumedCell(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
     std::string name = plan_.cells[cell.index].jobs[cell.job].name;
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
@@ -164,7 +168,7 @@ class Sweep {
   SweepResult result_;
 };
 
-absl::StatusOr<std::optional<double>> Sweep::ResumedWallTime(size_t i) const {
+absl::StatusOr<std::optional<Sweep::Resumed>> Sweep::ResumedCell(size_t i) const {
   const std::string dir = CellDir(i);
   const std::string path = dir + "/done.json";
   if (!Exists(path) || !Exists(dir + "/records.jsonl")) return std::nullopt;
@@ -174,8 +178,9 @@ absl::StatusOr<std::optional<double>> Sweep::ResumedWallTime(size_t i) const {
   GH_ASSIGN_OR_RETURN(std::string hash, done.String("hash"));
   GH_ASSIGN_OR_RETURN(std::string id, done.String("id"));
   GH_ASSIGN_OR_RETURN(double wall_s, done.NumberOr("wall_s", 0.0));
+  GH_ASSIGN_OR_RETURN(double unmet, done.NumberOr("unmet", 0.0));
   if (hash != plan_.cells[i].hash || id != plan_.cells[i].plan.id) return std::nullopt;
-  return wall_s;
+  return Resumed{wall_s, unmet};
 }
 
 absl::Status Sweep::WriteSweepJson() {
@@ -581,7 +586,7 @@ absl::StatusOr<std::map<size_t, std::set<std::string>>> Sweep::FailedPoints(
   std::vector<Record> records;
   std::map<std::string, size_t> cell_of;  // CellKey -> plan index
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
-    GH_ASSIGN_OR_RETURN(std::optional<double> done, ResumedWallTime(i));
+    GH_ASSIGN_OR_RETURN(std::optional<Resumed> done, ResumedCell(i));
     if (!done) continue;
     cell_of[CellKey(plan_.cells[i].plan.LabelMap())] = i;
     absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(CellDir(i) + "/records.jsonl");
@@ -640,8 +645,8 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
   totals_.cells = static_cast<int>(plan_.cells.size());
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
     PlannedCell& cell = plan_.cells[i];
-    GH_ASSIGN_OR_RETURN(std::optional<double> resumed_wall_s, ResumedWallTime(i));
-    const bool done = resumed_wall_s.has_value();
+    GH_ASSIGN_OR_RETURN(std::optional<Resumed> resumed, ResumedCell(i));
+    const bool done = resumed.has_value();
     auto rerun = failed.find(i);
     if (done && rerun != failed.end() &&
         NarrowCell(cell, [&](const std::string& point) { return rerun->second.count(point) != 0; }) > 0) {
@@ -649,12 +654,10 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
       todo.push_back(i);
     } else if (done) {
       status_[i].status = "done";
-      status_[i].wall_s = *resumed_wall_s;
+      status_[i].wall_s = resumed->wall_s;
       ++result_.cells_resumed;
       ++totals_.cells_done;
-      if (j.is_object() && j.contains("unmet") && j["unmet"].is_number() && j["unmet"].get<double>() > 0) {
-        ++totals_.cells_failed;
-      }
+      if (resumed->unmet > 0) ++totals_.cells_failed;
       totals_.runs_done += static_cast<int>(CellRuns(cell));
     } else if (!options_.rerun_failed) {
       todo.push_back(i);
