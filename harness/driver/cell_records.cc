@@ -117,7 +117,13 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
       last_was_crash = r.result.outcome == Outcome::kCrash;
     }
   }
-  if (ran == 0) return next;
+  // Nothing ran: continue only when a rank was seen to die (its crash file, or mpirun naming
+  // it), which ends the first run; the job's other ways of ending with nothing recorded
+  // (infrastructure, a start-up crash) would end every continuation the same way.
+  if (ran == 0) {
+    const JobFailure failure = ClassifyJobFailure(end, records->size());
+    if (failure.kind != JobFailureKind::kCrash || !failure.names_rank) return next;
+  }
   const bool died = end.exit.signaled || (end.exit.code != 0 && end.exit.code != 1);
   bool in_flight_found = !died || last_was_crash;
   for (const ExpectedPoint& p : expected) {

@@ -249,5 +249,30 @@ TEST_F(SynthesizedRecordTest, TheRunInFlightNamesTheRankMpirunSawKilled) {
   EXPECT_EQ(next->keys, (std::set<RunKey>{RunKey{expected_[2].point.name, 0}}));
 }
 
+// A rank killed before the job recorded anything (the fault test's seed 199965198): the first
+// run is the one in flight and takes the crash; every other run is continued, not charged.
+TEST_F(SynthesizedRecordTest, ARankKilledBeforeAnyRecordChargesOnlyTheFirstRun) {
+  Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M, 2M]\n");
+  ASSERT_EQ(expected_.size(), 3u);
+  JobEnd end;
+  end.exit.code = 137;
+  end.log_path = run_dir_ + "/job.log";
+  end.run_dir = run_dir_;
+  ASSERT_TRUE(WriteFileAtomically(end.log_path,
+                                  "mpirun noticed that process rank 1 with PID 77 on node n1 exited "
+                                  "on signal 9 (Killed).\n")
+                  .ok());
+  absl::StatusOr<Continuation> next = PlanContinuation(expected_, end);
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ(next->keys, (std::set<RunKey>{RunKey{expected_[1].point.name, 0},
+                                          RunKey{expected_[2].point.name, 0}}));
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_FALSE(records->empty());
+  EXPECT_EQ((*records)[0].point, expected_[0].point.name);
+  EXPECT_EQ((*records)[0].result.outcome, Outcome::kCrash);
+  EXPECT_EQ((*records)[0].result.signature, "crash: rank 1 killed by SIGKILL (job exited with status 137)");
+}
+
 }  // namespace
 }  // namespace gh::driver
