@@ -234,6 +234,10 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       ++point.failed;
       if (outcome == Outcome::kInfra) ++point.infra;
       if (point.first_failure_signature.empty()) point.first_failure_signature = record.result.signature;
+      if (point.first_hang_trial < 0 && !record.result.hang.empty()) {
+        point.first_hang = record.result.hang;
+        point.first_hang_trial = record.trial;
+      }
       std::string label = ShortSignature(outcome, record.result.signature);
       auto found = std::find_if(point.failure_counts.begin(), point.failure_counts.end(),
                                 [&](const auto& entry) { return entry.first == label; });

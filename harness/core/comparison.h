@@ -64,6 +64,10 @@ struct PointTrials {
   std::string first_failure_signature;       // full text, for tooltips and lists
   std::string first_unmet_signature;         // the first unmatched trial's signature (or outcome)
   std::string skip_reason;                   // of the first skipped trial
+  // The first trial that timed out with a hang report (every rank's place, where the ranks
+  // diverged, NCCL's RAS view), and that trial's index; -1 when none did.
+  HangReport first_hang;
+  int first_hang_trial = -1;
   Expectation expected;                      // the first trial's
   std::vector<Metric> metrics;  // per metric name, the median over passing trials
   // Points run with `trials:` above 1 are judged as a whole by their verdict rule

@@ -97,6 +97,13 @@ std::string RankDetails(const Record& r) {
                       ", got ", m.actual, ")");
     }
   }
+  // A timeout's hang report: each rank's place, where they parted, NCCL's view (first line).
+  const HangReport& hang = r.result.hang;
+  for (const std::string& line : hang.summary) absl::StrAppend(&out, "\n  hang: ", line);
+  if (!hang.divergence.empty()) absl::StrAppend(&out, "\n  divergence: ", hang.divergence);
+  if (!hang.nccl_ras.empty()) {
+    absl::StrAppend(&out, "\n  NCCL RAS: ", hang.nccl_ras.substr(0, hang.nccl_ras.find('\n')));
+  }
   return out;
 }
 

@@ -202,5 +202,20 @@ TEST(JUnitTest, AttributesEscapeNewlinesTabsAndInvalidUtf8) {
   EXPECT_THAT(xml, HasSubstr("trial 1/1: error: line1\nline2\tx \\xFF\\xFE é (unmet)"));
 }
 
+// Issue 19 item 5: the failure text of a hung point carries its hang report.
+TEST(JUnitTest, AHungPointsFailureCarriesTheHangReport) {
+  Record hung = testing::MakeRecord({.outcome = Outcome::kTimeout, .signature = "timeout after 5s in step 'exchange'",
+                                     .matched = false});
+  hung.result.hang.summary = {"rank 1: nanosleep <- Stall (step exchange)", "rank 0: MPI_Recv (step exchange)"};
+  hung.result.hang.divergence = "rank 1 is in exchange #1 outside any communication call";
+  hung.result.hang.nccl_ras = "not available: host backend (no NCCL)";
+  const std::string xml = RenderJUnit({hung}, kPlainRunSuite);
+  EXPECT_THAT(xml, ::testing::HasSubstr("\n  hang: rank 1: nanosleep &lt;- Stall (step exchange)"
+                                        "\n  hang: rank 0: MPI_Recv (step exchange)"
+                                        "\n  divergence: rank 1 is in exchange #1 outside any communication call"
+                                        "\n  NCCL RAS: not available: host backend (no NCCL)"))
+      << xml;
+}
+
 }  // namespace
 }  // namespace gh

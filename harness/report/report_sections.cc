@@ -3,6 +3,8 @@
 #include <functional>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {
@@ -87,6 +89,18 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
                                   [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline)};
                                   }));
+  // Timeouts explained: each rank's place, where the ranks parted, NCCL's own view (its first
+  // line: the full report is in the record).
+  sections.push_back(EntrySection(
+      "Hangs", comparison, sweep,
+      [](const PointComparison& e) { return e.now && e.now->first_hang_trial >= 0; },
+      {"trial", "ranks", "divergence", "NCCL RAS"}, [&](const PointComparison& e) {
+        const HangReport& hang = e.now->first_hang;
+        const std::string ras = hang.nccl_ras.substr(0, hang.nccl_ras.find('\n'));
+        return std::vector<std::string>{absl::StrCat(e.now->first_hang_trial + 1, "/", e.now->trials),
+                                        clip(absl::StrJoin(hang.summary, "; ")), clip(hang.divergence),
+                                        clip(ras)};
+      }));
   std::erase_if(sections, [](const ReportSection& s) { return s.rows.empty(); });
   return sections;
 }

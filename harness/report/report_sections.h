@@ -20,7 +20,8 @@ struct ReportSection {
 };
 
 // In report order, only those with rows: "Cells not run" (with a sweep), "Unmet expectations",
-// "Regressions", "Fixes", "Changed signatures", "New points", "Vanished points". Signatures and
+// "Regressions", "Fixes", "Changed signatures", "New points", "Vanished points", "Hangs" (the
+// first hang report of each point that timed out). Signatures and
 // cell details longer than `max_text_chars` are cut to that many characters, ending "...".
 std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,
                                              size_t max_text_chars);

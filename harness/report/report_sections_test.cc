@@ -42,5 +42,27 @@ TEST(ReportSectionsTest, LongSignaturesAreCutToTheLimitEndingInAnEllipsis) {
   EXPECT_EQ(whole[0].rows[0][4], signature);
 }
 
+// Issue 19 item 5: a timeout's hang report is its own section, one row per point: the first
+// trial that hung, each rank's place, where the ranks parted, and NCCL's first line.
+TEST(ReportSectionsTest, HangsShowEachRanksPlaceTheDivergenceAndNcclsFirstLine) {
+  Record pass = testing::MakeRecord({.trial = 0, .trials = 2});
+  Record hung = testing::MakeRecord({.outcome = Outcome::kTimeout, .signature = "timeout after 5s in step 'exchange'",
+                                     .trial = 1, .trials = 2, .matched = false});
+  hung.result.hang.summary = {"rank 1: nanosleep <- Stall (step exchange)", "rank 0: MPI_Recv <- RingShift::Run (step exchange)"};
+  hung.result.hang.divergence = "rank 1 is in exchange #1 outside any communication call";
+  hung.result.hang.nccl_ras = "not available: host backend (no NCCL)\nsecond line";
+  std::vector<ReportSection> sections = AttentionSections(CompareResults({pass, hung}, nullptr), nullptr, 160);
+  ASSERT_EQ(sections.size(), 2u);
+  EXPECT_EQ(sections[0].title, "Unmet expectations");
+  EXPECT_EQ(sections[1].title, "Hangs");
+  EXPECT_THAT(sections[1].headers, ElementsAre("cell", "point", "trial", "ranks", "divergence", "NCCL RAS"));
+  ASSERT_EQ(sections[1].rows.size(), 1u);
+  EXPECT_THAT(sections[1].rows[0],
+              ElementsAre("-", "ring/bytes=4K/np=2", "2/2",
+                          "rank 1: nanosleep <- Stall (step exchange); rank 0: MPI_Recv <- RingShift::Run (step exchange)",
+                          "rank 1 is in exchange #1 outside any communication call",
+                          "not available: host backend (no NCCL)"));
+}
+
 }  // namespace
 }  // namespace gh
