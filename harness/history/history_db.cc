@@ -1,9 +1,12 @@
 #include "harness/history/history_db.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "harness/core/file_util.h"
 #include "harness/core/status_macros.h"
 
@@ -52,6 +55,20 @@ const std::vector<std::string>& HistoryMigrations() {
 }
 
 absl::StatusOr<HistoryDb> HistoryDb::Open(const std::string& path, Mode mode, int target_version) {
+  // Two ingests creating one database at once can meet a lock SQLite reports busy without
+  // waiting (switching to WAL, or a read lock that must not block a writer): retry the whole
+  // open, with a growing pause, within the same budget the busy handler has.
+  const absl::Time deadline = absl::Now() + absl::Milliseconds(kBusyTimeoutMs);
+  absl::Duration pause = absl::Milliseconds(10);
+  while (true) {
+    absl::StatusOr<HistoryDb> db = OpenOnce(path, mode, target_version);
+    if (db.ok() || !absl::IsUnavailable(db.status()) || absl::Now() + pause > deadline) return db;
+    absl::SleepFor(pause);
+    pause = std::min(pause * 2, absl::Milliseconds(500));
+  }
+}
+
+absl::StatusOr<HistoryDb> HistoryDb::OpenOnce(const std::string& path, Mode mode, int target_version) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (!exists && mode == Mode::kExisting) {
@@ -141,6 +158,7 @@ absl::Status HistoryDb::Exec(const std::string& sql) {
     return absl::InvalidArgumentError(
         absl::StrCat(path_, ": not a gpuharness history database (", text, ")"));
   }
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return absl::UnavailableError(absl::StrCat(path_, ": ", text));
   return absl::InternalError(absl::StrCat(path_, ": ", text));
 }
 
@@ -162,6 +180,9 @@ absl::Status HistoryDb::Error(const std::string& what) const {
   if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT) {
     return absl::InvalidArgumentError(
         absl::StrCat(path_, ": not a gpuharness history database (", message, ")"));
+  }
+  if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
+    return absl::UnavailableError(absl::StrCat(path_, ": ", what, ": ", message));
   }
   return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", message));
 }

@@ -42,6 +42,9 @@ class HistoryDb {
   absl::Status Error(const std::string& what) const;  // "<path>: <what>: <sqlite message>"
 
  private:
+  // One attempt at Open; Unavailable when another process held a lock SQLite would not wait
+  // for (it returns SQLITE_BUSY at once where waiting could deadlock).
+  static absl::StatusOr<HistoryDb> OpenOnce(const std::string& path, Mode mode, int target_version);
   HistoryDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db, &sqlite3_close_v2) {}
   absl::Status CheckOurs(int target_version);
   absl::Status Migrate(int target_version);

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -163,8 +164,15 @@ TEST_F(HistoryTest, TwoProcessesIngestingAtOnceBothLand) {
     ASSERT_GE(pid, 0);
     if (pid == 0) {  // each child opens the (not yet existing) database itself
       absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path_, HistoryDb::Mode::kCreate);
-      if (!db.ok()) _exit(10);
-      _exit(IngestDirectory(*db, dirs[n], absl::StrCat("night", n)).ok() ? 0 : 11);
+      if (!db.ok()) {
+        std::fprintf(stderr, "child %d: open: %s\n", n, std::string(db.status().message()).c_str());
+        _exit(10);
+      }
+      absl::StatusOr<IngestResult> ingested = IngestDirectory(*db, dirs[n], absl::StrCat("night", n));
+      if (!ingested.ok()) {
+        std::fprintf(stderr, "child %d: ingest: %s\n", n, std::string(ingested.status().message()).c_str());
+      }
+      _exit(ingested.ok() ? 0 : 11);
     }
     children.push_back(pid);
   }
