@@ -156,8 +156,25 @@ void JobLedger::Remove(ProcessId id) {
 }
 
 absl::StatusOr<ProcessId> LedgeredProcessRunner::Start(const ProcessSpec& spec) {
-  absl::StatusOr<ProcessId> id = inner_.Start(spec);
+  // Recorded before the child execs (no window in which a killed driver leaves a job nobody
+  // knows of); a runner that never calls before_exec (a test's fake) is recorded after.
+  ProcessSpec recorded_spec = spec;
+  bool called = false;
+  bool written = false;
+  recorded_spec.before_exec = [&](ProcessId child) -> absl::Status {
+    called = true;
+    absl::StatusOr<bool> added = ledger_.Add(child, spec);
+    if (!added.ok()) return absl::InternalError(absl::StrCat("job ledger: ", added.status().message()));
+    written = *added;
+    if (spec.before_exec) return spec.before_exec(child);
+    return absl::OkStatus();
+  };
+  absl::StatusOr<ProcessId> id = inner_.Start(recorded_spec);
   if (!id.ok()) return id;
+  if (called) {
+    if (written) recorded_.insert(*id);
+    return id;
+  }
   absl::StatusOr<bool> recorded = ledger_.Add(*id, spec);
   if (!recorded.ok()) {
     inner_.SignalGroup(*id, SIGKILL);  // a job that cannot be recorded is not left running

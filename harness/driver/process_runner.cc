@@ -68,26 +68,37 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   const pid_t parent = getpid();
   // Closed by the child's exec (or exit): once the parent reads EOF, the child has its session.
   int started[2];
+  int go[2];  // the parent's word that before_exec is done: 'g' to exec, anything else to stop
   if (pipe2(started, O_CLOEXEC) != 0) {
     int err = errno;
     close(log_fd);
+    return absl::InternalError(absl::StrCat("pipe: ", strerror(err)));
+  }
+  if (pipe2(go, O_CLOEXEC) != 0) {
+    int err = errno;
+    for (int fd : {log_fd, started[0], started[1]}) close(fd);
     return absl::InternalError(absl::StrCat("pipe: ", strerror(err)));
   }
   pid_t pid = fork();
   if (pid < 0) {
     int err = errno;
     close(log_fd);
-    close(started[0]);
-    close(started[1]);
+    for (int fd : {started[0], started[1], go[0], go[1]}) close(fd);
     return absl::InternalError(absl::StrCat("fork: ", strerror(err)));
   }
   if (pid == 0) {
     close(started[0]);
+    close(go[1]);
     setsid();  // a new session and process group: killable as a whole, deaf to our tty
     // The job dies with the driver, even a SIGKILLed one; if the driver is already gone, the
     // signal would never come: stop now.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(127);
+    char word = 0;
+    ssize_t got;
+    while ((got = read(go[0], &word, 1)) < 0 && errno == EINTR) {
+    }
+    if (got != 1 || word != 'g') _exit(127);
     int null_fd = open("/dev/null", O_RDONLY);
     if (null_fd >= 0) dup2(null_fd, 0);
     dup2(log_fd, 1);
@@ -111,6 +122,19 @@ absl::StatusOr<ProcessId> PosixProcessRunner::Start(const ProcessSpec& spec) {
   }
   close(log_fd);
   close(started[1]);
+  close(go[0]);
+  absl::Status before = spec.before_exec ? spec.before_exec(pid) : absl::OkStatus();
+  const char word = before.ok() ? 'g' : 'x';
+  ssize_t written = write(go[1], &word, 1);
+  (void)written;
+  close(go[1]);
+  if (!before.ok()) {
+    close(started[0]);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return before;
+  }
   // Not setpgid() from here: it would race the child's setsid(), which fails in a process that
   // already leads a group, leaving the job in the driver's session. Wait for the exec instead.
   char ignored;

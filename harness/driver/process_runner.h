@@ -5,6 +5,7 @@
 #ifndef GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
 #define GPUHARNESS_DRIVER_PROCESS_RUNNER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,11 @@ struct ProcessSpec {
   std::vector<std::string> env;   // the whole environment, NAME=VALUE
   std::string cwd;                // working directory
   std::string log_path;           // stdout and stderr, created or truncated
+  // Called with the child's id after fork, while the child (already in its own session) waits
+  // to exec; the child execs only when it returns OK, and is killed otherwise. The job ledger
+  // records a job here, so no job ever runs unrecorded. Runners without real children may
+  // ignore it.
+  std::function<absl::Status(int)> before_exec;
 };
 
 struct ProcessExit {
