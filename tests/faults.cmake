@@ -9,12 +9,9 @@ endif()
 
 find_program(GH_FAULTS_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-add_executable(gh_faults_test ${CMAKE_CURRENT_SOURCE_DIR}/faults/fault_test.cc)
-target_link_libraries(gh_faults_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest GTest::gtest_main
-                      GTest::gmock gh_warnings)
-target_compile_definitions(gh_faults_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults")
-add_dependencies(gh_faults_test gpuharness)
+gh_harness_test_program(gh_faults_test ${CMAKE_CURRENT_SOURCE_DIR}/faults/fault_test.cc
+  LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
+  DEFINES GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults")
 
 include(GoogleTest)
 gtest_discover_tests(gh_faults_test TEST_PREFIX "gpuharness.faults." DISCOVERY_TIMEOUT 60

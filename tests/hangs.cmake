@@ -9,13 +9,8 @@ endif()
 find_program(GH_HANGS_MPIRUN NAMES mpirun mpiexec REQUIRED)
 set(_gh_hangs_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0")
 
-add_executable(gh_hangs_test ${CMAKE_CURRENT_SOURCE_DIR}/hangs/run_hangs_test.cc)
-target_link_libraries(gh_hangs_test PRIVATE gh_core GTest::gtest GTest::gtest_main GTest::gmock
-                      gh_warnings)
-target_compile_definitions(gh_hangs_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
-  GH_MPIRUN_BIN="${GH_HANGS_MPIRUN}")
-add_dependencies(gh_hangs_test gpuharness)
+gh_harness_test_program(gh_hangs_test ${CMAKE_CURRENT_SOURCE_DIR}/hangs/run_hangs_test.cc
+  LIBS gh_core GTest::gtest_main GTest::gmock DEFINES GH_MPIRUN_BIN="${GH_HANGS_MPIRUN}")
 foreach(case
     StalledRankAtFourRanksIsExplained
     StalledOnlyRankHasAStack
@@ -29,12 +24,8 @@ foreach(case
 endforeach()
 
 if(GH_HAVE_CUDA)
-  add_executable(gh_hangs_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/hangs/hangs_gpu_test.cc)
-  target_link_libraries(gh_hangs_gpu_test PRIVATE gh_runtime gh_core GTest::gtest GTest::gmock
-                        gh_warnings)
-  target_compile_definitions(gh_hangs_gpu_test PRIVATE
-    GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-  add_dependencies(gh_hangs_gpu_test gpuharness)
+  gh_harness_test_program(gh_hangs_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/hangs/hangs_gpu_test.cc
+    LIBS gh_runtime gh_core GTest::gmock)
   add_test(NAME gpuharness.gpu.HangsGpu.StalledNcclReceiveIsExplained
            COMMAND gh_hangs_gpu_test --gtest_filter=HangsGpu.StalledNcclReceiveIsExplained)
   set_tests_properties(gpuharness.gpu.HangsGpu.StalledNcclReceiveIsExplained PROPERTIES

@@ -7,13 +7,10 @@ if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
   return()
 endif()
 
-add_executable(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc)
-target_link_libraries(gh_nightly_console_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
-target_compile_definitions(gh_nightly_console_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_dependencies(gh_nightly_console_test gpuharness)
+gh_harness_test_program(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc
+  LIBS gh_core GTest::gmock GTest::gtest_main)
 
 include(GoogleTest)
 gtest_discover_tests(gh_nightly_console_test TEST_PREFIX "gpuharness.nightly." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1\\;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\\;OMPI_MCA_rmaps_base_oversubscribe=1\\;CI=true")
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")

@@ -10,4 +10,4 @@ gh_harness_test_program(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_swee
 include(GoogleTest)
 gtest_discover_tests(gh_sweep_test TEST_PREFIX "gpuharness.sweep." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1\\;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1\\;OMPI_MCA_rmaps_base_oversubscribe=1\\;CI=true")
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")

@@ -7,11 +7,8 @@ if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
   return()
 endif()
 
-add_executable(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/verdicts_test.cc)
-target_link_libraries(gh_verdicts_e2e_test PRIVATE gh_core GTest::gtest GTest::gmock GTest::gtest_main gh_warnings)
-target_compile_definitions(gh_verdicts_e2e_test PRIVATE
-  GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>" GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
-add_dependencies(gh_verdicts_e2e_test gpuharness)
+gh_harness_test_program(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/verdicts_test.cc
+  LIBS gh_core GTest::gmock GTest::gtest_main)
 
 include(GoogleTest)
 gtest_discover_tests(gh_verdicts_e2e_test TEST_PREFIX "gpuharness.verdicts." DISCOVERY_TIMEOUT 60

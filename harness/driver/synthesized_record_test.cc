@@ -63,6 +63,19 @@ class SynthesizedRecordTest : public gh::testing::TempDirTest {
     return end;
   }
 
+  // mpirun's account of rank 1 SIGKILLed from outside; the job exited 137.
+  JobEnd Rank1KilledByMpirun() const {
+    JobEnd end;
+    end.exit.code = 137;
+    end.log_path = run_dir_ + "/job.log";
+    end.run_dir = run_dir_;
+    EXPECT_TRUE(WriteFileAtomically(end.log_path,
+                                    "mpirun noticed that process rank 1 with PID 77 on node n1 exited "
+                                    "on signal 9 (Killed).\n")
+                    .ok());
+    return end;
+  }
+
   static EnvironmentFingerprint CudaJob() {
     EnvironmentFingerprint fp;
     fp.backend = "cuda";
@@ -224,14 +237,7 @@ TEST_F(SynthesizedRecordTest, TheRunInFlightNamesTheRankMpirunSawKilled) {
   SetResult(written[1], in_flight);
   ASSERT_TRUE(WriteFileAtomically(run_dir_ + "/environment.json", fp.ToJson().dump(2)).ok());
   ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", written).ok());
-  JobEnd end;
-  end.exit.code = 137;
-  end.log_path = run_dir_ + "/job.log";
-  end.run_dir = run_dir_;
-  ASSERT_TRUE(WriteFileAtomically(end.log_path,
-                                  "mpirun noticed that process rank 1 with PID 77 on node n1 exited "
-                                  "on signal 9 (Killed).\n")
-                  .ok());
+  const JobEnd end = Rank1KilledByMpirun();
   absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, end, info_);
   ASSERT_TRUE(records.ok()) << records.status();
   ASSERT_EQ(records->size(), 3u);
@@ -254,14 +260,7 @@ TEST_F(SynthesizedRecordTest, TheRunInFlightNamesTheRankMpirunSawKilled) {
 TEST_F(SynthesizedRecordTest, ARankKilledBeforeAnyRecordChargesOnlyTheFirstRun) {
   Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M, 2M]\n");
   ASSERT_EQ(expected_.size(), 3u);
-  JobEnd end;
-  end.exit.code = 137;
-  end.log_path = run_dir_ + "/job.log";
-  end.run_dir = run_dir_;
-  ASSERT_TRUE(WriteFileAtomically(end.log_path,
-                                  "mpirun noticed that process rank 1 with PID 77 on node n1 exited "
-                                  "on signal 9 (Killed).\n")
-                  .ok());
+  const JobEnd end = Rank1KilledByMpirun();
   absl::StatusOr<Continuation> next = PlanContinuation(expected_, end);
   ASSERT_TRUE(next.ok()) << next.status();
   EXPECT_EQ(next->keys, (std::set<RunKey>{RunKey{expected_[1].point.name, 0},
