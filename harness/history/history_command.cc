@@ -148,14 +148,17 @@ int HistoryCommand(int argc, char** argv) {
     }
     return kExitBadInput;
   }
-  if (ingest->parsed() && !std::filesystem::is_directory(dir)) {  // before the file is created
-    return Fail(absl::InvalidArgumentError(absl::StrCat(dir, ": no such directory")));
+  // An ingest reads and checks DIR before it creates the database file.
+  absl::StatusOr<IngestBatch> batch;
+  if (ingest->parsed()) {
+    batch = ReadIngestDirectory(dir, night);
+    if (!batch.ok()) return Fail(batch.status());
   }
   const HistoryDb::Mode mode = ingest->parsed() ? HistoryDb::Mode::kCreate : HistoryDb::Mode::kExisting;
   absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path, mode);
   if (!db.ok()) return Fail(db.status());
   if (ingest->parsed()) {
-    absl::StatusOr<IngestResult> r = IngestDirectory(*db, dir, night);
+    absl::StatusOr<IngestResult> r = IngestBatchInto(*db, *batch);
     if (!r.ok()) return Fail(r.status());
     std::cout << "ingested " << dir << " as night " << r->night << ": " << r->records << " records from "
               << r->directories << " results directories, " << r->added << " new (" << db_path << ")\n";

@@ -20,14 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One results directory to read: its records.jsonl, what kind, which matrix, version axes.
-struct Source {
-  std::string dir;
-  std::string kind;    // "sweep" or "bisect"
-  std::string matrix;
-  std::set<std::string> version_axes;
-};
-
 bool IsFile(const fs::path& p) { std::error_code ec; return fs::is_regular_file(p, ec); }
 bool IsDir(const fs::path& p) { std::error_code ec; return fs::is_directory(p, ec); }
 
@@ -36,8 +28,8 @@ absl::StatusOr<nlohmann::json> ReadJson(const fs::path& path) {
   return ParseJsonText(text, path.string());
 }
 
-absl::StatusOr<Source> SweepSource(const fs::path& dir) {
-  Source source{dir.string(), "sweep", dir.filename().string(), {}};
+absl::StatusOr<IngestSource> SweepSource(const fs::path& dir) {
+  IngestSource source{dir.string(), "sweep", dir.filename().string(), {}};
   if (IsFile(dir / "sweep.json")) {
     GH_ASSIGN_OR_RETURN(nlohmann::json json, ReadJson(dir / "sweep.json"));
     absl::StatusOr<SweepInfo> sweep = SweepInfo::FromJson(json);
@@ -53,7 +45,7 @@ absl::StatusOr<Source> SweepSource(const fs::path& dir) {
 }
 
 // A bisect's probes each leave a results directory (probes/<probe>/trial<k>/records.jsonl).
-absl::Status AddBisectSources(const fs::path& dir, std::vector<Source>& sources) {
+absl::Status AddBisectSources(const fs::path& dir, std::vector<IngestSource>& sources) {
   GH_ASSIGN_OR_RETURN(nlohmann::json json, ReadJson(dir / "summary.json"));
   const StateJson summary(json, (dir / "summary.json").string());
   GH_ASSIGN_OR_RETURN(const std::string matrix_file, summary.StringOr("matrix", ""));
@@ -72,11 +64,11 @@ absl::Status AddBisectSources(const fs::path& dir, std::vector<Source>& sources)
 }
 
 // What DIR is, as the list of results directories it holds.
-absl::StatusOr<std::vector<Source>> FindSources(const fs::path& dir) {
+absl::StatusOr<std::vector<IngestSource>> FindSources(const fs::path& dir) {
   if (!IsDir(dir)) return absl::InvalidArgumentError(absl::StrCat(dir.string(), ": no such directory"));
-  std::vector<Source> sources;
+  std::vector<IngestSource> sources;
   if (IsFile(dir / "records.jsonl")) {
-    GH_ASSIGN_OR_RETURN(Source s, SweepSource(dir));
+    GH_ASSIGN_OR_RETURN(IngestSource s, SweepSource(dir));
     sources.push_back(std::move(s));
     return sources;
   }
@@ -90,7 +82,7 @@ absl::StatusOr<std::vector<Source>> FindSources(const fs::path& dir) {
   std::sort(children.begin(), children.end());
   for (const fs::path& child : children) {
     if (IsFile(child / "records.jsonl")) {
-      GH_ASSIGN_OR_RETURN(Source s, SweepSource(child));
+      GH_ASSIGN_OR_RETURN(IngestSource s, SweepSource(child));
       sources.push_back(std::move(s));
     }
   }
@@ -152,7 +144,7 @@ class Inserter {
     return Inserter(std::move(source), std::move(result), std::move(metric));
   }
 
-  absl::StatusOr<int> Add(const std::string& night, const Source& source, const std::vector<Record>& records) {
+  absl::StatusOr<int> Add(const std::string& night, const IngestSource& source, const std::vector<Record>& records) {
     source_.Reset();
     source_.Bind(1, night).Bind(2, source.kind).Bind(3, source.matrix)
         .Bind(4, fs::weakly_canonical(source.dir).string())
@@ -191,27 +183,36 @@ class Inserter {
 
 }  // namespace
 
-absl::StatusOr<IngestResult> IngestDirectory(HistoryDb& db, const std::string& dir, const std::string& night) {
-  // Read everything first: a bad file rejects the whole directory before anything is written.
-  GH_ASSIGN_OR_RETURN(std::vector<Source> sources, FindSources(dir));
-  IngestResult result;
-  GH_ASSIGN_OR_RETURN(result.night, NightLabel(dir, night));
-  std::vector<std::vector<Record>> records;
-  for (const Source& source : sources) {
+absl::StatusOr<IngestBatch> ReadIngestDirectory(const std::string& dir, const std::string& night) {
+  IngestBatch batch;
+  GH_ASSIGN_OR_RETURN(std::vector<IngestSource> sources, FindSources(dir));
+  GH_ASSIGN_OR_RETURN(batch.night, NightLabel(dir, night));
+  for (IngestSource& source : sources) {
     GH_ASSIGN_OR_RETURN(RecordsFileContents contents, ReadRecordsFile(source.dir + "/records.jsonl"));
-    result.records += static_cast<int>(contents.records.size());
-    records.push_back(std::move(contents.records));
+    batch.sources.push_back({std::move(source), std::move(contents.records)});
   }
-  result.directories = static_cast<int>(sources.size());
+  return batch;
+}
+
+absl::StatusOr<IngestResult> IngestBatchInto(HistoryDb& db, const IngestBatch& batch) {
+  IngestResult result;
+  result.night = batch.night;
+  result.directories = static_cast<int>(batch.sources.size());
+  for (const IngestBatch::Part& part : batch.sources) result.records += static_cast<int>(part.records.size());
   GH_RETURN_IF_ERROR(db.InTransaction([&]() -> absl::Status {
     GH_ASSIGN_OR_RETURN(Inserter inserter, Inserter::Make(db));
-    for (size_t i = 0; i < sources.size(); ++i) {
-      GH_ASSIGN_OR_RETURN(int added, inserter.Add(result.night, sources[i], records[i]));
+    for (const IngestBatch::Part& part : batch.sources) {
+      GH_ASSIGN_OR_RETURN(int added, inserter.Add(result.night, part.source, part.records));
       result.added += added;
     }
     return absl::OkStatus();
   }));
   return result;
+}
+
+absl::StatusOr<IngestResult> IngestDirectory(HistoryDb& db, const std::string& dir, const std::string& night) {
+  GH_ASSIGN_OR_RETURN(IngestBatch batch, ReadIngestDirectory(dir, night));
+  return IngestBatchInto(db, batch);
 }
 
 }  // namespace gh

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "harness/report/report_palette.h"
 
 namespace gh {
 namespace {
@@ -15,12 +16,12 @@ std::string Escape(const std::string& text) {
   return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
 }
 
+// report.html's outcome colours (report_palette.h), so a verdict looks the same in both.
 std::string Colour(const std::string& verdict) {
-  static const std::map<std::string, std::string> kColours = {
-      {"pass", "#2e7d32"}, {"skip", "#9e9e9e"}, {"fail", "#c62828"},
-      {"error", "#ef6c00"}, {"timeout", "#6a1b9a"}, {"crash", "#000000"}};
-  auto it = kColours.find(verdict);
-  return it == kColours.end() ? "#ffffff" : it->second;
+  for (const OutcomeColour& c : kOutcomeColours) {
+    if (verdict == c.name) return c.background;
+  }
+  return "#ffffff";
 }
 
 // One square per night; a night the point did not run in is an empty box.
@@ -81,7 +82,7 @@ std::string RenderHistoryHtml(const std::vector<std::string>& nights, const std:
   absl::StrAppend(&html, "<p>", nights.size(), " nights: ", Escape(nights.empty() ? "" : nights.front()),
                   " .. ", Escape(nights.empty() ? "" : nights.back()), "; ", histories.size(),
                   " points. Squares: one per night, oldest first (green pass, grey skip, red fail, "
-                  "orange error, purple timeout, black crash, empty not run).</p>\n");
+                  "orange error, purple timeout, dark red crash, slate infrastructure, empty not run).</p>\n");
   html += "<table><tr><th>point</th><th>verdict per night</th><th>metrics (mean over trials, per night)</th></tr>\n";
   for (const PointHistory& h : histories) {
     std::set<std::string> metrics;

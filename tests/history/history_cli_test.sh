@@ -2,7 +2,8 @@
 # `gpuharness history` as a command (CTest gpuharness.history.cli): two processes ingesting two
 # nights into one new database at once both land; ingesting again adds nothing; a truncated
 # database, a text file and another application's SQLite file are clean errors (exit 2, the
-# file named, the file unchanged); an unknown flag is exit 2 in the project's words.
+# file named, the file unchanged); a directory with a bad records.jsonl is refused (exit 2,
+# file:line) without creating the database; an unknown flag is exit 2 in the project's words.
 #   bash tests/history/history_cli_test.sh GH_HISTORY_TOOL
 set -uo pipefail
 gpuharness=${1:?usage: history_cli_test.sh GPUHARNESS_BIN}
@@ -50,8 +51,17 @@ expect_error "$work/notes.txt" "not a gpuharness history database (not an SQLite
 python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("create table results(x)"); c.commit()' "$work/other.sqlite"
 expect_error "$work/other.sqlite" "not a gpuharness history database (an SQLite database of another application)"
 
+# A directory whose records.jsonl is bad is refused before the database file exists.
+mkdir -p "$work/badnight"
+{ head -n 1 "$work/night1/records.jsonl"; printf '{"point": 7}\n'; head -n 1 "$work/night1/records.jsonl"; } \
+  >"$work/badnight/records.jsonl"  # a bad middle line (a torn last line is a killed run's, and tolerated)
+rc=0; err=$(tool ingest "$work/badnight" --db "$work/new.sqlite" 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && [[ "$err" == "gpuharness history: $work/badnight/records.jsonl:2"* ]] ||
+  fail "bad records.jsonl: exit $rc, '$err'"
+[ ! -e "$work/new.sqlite" ] || fail "a refused ingest created $work/new.sqlite"
+
 rc=0; err=$(tool flips --x --db "$db" 2>&1) || rc=$?
 [ "$rc" -eq 2 ] && [[ "$err" == "gpuharness history: unknown flag --x"* ]] || fail "unknown flag: exit $rc, '$err'"
 
 [ "$failures" -eq 0 ] || { echo "history cli: $failures failure(s)"; exit 1; }
-echo "PASS: concurrent ingest, idempotent re-ingest, truncated and foreign databases refused"
+echo "PASS: concurrent ingest, idempotent re-ingest, truncated and foreign databases refused, bad input creates no database"
