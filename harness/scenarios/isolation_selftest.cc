@@ -22,12 +22,8 @@ namespace gh {
 namespace {
 
 enum class PlantedFault { kNone, kCrash, kHang, kExit, kFail };
-constexpr EnumName<PlantedFault> kPlantedFaultNames[] = {
-    {PlantedFault::kNone, "none"}, {PlantedFault::kCrash, "crash"}, {PlantedFault::kHang, "hang"},
-    {PlantedFault::kExit, "exit"}, {PlantedFault::kFail, "fail"}};
-constexpr std::span<const EnumName<PlantedFault>> EnumNames(PlantedFault) {
-  return kPlantedFaultNames;
-}
+GH_ENUM_NAMES(PlantedFault, {PlantedFault::kNone, "none"}, {PlantedFault::kCrash, "crash"},
+    {PlantedFault::kHang, "hang"}, {PlantedFault::kExit, "exit"}, {PlantedFault::kFail, "fail"});
 
 class IsolationSelftest : public Scenario {
  public:
