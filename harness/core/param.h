@@ -48,10 +48,10 @@ struct ParamDef {
 };
 
 // An enum parameter's names, written once: a table of {value, name} pairs beside the enum,
-// found by argument-dependent lookup through a function `EnumNames(E)` in E's namespace.
-// GH_ENUM_NAMES declares both (the table is kENames):
+// found by argument-dependent lookup through a function `EnumNames(E)` in E's namespace:
 //   enum class RingDtype { kF32, kBF16 };
-//   GH_ENUM_NAMES(RingDtype, {RingDtype::kF32, "f32"}, {RingDtype::kBF16, "bf16"});
+//   inline constexpr EnumName<RingDtype> kRingDtypeNames[] = {{RingDtype::kF32, "f32"}, ...};
+//   constexpr std::span<const EnumName<RingDtype>> EnumNames(RingDtype) { return kRingDtypeNames; }
 // ParamsBuilder::Enum derives the parameter's choices from it and Point::GetEnum<E> reads the
 // value back through it, so a name cannot be declared in one place and missing in the other.
 template <typename E>
@@ -59,10 +59,6 @@ struct EnumName {
   E value;
   std::string_view name;
 };
-
-#define GH_ENUM_NAMES(E, ...)                                                    \
-  inline constexpr ::gh::EnumName<E> k##E##Names[] = {__VA_ARGS__};              \
-  constexpr std::span<const ::gh::EnumName<E>> EnumNames(E) { return k##E##Names; }
 
 template <typename E>
 concept NamedEnum = requires(E e) {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "harness/core/outcome.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/point.h"
 

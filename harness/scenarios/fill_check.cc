@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/runtime/point_context.h"

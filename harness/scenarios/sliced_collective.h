@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/point.h"
 #include "harness/scenarios/allocators.h"
