@@ -39,3 +39,25 @@ function(gh_harness_test_cases program)
       LABELS ${arg_LABEL} TIMEOUT ${arg_TIMEOUT} ${skip} ENVIRONMENT "${GH_HARNESS_TEST_ENV}")
   endforeach()
 endfunction()
+
+# gh_harness_test_suite(TARGET SOURCE NAME N LABEL L TIMEOUT S [SERIAL] [LIBS lib...]
+#                       [DEFINES def...] [DEPENDS target...] [PROPERTIES prop value...])
+# A test program (gh_harness_test_program; LIBS default to gh_core GTest::gmock
+# GTest::gtest_main) whose gtest cases CTest discovers as gpuharness.N.<Suite>.<case>, each
+# labelled L with TIMEOUT S, RUN_SERIAL when SERIAL, and any further test PROPERTIES
+# (ENVIRONMENT "A=1;B=2", SKIP_REGULAR_EXPRESSION ...).
+function(gh_harness_test_suite target source)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "SERIAL" "NAME;LABEL;TIMEOUT" "LIBS;DEFINES;DEPENDS;PROPERTIES")
+  if(NOT arg_LIBS)
+    set(arg_LIBS gh_core GTest::gmock GTest::gtest_main)
+  endif()
+  gh_harness_test_program(${target} ${source} LIBS ${arg_LIBS} DEFINES ${arg_DEFINES}
+    DEPENDS ${arg_DEPENDS})
+  set(serial)
+  if(arg_SERIAL)
+    set(serial RUN_SERIAL TRUE)
+  endif()
+  include(GoogleTest)
+  gtest_discover_tests(${target} TEST_PREFIX "gpuharness.${arg_NAME}." DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${arg_LABEL}" TIMEOUT ${arg_TIMEOUT} ${serial} ${arg_PROPERTIES})
+endfunction()

@@ -5,9 +5,5 @@ if(NOT TARGET gh_driver)
   return()
 endif()
 
-gh_harness_test_program(gh_cli_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_test.cc
-  LIBS gh_core GTest::gmock GTest::gtest_main)
-
-include(GoogleTest)
-gtest_discover_tests(gh_cli_e2e_test TEST_PREFIX "gpuharness.cli." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "cli" TIMEOUT 120)
+gh_harness_test_suite(gh_cli_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/cli/cli_test.cc
+  NAME cli LABEL cli TIMEOUT 120)

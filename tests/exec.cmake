@@ -6,10 +6,6 @@
 find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
 find_program(GH_PYTHON3 NAMES python3)
 
-gh_harness_test_program(gh_exec_test ${CMAKE_CURRENT_SOURCE_DIR}/exec/run_exec_test.cc
-  LIBS gh_core GTest::gtest_main
+gh_harness_test_suite(gh_exec_test ${CMAKE_CURRENT_SOURCE_DIR}/exec/run_exec_test.cc
+  NAME exec LABEL mpi TIMEOUT 300 SERIAL LIBS gh_core GTest::gtest_main
   DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}" GH_PYTHON3_BIN="${GH_PYTHON3}")
-
-include(GoogleTest)
-gtest_discover_tests(gh_exec_test TEST_PREFIX "gpuharness.exec." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)

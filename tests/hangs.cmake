@@ -16,6 +16,7 @@ foreach(case
     StalledOnlyRankHasAStack
     PlantedSegfaultsStackNamesTheFaultingFunction
     PythonChildHangingInAKnownFunctionIsNamedWithFileAndLine
+    PythonChildStacksComeFromPySpyWhenInstalled
     NativeChildSaysNothingCouldBeHad
     TimeoutOverheadIsWithinFiveSeconds)
   add_test(NAME gpuharness.hangs.${case} COMMAND gh_hangs_test --gtest_filter=HangsHost.${case})

@@ -3,12 +3,9 @@
 # metrics, planted faults, the watchdog's timeout, the crash guard, bad input.
 find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-gh_harness_test_program(gh_mpi_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_mpi_test.cc
-  LIBS gh_core GTest::gtest_main DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}")
-
-include(GoogleTest)
 # Each case spawns whole jobs; the stall case waits for its 3 s timeout. CTest's timeout is a
 # backstop far above what the cases assert themselves.
 # (The test program itself sets OMPI_ALLOW_RUN_AS_ROOT* for the jobs it starts.)
-gtest_discover_tests(gh_mpi_test TEST_PREFIX "gpuharness.mpi." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)
+gh_harness_test_suite(gh_mpi_test ${CMAKE_CURRENT_SOURCE_DIR}/mpi/run_mpi_test.cc
+  NAME mpi LABEL mpi TIMEOUT 300 SERIAL LIBS gh_core GTest::gtest_main
+  DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}")

@@ -7,10 +7,6 @@ if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
   return()
 endif()
 
-gh_harness_test_program(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc
-  LIBS gh_core GTest::gmock GTest::gtest_main)
-
-include(GoogleTest)
-gtest_discover_tests(gh_nightly_console_test TEST_PREFIX "gpuharness.nightly." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
+gh_harness_test_suite(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc
+  NAME nightly LABEL mpi TIMEOUT 600 SERIAL
+  PROPERTIES ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")

@@ -4,10 +4,6 @@
 # job (crash and timeout records for the points never recorded), and a bad matrix (exit 2).
 find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-gh_harness_test_program(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc
-  LIBS gh_core GTest::gmock GTest::gtest_main)
-
-include(GoogleTest)
-gtest_discover_tests(gh_sweep_test TEST_PREFIX "gpuharness.sweep." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
+gh_harness_test_suite(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc
+  NAME sweep LABEL mpi TIMEOUT 600 SERIAL
+  PROPERTIES ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")

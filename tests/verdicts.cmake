@@ -7,11 +7,7 @@ if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
   return()
 endif()
 
-gh_harness_test_program(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/verdicts_test.cc
-  LIBS gh_core GTest::gmock GTest::gtest_main)
-
-include(GoogleTest)
-gtest_discover_tests(gh_verdicts_e2e_test TEST_PREFIX "gpuharness.verdicts." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE
-  SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+gh_harness_test_suite(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/verdicts_test.cc
+  NAME verdicts LABEL mpi TIMEOUT 300 SERIAL
+  PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 # (The Open MPI run-as-root settings are the test's own: set where unset, see verdicts_test.cc.)

@@ -21,33 +21,32 @@ const PointComparison& Find(const Comparison& comparison, const std::string& poi
   return none;
 }
 
-TEST(ShortSignatureTest, LeadingTokenOfErrors) {
-  EXPECT_EQ(ShortSignature(Outcome::kError,
-                           "FAILED_PRECONDITION: during context [hlo verifier]: Asynchronous computation"),
-            "FAILED_PRECONDITION");
-  EXPECT_EQ(ShortSignature(Outcome::kError, "ncclUnhandledCudaError: Cuda failure 1 'invalid argument' [ranks 1]"),
-            "ncclUnhandledCudaError");
-  EXPECT_EQ(ShortSignature(Outcome::kError, "swallowed 3/200"), "swallowed");
-  EXPECT_EQ(ShortSignature(Outcome::kError, "Cuda failure 1 'invalid argument'"), "Cuda failure");
-  EXPECT_EQ(ShortSignature(Outcome::kError, "bad input: x.yaml:3:1: name: missing"), "bad input");
-  EXPECT_EQ(ShortSignature(Outcome::kError, ""), "error");
-}
-
-TEST(ShortSignatureTest, CrashNamesTheSignal) {
-  EXPECT_EQ(ShortSignature(Outcome::kCrash, "rank 1 killed by SIGSEGV in exchange"), "crash (SIGSEGV)");
-  EXPECT_EQ(ShortSignature(Outcome::kCrash, "exited with status 134"), "crash");
-}
-
-TEST(ShortSignatureTest, OtherOutcomes) {
-  EXPECT_EQ(ShortSignature(Outcome::kPass, "ignored"), "pass");
-  EXPECT_EQ(ShortSignature(Outcome::kSkip, "needs 4 ranks"), "skip");
-  EXPECT_EQ(ShortSignature(Outcome::kTimeout, "timeout in exchange"), "timeout");
-  EXPECT_EQ(ShortSignature(Outcome::kFail, ""), "wrong data");
-  EXPECT_EQ(ShortSignature(Outcome::kFail, "wrong data [ranks 1,3]"), "wrong data");
-}
-
-TEST(ShortSignatureTest, InfraIsInfra) {
-  EXPECT_EQ(ShortSignature(Outcome::kInfra, "infrastructure: mpirun has detected an attempt"), "infra");
+// Errors: the signature's leading token; crashes: the signal; other outcomes: their name
+// (wrong data for kFail).
+TEST(ShortSignatureTest, OneShortNamePerOutcome) {
+  struct Case {
+    Outcome outcome;
+    std::string signature, short_name;
+  };
+  const Case cases[] = {
+      {Outcome::kError, "FAILED_PRECONDITION: during context [hlo verifier]: Asynchronous computation",
+       "FAILED_PRECONDITION"},
+      {Outcome::kError, "ncclUnhandledCudaError: Cuda failure 1 'invalid argument' [ranks 1]",
+       "ncclUnhandledCudaError"},
+      {Outcome::kError, "swallowed 3/200", "swallowed"},
+      {Outcome::kError, "Cuda failure 1 'invalid argument'", "Cuda failure"},
+      {Outcome::kError, "bad input: x.yaml:3:1: name: missing", "bad input"},
+      {Outcome::kError, "", "error"},
+      {Outcome::kCrash, "rank 1 killed by SIGSEGV in exchange", "crash (SIGSEGV)"},
+      {Outcome::kCrash, "exited with status 134", "crash"},
+      {Outcome::kPass, "ignored", "pass"}, {Outcome::kSkip, "needs 4 ranks", "skip"},
+      {Outcome::kTimeout, "timeout in exchange", "timeout"}, {Outcome::kFail, "", "wrong data"},
+      {Outcome::kFail, "wrong data [ranks 1,3]", "wrong data"},
+      {Outcome::kInfra, "infrastructure: mpirun has detected an attempt", "infra"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ShortSignature(c.outcome, c.signature), c.short_name) << c.signature;
+  }
 }
 
 TEST(SignatureClassTest, IgnoresNumbersAndRankLists) {

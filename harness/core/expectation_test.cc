@@ -80,21 +80,25 @@ TEST(ExpectationTest, NoRulesMeansPass) {
   EXPECT_EQ(e.ToString(), "pass");
 }
 
-TEST(ExpectationTest, RuleOnAParamThePointLacksDoesNotHold) {
-  ExpectationSet set;
+// A set of one rule: `when` on the point's params or on the job's facts, expecting `outcome`.
+ExpectationSet OneRule(std::map<std::string, std::vector<std::string>> when_params,
+                       std::map<std::string, std::vector<std::string>> when_facts, Outcome outcome) {
   ExpectationRule rule;
-  rule.when_params["ghost"] = {"1"};
-  rule.expect.outcome = Outcome::kCrash;
-  set.rules.push_back(rule);
+  rule.when_params = std::move(when_params);
+  rule.when_facts = std::move(when_facts);
+  rule.expect.outcome = outcome;
+  ExpectationSet set;
+  set.rules.push_back(std::move(rule));
+  return set;
+}
+
+TEST(ExpectationTest, RuleOnAParamThePointLacksDoesNotHold) {
+  const ExpectationSet set = OneRule({{"ghost", {"1"}}}, {}, Outcome::kCrash);
   EXPECT_EQ(ExpectationFor(set, Point{}, {}).outcome, Outcome::kPass);
 }
 
 TEST(ExpectationTest, EnvFactsAreGenericStrings) {
-  ExpectationSet set;
-  ExpectationRule rule;
-  rule.when_facts["env.NCCL_CUMEM_ENABLE"] = {"0"};
-  rule.expect.outcome = Outcome::kError;
-  set.rules.push_back(rule);
+  const ExpectationSet set = OneRule({}, {{"env.NCCL_CUMEM_ENABLE", {"0"}}}, Outcome::kError);
   EXPECT_EQ(ExpectationFor(set, Point{}, {{{"env.NCCL_CUMEM_ENABLE", "0"}}}).outcome,
             Outcome::kError);
   EXPECT_EQ(ExpectationFor(set, Point{}, {{{"env.NCCL_CUMEM_ENABLE", "1"}}}).outcome,

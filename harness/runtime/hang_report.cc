@@ -88,7 +88,7 @@ std::string DivergenceLine(const std::vector<WatchdogReport>& reports) {
     std::vector<Group> lagging, ahead;
     const WatchdogReport* first_lagging = nullptr;
     for (const WatchdogReport* r : known) {
-      const std::string op = FormatOp(r->ops.back());
+      const std::string op = FormatOpWithCall(r->ops.back());
       if (r->ops.back().sequence == behind) {
         if (first_lagging == nullptr) first_lagging = r;
         AddToGroup(lagging, op, r->rank);
@@ -106,9 +106,11 @@ std::string DivergenceLine(const std::vector<WatchdogReport>& reports) {
         const WatchdogReport& first = *std::find_if(
             reports.begin(), reports.end(),
             [&](const WatchdogReport& r) { return r.rank == g.ranks.front(); });
+        // "finished #17": the lagging ranks' operation, just named.
         const bool finished = Finished(first, stuck);
-        absl::StrAppend(&line, "; ", Ranks(g.ranks), " ",
-                        finished ? absl::StrCat("finished ", FormatOp(stuck), " and ", IsAre(g.ranks))
+        absl::StrAppend(&line, ", ", Ranks(g.ranks), " ",
+                        finished ? absl::StrCat("finished #", stuck.occurrence, " and ",
+                                                g.ranks.size() == 1 ? "waits" : "wait")
                                  : IsAre(g.ranks),
                         " in ", g.key);
       }
@@ -117,7 +119,7 @@ std::string DivergenceLine(const std::vector<WatchdogReport>& reports) {
       std::vector<Group> idle, waiting;
       for (const WatchdogReport* r : known) {
         const std::string summary = StackSummary(r->stack);
-        const std::string where = FormatOp(r->ops.back());
+        const std::string where = FormatOpWithCall(r->ops.back());
         if (!summary.empty() && !IsCommunicationWait(summary)) {
           AddToGroup(idle, absl::StrCat(where, " outside any communication call (", summary, ")"),
                      r->rank);

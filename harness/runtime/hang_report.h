@@ -16,8 +16,9 @@ namespace gh {
 std::vector<std::string> HangSummaryLines(const std::vector<WatchdogReport>& reports);
 
 // Where the ranks diverged:
-//   - some ranks behind the others: "rank 2 is in exchange #17; ranks 0,1,3 finished
-//     exchange #17 and are in verify #17";
+//   - some ranks behind the others: "rank 2 is in exchange #17 (send/recv 4 KiB), ranks 0,1,3
+//     finished #17 and wait in verify #17" (an operation's call and size where its step named
+//     them: PointContext::SetStep);
 //   - all at the same operation, told apart by their stacks: "rank 1 is in exchange #1
 //     outside any communication call (nanosleep <- RingShift::Stall); ranks 0,2,3 are in
 //     exchange #1 waiting in MPI_Barrier";

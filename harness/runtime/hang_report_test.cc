@@ -13,11 +13,17 @@ const std::vector<std::string> kStallStack = {
     "clock_nanosleep [libc.so.6]", "__nanosleep [libc.so.6]",
     "gh::(anonymous namespace)::RingShift::Stall() [gpuharness]", "main [gpuharness]"};
 
+// Steps as a scenario enters them; "exchange" issues a 4 KiB send/recv, as ring_shift's does.
 std::vector<OpEntry> Ops(std::initializer_list<const char*> steps) {
   std::vector<OpEntry> ops;
   std::map<std::string, int64_t> counts;
   for (const char* step : steps) {
-    ops.push_back(OpEntry{static_cast<int64_t>(ops.size() + 1), step, ++counts[step]});
+    OpEntry op{static_cast<int64_t>(ops.size() + 1), step, ++counts[step]};
+    if (op.step == "exchange") {
+      op.operation = "send/recv";
+      op.bytes = 4096;
+    }
+    ops.push_back(std::move(op));
   }
   return ops;
 }
@@ -43,8 +49,9 @@ TEST(HangReport, SameOperationToldApartByStacks) {
                 "ranks 0,2,3: MPI_Barrier <- RingShift::RunSteps (step exchange)",
                 "rank 1: nanosleep <- RingShift::Stall (step exchange)"}));
   EXPECT_EQ(DivergenceLine(reports),
-            "rank 1 is in exchange #1 outside any communication call (nanosleep <- "
-            "RingShift::Stall); ranks 0,2,3 are in exchange #1 waiting in MPI_Barrier");
+            "rank 1 is in exchange #1 (send/recv 4 KiB) outside any communication call (nanosleep "
+            "<- RingShift::Stall); ranks 0,2,3 are in exchange #1 (send/recv 4 KiB) waiting in "
+            "MPI_Barrier");
 }
 
 TEST(HangReport, ARankBehindTheOthers) {
@@ -54,7 +61,14 @@ TEST(HangReport, ARankBehindTheOthers) {
       Report(0, "verify", kBarrierStack, ahead), Report(1, "verify", kBarrierStack, ahead),
       Report(2, "exchange", kStallStack, behind), Report(3, "verify", kBarrierStack, ahead)};
   EXPECT_EQ(DivergenceLine(reports),
-            "rank 2 is in exchange #2; ranks 0,1,3 finished exchange #2 and are in verify #1");
+            "rank 2 is in exchange #2 (send/recv 4 KiB), ranks 0,1,3 finished #2 and wait in verify #1");
+  // A rank ahead whose history lacks the lagging rank's operation did not finish it.
+  const std::vector<WatchdogReport> apart = {
+      Report(0, "retry", kStallStack, Ops({"start", "setup", "retry"})),
+      Report(1, "verify", kBarrierStack, Ops({"start", "setup", "exchange", "verify"})),
+      Report(2, "verify", kBarrierStack, ahead)};
+  EXPECT_EQ(DivergenceLine(apart),
+            "rank 0 is in retry #1, ranks 1,2 are in verify #1");
 }
 
 TEST(HangReport, NothingTellsThemApartAndSilentRanksAreNamed) {
@@ -65,10 +79,13 @@ TEST(HangReport, NothingTellsThemApartAndSilentRanksAreNamed) {
   silent.stack_note = "no stack: no report";
   const std::vector<WatchdogReport> all = {Report(0, "exchange", kBarrierStack, ops),
                                            Report(1, "exchange", kBarrierStack, ops)};
-  EXPECT_EQ(DivergenceLine(all), "every rank is in exchange #1 waiting in MPI_Barrier: no rank is behind the others");
+  EXPECT_EQ(DivergenceLine(all),
+            "every rank is in exchange #1 (send/recv 4 KiB) waiting in MPI_Barrier: no rank is "
+            "behind the others");
   const std::vector<WatchdogReport> some = {all[0], all[1], silent};
   EXPECT_EQ(DivergenceLine(some),
-            "ranks 0,1 are in exchange #1 waiting in MPI_Barrier: no rank is behind the others; "
+            "ranks 0,1 are in exchange #1 (send/recv 4 KiB) waiting in MPI_Barrier: no rank is "
+            "behind the others; "
             "rank 2 left no record of its operations");
   EXPECT_EQ(HangSummaryLines(some).back(), "rank 2: no stack (no stack: no report) (step unresponsive)");
 }
@@ -83,8 +100,9 @@ TEST(HangReport, TimeoutOutcomeCarriesStacksAndTheReport) {
   EXPECT_EQ(result.ranks[1].stack_note, "main thread");
   EXPECT_EQ(result.hang.summary.size(), 2u);
   EXPECT_EQ(result.hang.divergence,
-            "rank 1 is in exchange #1 outside any communication call (nanosleep <- "
-            "RingShift::Stall); rank 0 is in exchange #1 waiting in MPI_Barrier");
+            "rank 1 is in exchange #1 (send/recv 4 KiB) outside any communication call (nanosleep "
+            "<- RingShift::Stall); rank 0 is in exchange #1 (send/recv 4 KiB) waiting in "
+            "MPI_Barrier");
 }
 
 TEST(HangReport, CommunicationWaits) {

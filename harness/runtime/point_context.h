@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -40,6 +41,10 @@ class PointContext {
   // Names the step this rank is in ("exchange", "verify"...), for the watchdog's timeout
   // record. `step` must have static storage duration (a string literal).
   void SetStep(const char* step);
+  // The same, naming the communication the step issues and its size on this rank
+  // ("exchange", "send/recv", 4096): a timeout's divergence line shows it ("exchange #17
+  // (send/recv 4 KiB)"). `operation` must have static storage duration too.
+  void SetStep(const char* step, const char* operation, int64_t bytes);
 
   // The job's results directory (--out); "" when the runner has none (kind exec keeps its
   // per-rank logs under it).

@@ -47,6 +47,10 @@ std::string EncodeWatchdogReport(int64_t sequence, const WatchdogReport& report)
   if (!report.stack_note.empty()) absl::StrAppend(&out, "note ", OneLine(report.stack_note), "\n");
   for (const OpEntry& op : report.ops) {
     absl::StrAppend(&out, "op ", op.sequence, " ", op.occurrence, " ", OneLine(op.step), "\n");
+    // The step's communication, if it named one: a line of its own, for the op above.
+    if (!op.operation.empty()) {
+      absl::StrAppend(&out, "op_call ", op.bytes, " ", OneLine(op.operation), "\n");
+    }
   }
   if (out.size() > kMaxReportBytes) out.resize(kMaxReportBytes);
   return out;
@@ -83,6 +87,13 @@ bool ParseWatchdogReport(absl::string_view text, int64_t* sequence, WatchdogRepo
       }
       op.step = std::string(parts[2]);
       report->ops.push_back(std::move(op));
+    } else if (key == "op_call") {
+      std::vector<absl::string_view> parts = absl::StrSplit(value, absl::MaxSplits(' ', 1));
+      if (report->ops.empty() || parts.size() != 2 ||
+          !absl::SimpleAtoi(parts[0], &report->ops.back().bytes)) {
+        return false;
+      }
+      report->ops.back().operation = std::string(parts[1]);
     }
   }
   return have_sequence && have_rank;
@@ -126,9 +137,9 @@ void Watchdog::Arm(absl::Duration timeout) {
   wake_.notify_all();
 }
 
-void Watchdog::SetStep(const char* step) {
+void Watchdog::SetStep(const char* step, const char* operation, int64_t bytes) {
   step_.store(step, std::memory_order_relaxed);
-  ring_.Record(step);
+  ring_.Record(step, operation, bytes);
 }
 
 bool Watchdog::Disarm() {

@@ -81,9 +81,9 @@ class Watchdog {
   // DIR/.ranks: where each rank leaves its hang snapshot at a timeout. Before the first Arm.
   void SetRanksDir(std::string dir) { ranks_dir_ = std::move(dir); }
 
-  // `step` must have static storage duration (a string literal). Also enters the step in the
-  // operations ring.
-  void SetStep(const char* step);
+  // `step` and `operation` must have static storage duration (string literals). Also enters
+  // the step, and the operation it issues if any (OpRing::Record), in the operations ring.
+  void SetStep(const char* step, const char* operation = nullptr, int64_t bytes = 0);
   const char* step() const { return step_.load(std::memory_order_relaxed); }
   // For the crash guard's signal handler, which reads the step without locks.
   const std::atomic<const char*>* step_slot() const { return &step_; }

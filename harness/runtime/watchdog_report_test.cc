@@ -14,9 +14,10 @@ TEST(WatchdogReportText, RoundTripsAndKeepsLinesWhole) {
   report.step = "exchange";
   report.stack = {"PMPI_Barrier [libmpi.so.40]", "a frame\nwith a newline"};
   report.stack_note = "main thread";
-  report.ops = {{1, "start", 1}, {2, "setup step", 1}};
+  report.ops = {{1, "start", 1, "", 0}, {2, "setup step", 1, "", 0}, {3, "exchange", 1, "send/recv", 4096}};
   const std::string text = EncodeWatchdogReport(17, report);
   EXPECT_EQ(text.rfind("gh-hang 1\nsequence 17\nrank 3\nstep exchange\n", 0), 0u) << text;
+  EXPECT_NE(text.find("\nop 3 1 exchange\nop_call 4096 send/recv\n"), std::string::npos) << text;
   int64_t sequence = 0;
   WatchdogReport back;
   ASSERT_TRUE(ParseWatchdogReport(text, &sequence, &back));
@@ -36,6 +37,10 @@ TEST(WatchdogReportText, AnythingElseIsRejected) {
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 1\nrank 1\n", &sequence, &back));  // no sequence
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 1\nsequence 1\nrank 1\nop x 1 y\n", &sequence, &back));
   EXPECT_FALSE(ParseWatchdogReport("gh-hang 2\nsequence 1\nrank 1\n", &sequence, &back));
+  // An operation's call belongs to the op line before it.
+  EXPECT_FALSE(ParseWatchdogReport("gh-hang 1\nsequence 1\nrank 1\nop_call 8 put\n", &sequence, &back));
+  EXPECT_FALSE(
+      ParseWatchdogReport("gh-hang 1\nsequence 1\nrank 1\nop 1 1 x\nop_call x put\n", &sequence, &back));
 }
 
 TEST(WatchdogReportText, HangFileMustBeThisRanksThisPointsAndRecent) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 
@@ -28,19 +29,12 @@ typedef struct CUstream_st* cudaStream_t;
 namespace gh {
 
 enum class AllocatorKind { kMalloc, kArena, kCudaMalloc, kCudaMallocAsync, kNcclMemAlloc, kVmm };
-inline constexpr EnumName<AllocatorKind> kAllocatorNames[] = {
-    {AllocatorKind::kMalloc, "malloc"},
-    {AllocatorKind::kArena, "arena"},
+GH_ENUM_NAMES(AllocatorKind, {AllocatorKind::kMalloc, "malloc"}, {AllocatorKind::kArena, "arena"},
     {AllocatorKind::kCudaMalloc, "cuda_malloc"},
     {AllocatorKind::kCudaMallocAsync, "cuda_malloc_async"},
-    {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"},
-    {AllocatorKind::kVmm, "vmm"},
-};
-constexpr std::span<const EnumName<AllocatorKind>> EnumNames(AllocatorKind) {
-  return kAllocatorNames;
-}
+    {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"}, {AllocatorKind::kVmm, "vmm"});
 
-// The kind's name in kAllocatorNames ("malloc", "arena", ...); parse with ParseEnum (param.h).
+// The kind's name in kAllocatorKindNames ("malloc", "arena", ...); parse with ParseEnum (param.h).
 std::string AllocatorName(AllocatorKind kind);
 // Whether `backend` can hand out memory with `kind` (arena exists on both).
 bool AllocatorSupports(AllocatorKind kind, Backend backend);

@@ -27,7 +27,7 @@ class BackgroundCapture : public Scenario {
  public:
   RankOutcome Run(PointContext& ctx) override {
     const BackgroundCaptureParams params = ParseBackgroundCaptureParams(ctx.point());
-    ctx.SetStep("capture race");
+    ctx.SetStep("capture race", "cudaStreamBeginCapture", 0);
 #if defined(GH_HAVE_CUDA)
     if (ctx.backend() == Backend::kCuda) return RunBackgroundCaptureTrial(params);
 #endif

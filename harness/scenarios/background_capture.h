@@ -19,34 +19,24 @@
 #include <string>
 
 #include "harness/core/outcome.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/point.h"
 
 namespace gh {
 
 enum class CaptureOps { kMixed, kPinnedH2d, kPageableH2d, kCountKernel, kEventRecord, kDusKernel };
-inline constexpr EnumName<CaptureOps> kCaptureOpsNames[] = {
-    {CaptureOps::kMixed, "mixed"},
-    {CaptureOps::kPinnedH2d, "pinned_h2d"},
-    {CaptureOps::kPageableH2d, "pageable_h2d"},
-    {CaptureOps::kCountKernel, "count_kernel"},
-    {CaptureOps::kEventRecord, "event_record"},
-    {CaptureOps::kDusKernel, "dus_kernel"}};
-constexpr std::span<const EnumName<CaptureOps>> EnumNames(CaptureOps) { return kCaptureOpsNames; }
+GH_ENUM_NAMES(CaptureOps, {CaptureOps::kMixed, "mixed"}, {CaptureOps::kPinnedH2d, "pinned_h2d"},
+    {CaptureOps::kPageableH2d, "pageable_h2d"}, {CaptureOps::kCountKernel, "count_kernel"},
+    {CaptureOps::kEventRecord, "event_record"}, {CaptureOps::kDusKernel, "dus_kernel"});
 
 enum class CaptureStream { kShared, kPrivate };
-inline constexpr EnumName<CaptureStream> kCaptureStreamNames[] = {
-    {CaptureStream::kShared, "shared"}, {CaptureStream::kPrivate, "private"}};
-constexpr std::span<const EnumName<CaptureStream>> EnumNames(CaptureStream) {
-  return kCaptureStreamNames;
-}
+GH_ENUM_NAMES(CaptureStream, {CaptureStream::kShared, "shared"},
+    {CaptureStream::kPrivate, "private"});
 
 enum class CaptureMode { kGlobal, kThreadLocal, kRelaxed };
-inline constexpr EnumName<CaptureMode> kCaptureModeNames[] = {
-    {CaptureMode::kGlobal, "global"},
-    {CaptureMode::kThreadLocal, "thread_local"},
-    {CaptureMode::kRelaxed, "relaxed"}};
-constexpr std::span<const EnumName<CaptureMode>> EnumNames(CaptureMode) { return kCaptureModeNames; }
+GH_ENUM_NAMES(CaptureMode, {CaptureMode::kGlobal, "global"},
+    {CaptureMode::kThreadLocal, "thread_local"}, {CaptureMode::kRelaxed, "relaxed"});
 
 struct BackgroundCaptureParams {
   CaptureOps ops = CaptureOps::kMixed;  // mixed: the five kinds in turn

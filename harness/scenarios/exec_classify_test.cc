@@ -53,27 +53,30 @@ TEST(ExecClassify, SkipBeforeSignatureBeforeSignalBeforeExitStatus) {
   EXPECT_EQ(r.signature, "need at least 2 devices, have 1");
   EXPECT_EQ(r.step, "exec");
   EXPECT_TRUE(r.output_tail.empty());  // a skip carries no output tail
-  r = ClassifyExecEnd(Exited(1), "there is no GPU here\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kSkip);
-  EXPECT_EQ(r.signature, "needs a GPU");
-  r = ClassifyExecEnd(Exited(1), "x\nE: FAILED_PRECONDITION: in async_computation\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kError);
-  EXPECT_EQ(r.signature, "precondition");
-  r = ClassifyExecEnd(segv, "E: FAILED_PRECONDITION: in async_computation\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kCrash);
-  EXPECT_EQ(r.signature, "precondition");
-  r = ClassifyExecEnd(Exited(0), "wrong data at 3\nprocess 1: ok\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kFail);
-  EXPECT_EQ(r.signature, "wrong data");
-  r = ClassifyExecEnd(segv, "process 1: ok\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kCrash);
-  EXPECT_EQ(r.signature, "killed by SIGSEGV");
   ExecEnd late;
   late.timed_out = true;
   late.elapsed = absl::Seconds(2);
-  r = ClassifyExecEnd(late, "skip: too late to matter\n", Rules());
-  EXPECT_EQ(r.outcome, Outcome::kTimeout);
-  EXPECT_EQ(r.signature, "timeout in exec: the command ran past 2s; its process group was killed");
+  struct Case {
+    ExecEnd end;
+    std::string output;
+    Outcome outcome;
+    std::string signature;
+  };
+  const Case cases[] = {
+      {Exited(1), "there is no GPU here\n", Outcome::kSkip, "needs a GPU"},
+      {Exited(1), "x\nE: FAILED_PRECONDITION: in async_computation\n", Outcome::kError, "precondition"},
+      {segv, "E: FAILED_PRECONDITION: in async_computation\n", Outcome::kCrash, "precondition"},
+      {Exited(0), "wrong data at 3\nprocess 1: ok\n", Outcome::kFail, "wrong data"},
+      {segv, "process 1: ok\n", Outcome::kCrash, "killed by SIGSEGV"},
+      {late, "skip: too late to matter\n", Outcome::kTimeout,
+       "timeout in exec: the command ran past 2s; its process group was killed"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.output);
+    r = ClassifyExecEnd(c.end, c.output, Rules());
+    EXPECT_EQ(r.outcome, c.outcome);
+    EXPECT_EQ(r.signature, c.signature);
+  }
 }
 
 TEST(ExecClassify, TailIsTheLastLinesWithNonTextShownAsQuestionMarks) {

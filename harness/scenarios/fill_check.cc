@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/runtime/point_context.h"
@@ -16,9 +17,7 @@ namespace {
 
 // An enum parameter: its names are written once, here; the loader admits only these.
 enum class FillPattern { kIota, kRankStamp };
-constexpr EnumName<FillPattern> kFillPatternNames[] = {{FillPattern::kIota, "iota"},
-                                                       {FillPattern::kRankStamp, "rank_stamp"}};
-constexpr std::span<const EnumName<FillPattern>> EnumNames(FillPattern) { return kFillPatternNames; }
+GH_ENUM_NAMES(FillPattern, {FillPattern::kIota, "iota"}, {FillPattern::kRankStamp, "rank_stamp"});
 
 class FillCheck : public Scenario {
  public:

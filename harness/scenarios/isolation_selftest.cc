@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/runtime/point_context.h"
@@ -22,12 +23,8 @@ namespace gh {
 namespace {
 
 enum class PlantedFault { kNone, kCrash, kHang, kExit, kFail };
-constexpr EnumName<PlantedFault> kPlantedFaultNames[] = {
-    {PlantedFault::kNone, "none"}, {PlantedFault::kCrash, "crash"}, {PlantedFault::kHang, "hang"},
-    {PlantedFault::kExit, "exit"}, {PlantedFault::kFail, "fail"}};
-constexpr std::span<const EnumName<PlantedFault>> EnumNames(PlantedFault) {
-  return kPlantedFaultNames;
-}
+GH_ENUM_NAMES(PlantedFault, {PlantedFault::kNone, "none"}, {PlantedFault::kCrash, "crash"},
+    {PlantedFault::kHang, "hang"}, {PlantedFault::kExit, "exit"}, {PlantedFault::kFail, "fail"});
 
 class IsolationSelftest : public Scenario {
  public:

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/registry.h"
 #include "harness/scenarios/allocators.h"
@@ -31,18 +32,12 @@ typedef struct ncclWindow_vidmem* ncclWindow_t;
 namespace gh {
 
 enum class RegistrationKind { kNone, kNcclRegister, kWindow, kWindowSymmetric, kMpiWindow };
-inline constexpr EnumName<RegistrationKind> kRegistrationNames[] = {
-    {RegistrationKind::kNone, "none"},
-    {RegistrationKind::kNcclRegister, "nccl_register"},
-    {RegistrationKind::kWindow, "window"},
+GH_ENUM_NAMES(RegistrationKind, {RegistrationKind::kNone, "none"},
+    {RegistrationKind::kNcclRegister, "nccl_register"}, {RegistrationKind::kWindow, "window"},
     {RegistrationKind::kWindowSymmetric, "window_symmetric"},
-    {RegistrationKind::kMpiWindow, "mpi_window"},
-};
-constexpr std::span<const EnumName<RegistrationKind>> EnumNames(RegistrationKind) {
-  return kRegistrationNames;
-}
+    {RegistrationKind::kMpiWindow, "mpi_window"});
 
-// The kind's name in kRegistrationNames; parse with ParseEnum (param.h).
+// The kind's name in kRegistrationKindNames; parse with ParseEnum (param.h).
 std::string RegistrationName(RegistrationKind kind);
 bool RegistrationSupports(RegistrationKind kind, Backend backend);
 // Whether registering is a collective call every rank must make together (windows are; the

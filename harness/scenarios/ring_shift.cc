@@ -147,9 +147,9 @@ class RingShiftHost {
   }
 
  private:
-  void Step(const char* step) {
+  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
     step_ = step;
-    ctx_.SetStep(step);
+    ctx_.SetStep(step, operation, bytes);
   }
   bool FaultHere(RingFault fault) const {
     return params_.fault == fault && params_.fault_rank == rank_;
@@ -220,7 +220,7 @@ class RingShiftHost {
     for (int it = 0; it < warmup + iterations; ++it) {
       Step("setup");
       FillBlock(send_.data(), count_, width_, rank_, SeedFor(ctx_.trial(), it));
-      Step("exchange");
+      Step("exchange", put_ ? "put" : "send/recv", bytes_);
       if (it == 0 && FaultHere(RingFault::kStall)) Stall();
       if (it == 0 && FaultHere(RingFault::kCrash)) std::raise(SIGSEGV);
       if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
@@ -233,7 +233,7 @@ class RingShiftHost {
     }
     out.metrics = TimingMetrics(SummarizeTimings(std::move(samples_us)), static_cast<double>(bytes_));
 
-    Step("verify");
+    Step("verify", put_ ? "put" : "send/recv", bytes_);
     const uint64_t seed = SeedFor(ctx_.trial(), warmup + iterations);
     FillBlock(send_.data(), count_, width_, rank_, seed);
     // stale_block keeps the timed iterations' data: no poison, and the fresh block lands in a

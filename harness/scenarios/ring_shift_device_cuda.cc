@@ -170,7 +170,7 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
                        "cudaMemsetAsync"));
 
-  ctx.SetStep("exchange");
+  ctx.SetStep("exchange", "device remote store", int64_t(bytes));
   auto enqueue = [&](size_t store_bytes) {
     return (*lsa)->Enqueue(win, 0, send.allocation->data(), bytes, store_bytes, nullptr, 0, stream);
   };
@@ -206,7 +206,7 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   for (auto& e : events) cudaEventDestroy(e);
 
   // The verified exchange: fresh data (next seed), so a stale block cannot pass.
-  ctx.SetStep("verify_exchange");
+  ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
   const uint64_t verify_seed = seed + 1;
   if (status.ok()) {
     status = CudaOk(LaunchFillPattern(send.allocation->data(), count, element_bytes, ctx.rank(),

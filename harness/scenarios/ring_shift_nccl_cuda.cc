@@ -90,9 +90,9 @@ class RingShiftCuda {
   }
 
  private:
-  void Step(const char* step) {
+  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
     step_ = step;
-    ctx_.SetStep(step);
+    ctx_.SetStep(step, operation, bytes);
   }
   bool FaultHere(RingFault fault) const {
     return params_.fault == fault && params_.fault_rank == rank_;
@@ -141,7 +141,7 @@ class RingShiftCuda {
     GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.get(), kPoisonByte, bytes, stream_));
     if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
 
-    Step("exchange");
+    Step("exchange", "ncclSend/ncclRecv", int64_t(bytes));
     if (FaultHere(RingFault::kStall)) Stall();
     if (FaultHere(RingFault::kCrash)) std::raise(SIGSEGV);
     for (int i = 0; i < ctx_.warmup(); ++i) {
@@ -170,7 +170,7 @@ class RingShiftCuda {
       out.metrics.push_back({"time_loop_mean_us", ms * 1e3 / ctx_.iterations(), "us"});
     }
 
-    Step("verify");
+    Step("verify", "ncclSend/ncclRecv", int64_t(bytes));
     const uint64_t seed = SeedFor(ctx_.trial(), true);
     GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.get(), count_, width_, rank_, seed, stream_));
     // kStaleBlock keeps the timed iterations' data: no poison, and the fresh block lands in a

@@ -324,7 +324,8 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
   auto* result = static_cast<float*>(output.allocation->data());
   std::memset(result, kPoisonByte, size_t(output.allocation->bytes()));
 
-  ctx.SetStep("collective");
+  ctx.SetStep("collective", EnumToName(params.collective).data(),
+              params.count() * int64_t(sizeof(float)));
   std::vector<double> samples;
   const int total = ctx.warmup() + std::max(ctx.iterations(), 1);
   for (int i = 0; i < total; ++i) {

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "harness/core/outcome.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/core/point.h"
 #include "harness/scenarios/allocators.h"
@@ -27,28 +28,18 @@ namespace gh {
 class PointContext;
 
 enum class SliceMode { kStatic, kDynamic };
-inline constexpr EnumName<SliceMode> kSliceModeNames[] = {{SliceMode::kStatic, "static"},
-                                                          {SliceMode::kDynamic, "dynamic"}};
-constexpr std::span<const EnumName<SliceMode>> EnumNames(SliceMode) { return kSliceModeNames; }
+GH_ENUM_NAMES(SliceMode, {SliceMode::kStatic, "static"}, {SliceMode::kDynamic, "dynamic"});
 
 enum class SlicedCollectiveOp { kRingShift, kAllGather, kAllReduce, kRingShiftDevice };
-inline constexpr EnumName<SlicedCollectiveOp> kSlicedCollectiveOpNames[] = {
-    {SlicedCollectiveOp::kRingShift, "ring_shift"},
-    {SlicedCollectiveOp::kAllGather, "all_gather"},
-    {SlicedCollectiveOp::kAllReduce, "all_reduce"},
-    {SlicedCollectiveOp::kRingShiftDevice, "ring_shift_device"}};
-constexpr std::span<const EnumName<SlicedCollectiveOp>> EnumNames(SlicedCollectiveOp) {
-  return kSlicedCollectiveOpNames;
-}
+GH_ENUM_NAMES(SlicedCollectiveOp, {SlicedCollectiveOp::kRingShift, "ring_shift"},
+    {SlicedCollectiveOp::kAllGather, "all_gather"}, {SlicedCollectiveOp::kAllReduce, "all_reduce"},
+    {SlicedCollectiveOp::kRingShiftDevice, "ring_shift_device"});
 
 // Deliberate faults, for testing the harness: fault_rank flips one element of its output, or
 // sends rows one further down than the slice it was asked for.
 enum class SlicedFault { kNone, kCorruptElement, kWrongSlice };
-inline constexpr EnumName<SlicedFault> kSlicedFaultNames[] = {
-    {SlicedFault::kNone, "none"},
-    {SlicedFault::kCorruptElement, "corrupt_element"},
-    {SlicedFault::kWrongSlice, "wrong_slice"}};
-constexpr std::span<const EnumName<SlicedFault>> EnumNames(SlicedFault) { return kSlicedFaultNames; }
+GH_ENUM_NAMES(SlicedFault, {SlicedFault::kNone, "none"},
+    {SlicedFault::kCorruptElement, "corrupt_element"}, {SlicedFault::kWrongSlice, "wrong_slice"});
 
 std::string SlicedCollectiveOpName(SlicedCollectiveOp op);
 

@@ -197,7 +197,7 @@ RankOutcome RunSlicedCollectiveCuda(PointContext& ctx, const SlicedCollectivePar
     lsa = *std::move(created);
   }
 
-  ctx.SetStep("collective");
+  ctx.SetStep("collective", EnumToName(params.collective).data(), count * int64_t(sizeof(float)));
   const int left = (rank + nranks - 1) % nranks, right = (rank + 1) % nranks;
   auto enqueue = [&]() -> absl::Status {
     switch (params.collective) {

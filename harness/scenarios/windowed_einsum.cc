@@ -340,14 +340,16 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
   };
 
   // The monolithic result, always: it is what the windowed variants are compared against.
-  ctx.SetStep("monolithic");
+  // The operations' size: the x shard each rank contributes to the all-gather.
+  const int64_t shard_bytes = p.m_shard * p.k * int64_t(sizeof(T));
+  ctx.SetStep("monolithic", EnumToName(EinsumVariant::kMonolithic).data(), shard_bytes);
   einsum.PoisonOutputs();
   if (absl::Status s = einsum.Run(EinsumVariant::kMonolithic, false); !s.ok()) return error(s);
   std::vector<float> monolithic = einsum.Output();
 
   std::vector<float> variant = monolithic;
   if (p.variant != EinsumVariant::kMonolithic) {
-    ctx.SetStep("variant");
+    ctx.SetStep("variant", EnumToName(p.variant).data(), shard_bytes);
     einsum.PoisonOutputs();
     bool stale = faulty_rank && p.fault == EinsumFault::kStaleWindow;
     if (absl::Status s = einsum.Run(p.variant, stale); !s.ok()) return error(s);

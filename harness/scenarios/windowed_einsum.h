@@ -13,6 +13,7 @@
 #include <string>
 
 #include "harness/core/outcome.h"
+#include "harness/core/enum_names.h"
 #include "harness/core/param.h"
 #include "harness/scenarios/data_pattern.h"
 
@@ -21,18 +22,12 @@ namespace gh {
 class PointContext;
 
 enum class EinsumVariant { kMonolithic, kWindowed, kWindowedMultistream };
-inline constexpr EnumName<EinsumVariant> kEinsumVariantNames[] = {
-    {EinsumVariant::kMonolithic, "monolithic"},
+GH_ENUM_NAMES(EinsumVariant, {EinsumVariant::kMonolithic, "monolithic"},
     {EinsumVariant::kWindowed, "windowed"},
-    {EinsumVariant::kWindowedMultistream, "windowed_multistream"}};
-constexpr std::span<const EnumName<EinsumVariant>> EnumNames(EinsumVariant) {
-  return kEinsumVariantNames;
-}
+    {EinsumVariant::kWindowedMultistream, "windowed_multistream"});
 
 enum class EinsumDtype { kF32, kBF16 };
-inline constexpr EnumName<EinsumDtype> kEinsumDtypeNames[] = {{EinsumDtype::kF32, "f32"},
-                                                              {EinsumDtype::kBF16, "bf16"}};
-constexpr std::span<const EnumName<EinsumDtype>> EnumNames(EinsumDtype) { return kEinsumDtypeNames; }
+GH_ENUM_NAMES(EinsumDtype, {EinsumDtype::kF32, "f32"}, {EinsumDtype::kBF16, "bf16"});
 
 // Deliberate faults, for testing the harness itself (the `fault` parameter).
 enum class EinsumFault {
@@ -41,11 +36,8 @@ enum class EinsumFault {
   kStaleWindow,    // fault_rank computes window 1 on the shard it already used at window 0,
                    // as a schedule bug would (windowed variants only; needs tp >= 2)
 };
-inline constexpr EnumName<EinsumFault> kEinsumFaultNames[] = {
-    {EinsumFault::kNone, "none"},
-    {EinsumFault::kCorruptOutput, "corrupt_output"},
-    {EinsumFault::kStaleWindow, "stale_window"}};
-constexpr std::span<const EnumName<EinsumFault>> EnumNames(EinsumFault) { return kEinsumFaultNames; }
+GH_ENUM_NAMES(EinsumFault, {EinsumFault::kNone, "none"},
+    {EinsumFault::kCorruptOutput, "corrupt_output"}, {EinsumFault::kStaleWindow, "stale_window"});
 
 struct WindowedEinsumParams {
   EinsumVariant variant = EinsumVariant::kWindowedMultistream;

@@ -673,14 +673,16 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
   const bool faulty_rank = rank == p.fault_rank;
 
   // The verified runs: monolithic, then the variant, each into poisoned outputs.
-  ctx.SetStep("monolithic");
+  // The operations' size: the x shard each rank contributes to the all-gather.
+  const int64_t shard_bytes = p.m_shard * p.k * (p.dtype == EinsumDtype::kF32 ? 4 : 2);
+  ctx.SetStep("monolithic", EnumToName(EinsumVariant::kMonolithic).data(), shard_bytes);
   if (absl::Status s = einsum.PoisonOutputs(); !s.ok()) return error(s);
   if (absl::Status s = einsum.Enqueue(EinsumVariant::kMonolithic, Part::kAll, false); !s.ok()) {
     return error(s);
   }
   if (absl::Status s = cuda->Synchronize(); !s.ok()) return error(s);
   if (p.variant != EinsumVariant::kMonolithic) {
-    ctx.SetStep("variant");
+    ctx.SetStep("variant", EnumToName(p.variant).data(), shard_bytes);
     if (absl::Status s = einsum.Enqueue(p.variant, Part::kAll,
                                         faulty_rank && p.fault == EinsumFault::kStaleWindow);
         !s.ok()) {

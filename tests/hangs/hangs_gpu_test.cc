@@ -49,8 +49,9 @@ TEST(HangsGpu, StalledNcclReceiveIsExplained) {
   EXPECT_THAT(record.result.hang.summary,
               ::testing::Contains(MatchesRegex("rank 1: " + stalled + " \\(step exchange\\)")));
   EXPECT_THAT(record.result.hang.divergence,
-              MatchesRegex("rank 1 is in exchange #1 outside any communication call \\(" + stalled +
-                           "\\); rank 0 is in exchange #1 waiting in .*"));
+              MatchesRegex("rank 1 is in exchange #1 \\(ncclSend/ncclRecv 4 KiB\\) outside any "
+                           "communication call \\(" + stalled +
+                           "\\); rank 0 is in exchange #1 \\(ncclSend/ncclRecv 4 KiB\\) waiting in .*"));
   // NCCL 2.24+ answers with its report; anything else says plainly why not.
   const std::string& ras = record.result.hang.nccl_ras;
   EXPECT_FALSE(ras.empty());

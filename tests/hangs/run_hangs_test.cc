@@ -6,6 +6,7 @@
 // and a native one (the record says nothing could be had). Also measures what the hang
 // report costs a timeout.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -84,8 +85,9 @@ TEST(HangsHost, StalledRankAtFourRanksIsExplained) {
   EXPECT_THAT(record.result.hang.summary[1],
               MatchesRegex("rank 1: " + StallSummary(stalled) + " \\(step exchange\\)"));
   EXPECT_THAT(record.result.hang.divergence,
-              MatchesRegex("rank 1 is in exchange #1 outside any communication call \\(" +
-                           StallSummary(stalled) + "\\); ranks 0,2,3 are in exchange #1 waiting in MPI_Barrier"));
+              MatchesRegex("rank 1 is in exchange #1 \\(send/recv 4 KiB\\) outside any communication "
+                           "call \\(" + StallSummary(stalled) +
+                           "\\); ranks 0,2,3 are in exchange #1 \\(send/recv 4 KiB\\) waiting in MPI_Barrier"));
   EXPECT_EQ(record.result.hang.nccl_ras, "not available: host backend (no NCCL)");
   // Stacks and NCCL's view within 5 s of the deadline (the grace for reports included).
   EXPECT_LT(record.duration_s, 3 + 5) << job.console;
@@ -93,6 +95,9 @@ TEST(HangsHost, StalledRankAtFourRanksIsExplained) {
   for (int r = 0; r < 4; ++r) {
     EXPECT_THAT(ReadWholeFile(job.out_dir + "/.ranks/rank" + std::to_string(r) + ".hang"),
                 StartsWith("gh-hang 1\nsequence 1\nrank " + std::to_string(r) + "\nstep exchange\n"));
+    // The ring holds the exchange's call and size.
+    EXPECT_THAT(ReadWholeFile(job.out_dir + "/.ranks/rank" + std::to_string(r) + ".hang"),
+                HasSubstr(" exchange\nop_call 4096 send/recv\n"));
   }
 }
 
@@ -107,7 +112,7 @@ TEST(HangsHost, StalledOnlyRankHasAStack) {
   EXPECT_THAT(records[0].result.hang.summary[0],
               MatchesRegex("rank 0: " + StallSummary(only) + " \\(step exchange\\)"));
   EXPECT_THAT(records[0].result.hang.divergence,
-              MatchesRegex("rank 0 is in exchange #1 outside any communication call \\(" +
+              MatchesRegex("rank 0 is in exchange #1 \\(send/recv 4 KiB\\) outside any communication call \\(" +
                            StallSummary(only) + "\\)"));
 }
 
@@ -137,9 +142,18 @@ TEST(HangsHost, PlantedSegfaultsStackNamesTheFaultingFunction) {
               StartsWith("SIGSEGV in step 'exchange'\npcs 0x"));
 }
 
-TEST(HangsHost, PythonChildHangingInAKnownFunctionIsNamedWithFileAndLine) {
-  const HarnessRun job = RunJob(2, "run " + Source("tests/hangs/exec_python_hang.yaml") +
-                                       " --out {out}");
+// The exec Python hang at 2 ranks, with py-spy allowed ("" : the harness looks on PATH) or
+// not ("off").
+HarnessRun RunPythonHang(const std::string& py_spy) {
+  HarnessOptions options =
+      ArgsOptions(2, "run " + Source("tests/hangs/exec_python_hang.yaml") + " --out {out}", GH_MPIRUN_BIN);
+  if (!py_spy.empty()) options.mpirun_env.push_back("GH_PY_SPY=" + py_spy);
+  return RunHarness(options);
+}
+
+// Every rank's record and log name hang_python.py's hang_here at line 9, whichever tool (the
+// log's header names it) took the stacks.
+void ExpectPythonHangNamed(const HarnessRun& job, const std::string& tool) {
   EXPECT_EQ(job.exit_code, 0) << "expect timeout was met\n" << job.console;
   const std::vector<Record> records = ReadRecords(job);
   ASSERT_EQ(records.size(), 1u) << job.console;
@@ -151,12 +165,46 @@ TEST(HangsHost, PythonChildHangingInAKnownFunctionIsNamedWithFileAndLine) {
     EXPECT_THAT(rank.stack[0], ::testing::MatchesRegex(
                                    "File \".*/tests/hangs/hang_python.py\", line 9 in hang_here"));
     EXPECT_THAT(rank.stack, Contains(::testing::EndsWith("line 13 in <module>")));
-    EXPECT_THAT(rank.stack_note, StartsWith("Python faulthandler at the command's timeout: pid "));
     // The dump is in the rank's log too.
     const std::string log = ReadWholeFile(job.out_dir + "/logs/exec_python_hang/np=2/rank" +
                                           std::to_string(rank.rank) + ".log");
-    EXPECT_THAT(log, HasSubstr("--- gpuharness: stacks at the command's timeout (Python faulthandler) ---"));
-    EXPECT_THAT(log, HasSubstr("line 9 in hang_here"));
+    EXPECT_THAT(log, HasSubstr("--- gpuharness: stacks at the command's timeout (" + tool + ") ---"));
+  }
+}
+
+TEST(HangsHost, PythonChildHangingInAKnownFunctionIsNamedWithFileAndLine) {
+  const HarnessRun job = RunPythonHang("off");
+  ExpectPythonHangNamed(job, "Python faulthandler");
+  for (const Record& record : ReadRecords(job)) {
+    for (const RankOutcome& rank : record.result.ranks) {
+      EXPECT_THAT(rank.stack_note, StartsWith("Python faulthandler at the command's timeout: pid "));
+      EXPECT_THAT(ReadWholeFile(job.out_dir + "/logs/exec_python_hang/np=2/rank" +
+                                std::to_string(rank.rank) + ".log"),
+                  HasSubstr("line 9 in hang_here"));
+    }
+  }
+}
+
+// py-spy (pip install py-spy) reads the interpreter from outside; the note names it and the
+// pid it read.
+TEST(HangsHost, PythonChildStacksComeFromPySpyWhenInstalled) {
+  if (std::system("py-spy --version > /dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "py-spy is not installed (pip install py-spy): the faulthandler path is "
+                    "PythonChildHangingInAKnownFunctionIsNamedWithFileAndLine";
+  }
+  const HarnessRun job = RunPythonHang("");
+  ExpectPythonHangNamed(job, "py-spy dump");
+  for (const Record& record : ReadRecords(job)) {
+    for (const RankOutcome& rank : record.result.ranks) {
+      EXPECT_THAT(rank.stack_note,
+                  MatchesRegex("py-spy dump at the command's timeout \\(py-spy dump: pid [0-9]+\\), 1 thread"));
+      EXPECT_THAT(ReadWholeFile(job.out_dir + "/logs/exec_python_hang/np=2/rank" +
+                                std::to_string(rank.rank) + ".log"),
+                  HasSubstr("    hang_here ("));
+      EXPECT_THAT(ReadWholeFile(job.out_dir + "/logs/exec_python_hang/np=2/rank" +
+                                std::to_string(rank.rank) + ".log"),
+                  HasSubstr("/tests/hangs/hang_python.py:9)"));
+    }
   }
 }
 
