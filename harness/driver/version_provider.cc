@@ -62,6 +62,19 @@ absl::Status AddLabels(const std::vector<std::string>& labels, const SourceLoc& 
   return absl::OkStatus();
 }
 
+// A provider field's string with `{matrix_dir}` resolved (`dir` is the matrix's absolute directory).
+absl::StatusOr<std::string> Field(YamlMap& map, const std::string& key, bool required, const std::string& dir) {
+  GH_ASSIGN_OR_RETURN(std::string text, map.String(key, required));
+  return absl::StrReplaceAll(text, {{"{matrix_dir}", dir}});
+}
+
+// A path as the set-up (which runs in the version's directory) can use: relative ones resolve
+// against the matrix's directory; URLs (`https://`, `git@host:`) stay as written.
+std::string PathOrUrl(const std::string& text, const std::string& dir) {
+  if (text.empty() || text[0] == '/' || text[0] == '~' || absl::StrContains(text, ":")) return text;
+  return absl::StrCat(dir, "/", text);
+}
+
 // ---- pip ----
 
 absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner,
@@ -69,17 +82,19 @@ absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListComman
   GH_ASSIGN_OR_RETURN(YamlMap pip, YamlMap::Of(versions.doc(), versions.Child("pip"), "versions.pip",
                                               {"requirements", "index", "wheelhouse", "range", "versions",
                                                "python", "cache"}));
-  GH_ASSIGN_OR_RETURN(std::string requirements, pip.String("requirements", true));
+  GH_ASSIGN_OR_RETURN(std::string requirements, Field(pip, "requirements", true, dir));
   if (!absl::StrContains(requirements, "{version}")) {
     return pip.Error("requirements", "must contain {version} (e.g. \"jax=={version} jaxlib=={version}\")");
   }
-  GH_ASSIGN_OR_RETURN(std::string index, pip.String("index", false));
-  GH_ASSIGN_OR_RETURN(std::string wheelhouse, pip.String("wheelhouse", false));
-  GH_ASSIGN_OR_RETURN(std::string range, pip.String("range", false));
+  GH_ASSIGN_OR_RETURN(std::string index, Field(pip, "index", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string wheelhouse, Field(pip, "wheelhouse", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string range, Field(pip, "range", false, dir));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> explicit_versions, pip.StringList("versions"));
-  GH_ASSIGN_OR_RETURN(std::string python, pip.String("python", false));
-  GH_ASSIGN_OR_RETURN(std::string cache, pip.String("cache", false));
+  GH_ASSIGN_OR_RETURN(std::string python, Field(pip, "python", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string cache, Field(pip, "cache", false, dir));
   if (python.empty()) python = "python3";
+  wheelhouse = PathOrUrl(wheelhouse, dir);
+  cache = PathOrUrl(cache, dir);
   const bool listed = !explicit_versions.empty();
   if (listed == !index.empty()) {
     return YamlError(pip.Loc(), "versions.pip", "needs exactly one of `versions` (a list) or `index` (a package name)");
@@ -154,11 +169,12 @@ absl::StatusOr<std::vector<std::string>> GitRevisions(YamlMap& git, const std::s
 absl::Status ReadGit(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner, MatrixAxis* axis) {
   GH_ASSIGN_OR_RETURN(YamlMap git, YamlMap::Of(versions.doc(), versions.Child("git"), "versions.git",
                                               {"repo", "tags", "range", "revisions", "build"}));
-  GH_ASSIGN_OR_RETURN(std::string repo, git.String("repo", true));
-  GH_ASSIGN_OR_RETURN(std::string tags, git.String("tags", false));
-  GH_ASSIGN_OR_RETURN(std::string range, git.String("range", false));
+  GH_ASSIGN_OR_RETURN(std::string repo, Field(git, "repo", true, dir));
+  repo = PathOrUrl(repo, dir);
+  GH_ASSIGN_OR_RETURN(std::string tags, Field(git, "tags", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string range, Field(git, "range", false, dir));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> revisions, git.StringList("revisions"));
-  GH_ASSIGN_OR_RETURN(std::string build, git.String("build", false));
+  GH_ASSIGN_OR_RETURN(std::string build, Field(git, "build", false, dir));
   if ((!tags.empty()) + (!range.empty()) + (!revisions.empty()) != 1) {
     return YamlError(git.Loc(), "versions.git", "needs exactly one of `tags` (a pattern), `range` (OLD..NEW) or `revisions` (a list)");
   }
@@ -219,11 +235,11 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
                            MatrixAxis* axis) {
   GH_ASSIGN_OR_RETURN(YamlMap c, YamlMap::Of(versions.doc(), versions.Child("container"), "versions.container",
                                             {"runtime", "images", "image", "tags", "tags_command", "mounts"}));
-  GH_ASSIGN_OR_RETURN(std::string runtime, c.String("runtime", true));
-  GH_ASSIGN_OR_RETURN(std::string images, c.String("images", false));
-  GH_ASSIGN_OR_RETURN(std::string image, c.String("image", false));
+  GH_ASSIGN_OR_RETURN(std::string runtime, Field(c, "runtime", true, dir));
+  GH_ASSIGN_OR_RETURN(std::string images, Field(c, "images", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string image, Field(c, "image", false, dir));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> tags, c.StringList("tags"));
-  GH_ASSIGN_OR_RETURN(std::string tags_command, c.String("tags_command", false));
+  GH_ASSIGN_OR_RETURN(std::string tags_command, Field(c, "tags_command", false, dir));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> mounts, c.StringList("mounts"));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> prefix, ContainerPrefix(c, runtime, mounts));
   if ((!images.empty()) + (!tags.empty()) + (!tags_command.empty()) != 1) {
@@ -248,7 +264,7 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
     GH_ASSIGN_OR_RETURN(std::string out, List(c, "tags_command", tags_command, dir, runner));
     labels = Lines(out);
   }
-  const std::string images_dir = images.empty() || images[0] == '/' ? images : absl::StrCat(dir, "/", images);
+  const std::string images_dir = PathOrUrl(images, dir);
   auto settings = [&](const std::string& tag) {
     CellSettings s;
     const std::string ref = images.empty() ? absl::StrReplaceAll(image, {{"{version}", tag}})
