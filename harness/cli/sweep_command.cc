@@ -48,6 +48,8 @@ int SweepCommand(int argc, char** argv) {
       .Int("--slots", kCountValue, 1, &slots, "CPU slots when there is no GPU (default: nproc)")
       .Duration("--kill-grace", &options.kill_grace, "SIGTERM to SIGKILL delay for a timed-out job (default 10s)")
       .Duration("--setup-timeout", &options.setup_timeout, "limit for a version's set-up command (default 30m)")
+      .Int("--setup-jobs", kCountValue, 1, &options.setup_jobs,
+           "version set-ups run at once, each just before its version's first cell (default 1)")
       .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)")
       .Bool("--dry-run", &options.dry_run, "print the cells and their command lines; run and write nothing")
       .String("--filter", kGlobValue, &options.filter,

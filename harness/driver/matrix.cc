@@ -1,6 +1,7 @@
 #include "harness/driver/matrix.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +13,7 @@
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
+#include "harness/driver/version_provider.h"
 
 namespace gh::driver {
 namespace {
@@ -203,6 +205,29 @@ void SubstituteAll(std::string* s, const std::string& version) {
   *s = absl::StrReplaceAll(*s, {{"{version}", version}});
 }
 
+// `{matrix_dir}` (the matrix file's absolute directory) in every string of a version value, so
+// a matrix names its own scripts and wheelhouses without hard-coding where it lives.
+void SubstituteMatrixDir(CellSettings& s, const std::string& matrix_dir) {
+  auto sub = [&](std::string& text) { text = absl::StrReplaceAll(text, {{"{matrix_dir}", matrix_dir}}); };
+  for (auto* m : {&s.env, &s.env_prepend, &s.env_append}) {
+    for (auto& [k, v] : *m) sub(v);
+  }
+  for (auto& [k, list] : s.flags) {
+    for (auto& f : list) sub(f);
+  }
+  if (s.launcher) sub(*s.launcher);
+  for (auto* list : {&s.args, &s.launcher_prefix, &s.points}) {
+    for (auto& a : *list) sub(a);
+  }
+  sub(s.setup);
+}
+
+std::string AbsoluteDir(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
+  return ec ? dir : p.lexically_normal().string();
+}
+
 CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
   for (auto* m : {&s.env, &s.env_prepend, &s.env_append}) {
     for (auto& [k, v] : *m) SubstituteAll(&v, version);
@@ -221,18 +246,31 @@ CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
 absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& node,
                                         const std::string& dir,
                                         const ListCommandRunner& list_runner) {
-  absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, "versions", {"name", "values", "list"});
+  std::vector<std::string> keys = {"name", "values", "list"};
+  keys.insert(keys.end(), VersionProviderKeys().begin(), VersionProviderKeys().end());
+  absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, "versions", keys);
   if (!map.ok()) return map.status();
+  const std::string matrix_dir = AbsoluteDir(dir);
   MatrixAxis axis;
   axis.is_version = true;
   axis.loc = map->Loc();
   absl::StatusOr<std::string> name = map->String("name", false);
   if (!name.ok()) return name.status();
   axis.name = name->empty() ? "version" : *name;
-  if (map->Has("values") == map->Has("list")) {
-    return YamlError(map->Loc(), "versions", "needs exactly one of `values` or `list`");
+  std::string provider;
+  int sources = map->Has("values") + map->Has("list");
+  for (const std::string& key : VersionProviderKeys()) {
+    if (map->Has(key)) {
+      provider = key;
+      ++sources;
+    }
   }
-  if (map->Has("values")) {
+  if (sources != 1) {
+    return YamlError(map->Loc(), "versions", "needs exactly one of `values`, `list`, `pip`, `git` or `container`");
+  }
+  if (!provider.empty()) {
+    GH_RETURN_IF_ERROR(ReadVersionProvider(*map, provider, matrix_dir, list_runner, &axis));
+  } else if (map->Has("values")) {
     absl::StatusOr<std::vector<AxisValue>> values = ReadValues(*map, true);
     if (!values.ok()) return values.status();
     axis.values = *std::move(values);
@@ -277,6 +315,7 @@ absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& no
       return YamlError(command_loc, "versions.list.command", "printed no versions");
     }
   }
+  for (AxisValue& v : axis.values) SubstituteMatrixDir(v.settings, matrix_dir);
   absl::Status st = map->Finish();
   if (!st.ok()) return st;
   st = CheckUniqueLabels(axis, "versions.values");

@@ -239,7 +239,7 @@ TEST(MatrixErrorTest, SetupOnlyOnVersions) {
 }
 TEST(MatrixErrorTest, VersionsNeedValuesOrList) {
   EXPECT_EQ(Err("name: x\nscenarios: [a.yaml]\nversions: {name: v}\n"),
-            "m.yaml:3:11: versions: needs exactly one of `values` or `list`");
+            "m.yaml:3:11: versions: needs exactly one of `values`, `list`, `pip`, `git` or `container`");
 }
 TEST(MatrixErrorTest, IncludeUnknownAxis) {
   EXPECT_EQ(Err("name: x\nscenarios: [a.yaml]\naxes: [{name: p, values: [a]}]\ninclude: [{q: a}]\n"),

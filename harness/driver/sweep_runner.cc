@@ -28,6 +28,7 @@
 #include "harness/driver/sweep_plan.h"
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
+#include "harness/driver/version_setup_queue.h"
 #include "harness/core/duration_text.h"
 #include "harness/core/comparison.h"
 #include "harness/report/results_dir.h"
@@ -128,7 +129,7 @@ class Sweep {
   }
   // One sweep, bisect or minimize per DIR at a time; then no job of an earlier one is left.
   absl::Status ClaimOutDir();
-  absl::Status RunSetups(const std::vector<size_t>& todo);
+  absl::StatusOr<bool> SetupReady(size_t i, bool* failed);
   absl::Status StartCell(ActiveCell& cell);
   absl::Status StartJob(ActiveCell& cell);
   // Returns true when the cell has finished (all jobs).
@@ -163,6 +164,7 @@ class Sweep {
   std::string out_dir_;
   std::vector<CellStatus> status_;
   std::optional<SweepProgress> progress_;
+  std::optional<VersionSetupQueue> setups_;  // after runner_: ends its set-ups first
   ProgressTotals totals_;
   std::set<size_t> rerun_;  // --rerun-failed: cells narrowed to their failed points
   SweepResult result_;
@@ -202,7 +204,7 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
   for (const CellJob& job : cell.jobs) {
     for (const ExpectedPoint& p : job.points) {
       for (int trial = 0; trial < p.spec->trials; ++trial) {
-        records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kError,
+        records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kInfra,
                                             absl::StrCat("version setup failed: ", status_[i].detail)));
       }
     }
@@ -210,37 +212,32 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
   return WriteRecordsFile(dir + "/records.jsonl", records);
 }
 
-absl::Status Sweep::RunSetups(const std::vector<size_t>& todo) {
-  std::map<std::string, VersionSetupResult> done;
-  for (size_t i : todo) {
-    const CellPlan& c = plan_.cells[i].plan;
-    if (c.version.empty()) continue;
-    // The setup command is the version value's (the same for every cell of the version).
-    std::string command;
-    for (const AxisValue& v : plan_.matrix.axes.back().values) {
-      if (v.label == c.version) command = v.settings.setup;
-    }
-    if (command.empty()) continue;
-    auto it = done.find(c.version);
-    if (it == done.end()) {
-      std::fprintf(env_.progress, "version %s: set-up...\n", c.version.c_str());
-      std::fflush(env_.progress);
-      VersionSetupResult r = RunVersionSetup(c.version, command, VersionDir(c), env_.base_env,
-                                             options_.setup_timeout, *runner_, *env_.clock);
-      std::fprintf(env_.progress, "version %s: set-up %s%s%s\n", c.version.c_str(),
-                   r.ok ? (r.cached ? "cached" : "done") : "FAILED", r.ok ? "" : ": ",
-                   r.detail.c_str());
-      it = done.emplace(c.version, r).first;
-    }
-    if (!it->second.ok) {
-      status_[i].status = "setup_failed";
-      status_[i].detail = it->second.detail;
-      absl::Status st = WriteSetupFailedRecords(i);
-      if (!st.ok()) return st;
-      ++result_.cells_setup_failed;
-    }
+// Whether cell `i` may start: its version has no set-up or one that succeeded. A set-up still
+// running (or queued behind --setup-jobs others) keeps the cell waiting; a failed one records
+// the cell as set-up failed (done: `failed` set).
+absl::StatusOr<bool> Sweep::SetupReady(size_t i, bool* failed) {
+  *failed = false;
+  const CellPlan& c = plan_.cells[i].plan;
+  if (c.version.empty()) return true;
+  // The setup command is the version value's (the same for every cell of the version).
+  std::string command;
+  for (const AxisValue& v : plan_.matrix.axes.back().values) {
+    if (v.label == c.version) command = v.settings.setup;
   }
-  return absl::OkStatus();
+  if (command.empty()) return true;
+  std::optional<VersionSetupResult> r =
+      setups_->Need({c.version, command, VersionDir(c), env_.base_env, options_.setup_timeout});
+  if (!r) return false;
+  if (r->ok) return true;
+  status_[i].status = "setup_failed";
+  status_[i].detail = r->detail;
+  if (absl::Status st = WriteSetupFailedRecords(i); !st.ok()) return st;
+  ++result_.cells_setup_failed;
+  ++totals_.cells_done;
+  ++totals_.cells_failed;
+  totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
+  *failed = true;
+  return false;
 }
 
 absl::Status Sweep::StartJob(ActiveCell& cell) {
@@ -507,6 +504,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   absl::StatusOr<std::deque<size_t>> to_start = PrepareCells(baseline ? &baseline->records : nullptr, match);
   if (!to_start.ok()) return to_start.status();
   std::deque<size_t> pending = *std::move(to_start);
+  setups_.emplace(options_.setup_jobs, *runner_, *env_.clock, env_.progress);
   absl::Time start = env_.clock->Now();
   progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
 
@@ -519,8 +517,19 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     }
     // Start every pending cell that fits now, in matrix order (smaller ones may pass a larger
     // one that waits for devices).
+    setups_->Poll();
     for (auto it = pending.begin(); it != pending.end();) {
       const CellPlan& c = plan_.cells[*it].plan;
+      bool setup_failed = false;
+      absl::StatusOr<bool> ready = SetupReady(*it, &setup_failed);
+      if (!ready.ok()) {
+        KillAll(running);
+        return ready.status();
+      }
+      if (!*ready) {
+        it = setup_failed ? pending.erase(it) : std::next(it);
+        continue;
+      }
       std::optional<Allocation> a = pool_.TryAcquire(pool_.Need(c.ranks, c.share_gpu));
       if (!a) {
         ++it;
@@ -619,18 +628,8 @@ absl::StatusOr<std::deque<size_t>> Sweep::PrepareCells(const std::vector<Record>
     std::fprintf(env_.progress, "--rerun-failed: %zu point runs in %zu cells to rerun%s\n", runs, todo.size(),
                  todo.empty() ? ": every recorded point met its expectation" : "");
   }
-  if (absl::Status st = RunSetups(todo); !st.ok()) return st;
-  std::deque<size_t> pending;
-  for (size_t i : todo) {
-    if (status_[i].status == "pending") {
-      pending.push_back(i);
-    } else {  // its set-up failed: recorded, done, failed
-      ++totals_.cells_done;
-      ++totals_.cells_failed;
-      totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
-    }
-  }
-  return pending;
+  // Set-ups run lazily, just before their version's first cell (SetupReady).
+  return std::deque<size_t>(todo.begin(), todo.end());
 }
 
 absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>* baseline,
@@ -673,6 +672,13 @@ absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
   std::fprintf(out, "sweep %s: %zu cells, %zu job(s) per cell\n", plan.matrix.name.c_str(),
                plan.cells.size(), plan.jobs.size());
   const std::string out_dir = options.out_dir.empty() ? "DIR" : Absolute(options.out_dir);
+  if (plan.matrix.has_version_axis()) {  // each version's set-up, as it would run
+    for (const AxisValue& v : plan.matrix.axes.back().values) {
+      if (v.settings.setup.empty()) continue;
+      std::fprintf(out, "version %s: set-up in %s/versions/%s:\n    $ %s\n", v.label.c_str(), out_dir.c_str(),
+                   SafeDirName(v.label).c_str(), v.settings.setup.c_str());
+    }
+  }
   for (const PlannedCell& pc : plan.cells) {
     const CellPlan& c = pc.plan;
     std::fprintf(out, "%s  (ranks %d, timeout %s, launcher %s)\n", c.id.c_str(), c.ranks,

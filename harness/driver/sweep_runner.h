@@ -38,6 +38,7 @@ struct SweepOptions {
   absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL
   absl::Duration poll_interval = absl::Milliseconds(20);
   absl::Duration setup_timeout = absl::Minutes(30);
+  int setup_jobs = 1;        // --setup-jobs N: version set-ups run at once (each just before its first cell)
   std::string filter;        // --filter GLOB: only these points, for the whole sweep ("" all)
   bool rerun_failed = false; // --rerun-failed: only done cells' points unmet or regressed
   bool fresh = false;        // --fresh: remove what an earlier sweep left in DIR, then run

@@ -689,7 +689,7 @@ TEST_F(SweepTest, SetupFailureMarksTheVersionsCellsAndSuccessIsCached) {
   EXPECT_EQ(new_setups, 1);
   EXPECT_EQ(r->cells_setup_failed, 1);
   EXPECT_EQ(r->cells_run, 1);
-  EXPECT_EQ(r->exit_status, 1);
+  EXPECT_EQ(r->exit_status, 3) << "an infra record: the sweep's exit says infrastructure";
   std::string vdir = options_.out_dir + "/versions/new";
   const Started& setup = runner_.started[1];
   EXPECT_EQ(setup.spec.cwd, vdir);
@@ -701,12 +701,13 @@ TEST_F(SweepTest, SetupFailureMarksTheVersionsCellsAndSuccessIsCached) {
   EXPECT_EQ(job.Env("LD_LIBRARY_PATH"), vdir + "/lib");
   SweepInfo info = OutSweepInfo();
   EXPECT_EQ(info.cells[0].status, "setup_failed");
-  EXPECT_EQ(info.cells[0].detail, "setup exit 1: cannot fetch the wheel");
+  const std::string log = options_.out_dir + "/versions/old/setup.log";
+  EXPECT_EQ(info.cells[0].detail, "setup exit 1 (log " + log + "): cannot fetch the wheel");
   EXPECT_TRUE(info.axes[0].is_version);
   std::vector<Record> records = OutRecords();
   ASSERT_EQ(records.size(), 6u);
-  EXPECT_EQ(records[0].result.outcome, Outcome::kError);
-  EXPECT_EQ(records[0].result.signature, "version setup failed: setup exit 1: cannot fetch the wheel");
+  EXPECT_EQ(records[0].result.outcome, Outcome::kInfra) << "nothing of the code under test ran";
+  EXPECT_EQ(records[0].result.signature, "version setup failed: setup exit 1 (log " + log + "): cannot fetch the wheel");
   EXPECT_EQ(records[0].cell.at("nccl"), "old");
   EXPECT_EQ(records[3].result.outcome, Outcome::kPass);
 

@@ -1,10 +1,15 @@
 // A version's set-up command, run once per version in DIR/versions/<label>/ (its cwd and
 // {version_dir}) and cached there: a success is remembered in setup.json with the command's
-// hash and not run again; a failure is retried by the next sweep.
+// hash and not run again; a failure is retried by the next sweep. While it runs it holds an
+// flock on setup.lock in that directory, so two drivers never set up one version at once (the
+// second waits, then finds the first one's success cached). Every failure names its log and
+// quotes the log's cause line (SetupCauseLine), never a warning at its top.
 #ifndef GPUHARNESS_DRIVER_VERSION_SETUP_H_
 #define GPUHARNESS_DRIVER_VERSION_SETUP_H_
 
+#include <optional>
 #include <string>
+#include "absl/strings/string_view.h"
 #include <vector>
 
 #include "absl/time/time.h"
@@ -16,15 +21,57 @@ namespace gh::driver {
 struct VersionSetupResult {
   bool ok = true;
   bool cached = false;  // a previous sweep's success
-  std::string detail;   // on failure: "setup exited with status 1: <first log line>"
+  // On failure: "setup exited with status 1 (log DIR/versions/v/setup.log): ERROR: No matching ..."
+  std::string detail;
 };
 
-// Runs `command` with /bin/sh -c in `version_dir` (created), log in setup.log, killing its
-// process group after `timeout`. GH_VERSION and GH_VERSION_DIR are set for it.
+struct VersionSetupRequest {
+  std::string version;
+  std::string command;  // /bin/sh -c
+  std::string version_dir;
+  std::vector<std::string> base_env;
+  absl::Duration timeout = absl::Minutes(30);
+};
+
+// One set-up in flight, advanced by Poll without blocking, so a driver runs several at once
+// (--setup-jobs) between its other work. GH_VERSION and GH_VERSION_DIR are set for the command;
+// its process group is killed after `timeout`.
+class VersionSetupJob {
+ public:
+  VersionSetupJob(VersionSetupRequest request, ProcessRunner& runner, Clock& clock);
+  VersionSetupJob(VersionSetupJob&&) noexcept;
+  VersionSetupJob& operator=(VersionSetupJob&&) noexcept;
+  ~VersionSetupJob();
+
+  // The result once the set-up is over (cached, done or failed); nullopt while it runs or
+  // waits for another driver's lock on the version.
+  std::optional<VersionSetupResult> Poll();
+  const VersionSetupRequest& request() const { return request_; }
+
+ private:
+  std::optional<VersionSetupResult> TryStart();
+  VersionSetupResult Finish(VersionSetupResult result);
+
+  VersionSetupRequest request_;
+  ProcessRunner* runner_;
+  Clock* clock_;
+  absl::Time deadline_;
+  int lock_fd_ = -1;
+  std::optional<ProcessId> id_;
+  bool timed_out_ = false;
+  std::optional<VersionSetupResult> done_;
+};
+
+// Runs a set-up to its end (VersionSetupJob polled every 50 ms).
 VersionSetupResult RunVersionSetup(const std::string& version, const std::string& command,
                                    const std::string& version_dir,
                                    const std::vector<std::string>& base_env, absl::Duration timeout,
                                    ProcessRunner& runner, Clock& clock);
+
+// The line of a set-up log that says why it failed: the last line that reads as an error
+// (`ERROR:`, `error:`, `fatal:`, `SomethingError: ...`, `No such file`, `not found`, `failed`),
+// else the last non-empty line; "" for an empty log. Cut to `max_chars`.
+std::string SetupCauseLine(absl::string_view log, size_t max_chars = 300);
 
 }  // namespace gh::driver
 

@@ -42,6 +42,34 @@ absl::StatusOr<Regex> CompileRule(std::string_view key, std::string_view pattern
   return regex;
 }
 
+// What a failed command said last about why, when the scenario gives no signature rules: the last
+// `SomethingError: message` line (a Python traceback's exception), else the last non-empty line
+// with the exit status. Never the exit status alone where there is output: any other exception
+// would otherwise read as the hunted `exit status 1`.
+std::string DefaultFailureSignature(const std::vector<std::string_view>& lines, int exit_status) {
+  static const Regex* const kException = [] {
+    absl::StatusOr<Regex> re = Regex::Compile(R"(^([A-Za-z_][A-Za-z0-9_]*\.)*[A-Za-z_][A-Za-z0-9_]*(Error|Exception)(: .*)?$)");
+    return new Regex(*std::move(re));
+  }();
+  constexpr size_t kMaxChars = 300;
+  auto cut = [&](std::string_view line) {
+    std::string text(line.substr(0, kMaxChars));
+    if (line.size() > kMaxChars) text += "...";
+    return text;
+  };
+  std::string_view last;
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (kException->Search(*it)) return cut(*it);
+    if (last.empty() && it->find_first_not_of(" \t") != std::string_view::npos) last = *it;
+  }
+  std::string signature = absl::StrCat("exit status ", exit_status);
+  if (!last.empty()) {
+    const size_t start = last.find_first_not_of(" \t");
+    absl::StrAppend(&signature, ": ", cut(last.substr(start)));
+  }
+  return signature;
+}
+
 }  // namespace
 
 absl::Status ExecRules::AddPass(std::string_view key, std::string_view pattern) {
@@ -135,7 +163,10 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
     return with_tail(Outcome::kCrash, absl::StrCat("killed by ", ExecSignalName(end.signal_number)));
   }
   if (end.exit_status != rules.exit_status) {
-    return with_tail(Outcome::kError, absl::StrCat("exit status ", end.exit_status));
+    // With signature rules the scenario names its failures; without, the output does.
+    return with_tail(Outcome::kError, rules.signatures.empty()
+                                          ? DefaultFailureSignature(lines, end.exit_status)
+                                          : absl::StrCat("exit status ", end.exit_status));
   }
   for (const Regex& pass : rules.pass) {
     if (!FindLine(lines, pass)) {

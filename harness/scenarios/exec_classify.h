@@ -3,7 +3,8 @@
 //
 // Order: timeout; a skip rule's line (skip); a signature rule's line (its outcome, error by
 // default; a crash when the command also died of a signal); a signal (crash); an exit status
-// other than the expected one (error); a pass requirement without a matching line (fail);
+// other than the expected one (error: with no signature rules at all, the signature is the
+// output's last `SomethingError: message` line, else `exit status N: <last line>`); a pass requirement without a matching line (fail);
 // otherwise pass. Outcomes other than pass and skip carry the output's last lines.
 // Every regex is compiled once, when the rules are built, and searched line by line (RE2:
 // linear in the line, so a 10 MiB line costs time, never the stack).

@@ -152,3 +152,50 @@ TEST(ExecClassify, TenMiBOutputMatchesTheSignatureOrFallsThrough) {
 
 }  // namespace
 }  // namespace gh
+
+namespace gh {
+namespace {
+
+ExecEnd ExitedWith(int status) {
+  ExecEnd end;
+  end.exit_status = status;
+  return end;
+}
+
+// Issue 18: with no signature rule, `exit status 1` made any other Python exception on any
+// version the hunted failure. The signature is the traceback's exception line instead.
+TEST(ExecDefaultSignature, IsTheLastExceptionLineOfATraceback) {
+  const std::string traceback =
+      "WARNING: something at the top\n"
+      "Traceback (most recent call last):\n"
+      "  File \"x.py\", line 7, in <module>\n"
+      "    doubled = jax.tree_map(f, tree)\n"
+      "AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map\n"
+      "\n";
+  RankOutcome r = ClassifyExecEnd(ExitedWith(1), traceback, ExecRules{});
+  EXPECT_EQ(r.outcome, Outcome::kError);
+  EXPECT_EQ(r.signature, "AttributeError: jax.tree_map was removed in JAX v0.6.0: use jax.tree.map");
+  r = ClassifyExecEnd(ExitedWith(1), "jax.errors.JaxRuntimeError: INTERNAL: boom\nexiting\n", ExecRules{});
+  EXPECT_EQ(r.signature, "jax.errors.JaxRuntimeError: INTERNAL: boom") << "dotted names, later lines";
+  r = ClassifyExecEnd(ExitedWith(1), "Traceback:\nAssertionError\n", ExecRules{});
+  EXPECT_EQ(r.signature, "AssertionError") << "an exception without a message";
+}
+
+TEST(ExecDefaultSignature, IsTheLastLineWithTheExitStatusWithoutATraceback) {
+  RankOutcome r = ClassifyExecEnd(ExitedWith(3), "starting\n  cannot open the device  \n\n", ExecRules{});
+  EXPECT_EQ(r.signature, "exit status 3: cannot open the device");
+  r = ClassifyExecEnd(ExitedWith(3), "", ExecRules{});
+  EXPECT_EQ(r.signature, "exit status 3") << "no output: the status alone";
+  r = ClassifyExecEnd(ExitedWith(1), std::string(400, 'e') + "\n", ExecRules{});
+  EXPECT_EQ(r.signature, "exit status 1: " + std::string(300, 'e') + "...") << "cut";
+}
+
+TEST(ExecDefaultSignature, SignatureRulesKeepTheExitStatusWhenNoneMatches) {
+  ExecRules rules;
+  ASSERT_TRUE(rules.AddSignature("exec.signatures[0].regex", "named", "^never$", Outcome::kError).ok());
+  RankOutcome r = ClassifyExecEnd(ExitedWith(1), "ValueError: other\n", rules);
+  EXPECT_EQ(r.signature, "exit status 1");
+}
+
+}  // namespace
+}  // namespace gh

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <optional>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/allocators.h"
 #include "harness/scenarios/data_pattern.h"
+#include "harness/scenarios/nccl_device_api_skip.h"
 #include "harness/scenarios/registration.h"
 #include "harness/scenarios/ring_shift_device.h"
 #include "harness/scenarios/ring_shift_device_kernels_cuda.h"
@@ -85,8 +87,15 @@ absl::StatusOr<std::unique_ptr<LsaRingShift>> LsaRingShift::Create(ncclComm_t co
   requirements.lsaBarrierCount = impl->ctas;  // one barrier per CTA
   ncclResult_t r = ncclDevCommCreate(comm, &requirements, &impl->dev);
   if (r != ncclSuccess) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("ncclDevCommCreate: ", NcclErrorSignature(r, comm)));
+    std::string refusal = absl::StrCat("ncclDevCommCreate: ", NcclErrorSignature(r, comm));
+    int runtime = 0;
+    if (ncclGetVersion(&runtime) == ncclSuccess) {  // a device API of another NCCL: a skip naming both
+      if (std::optional<std::string> skip = DeviceApiVersionSkip(
+              refusal, FormatNcclVersionCode(NCCL_VERSION_CODE), FormatNcclVersionCode(runtime))) {
+        refusal = *std::move(skip);
+      }
+    }
+    return absl::FailedPreconditionError(refusal);
   }
   if (impl->dev.lsaSize != impl->dev.nRanks) {
     int lsa = impl->dev.lsaSize, n = impl->dev.nRanks;

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The git provider end to end (tests/providers.cmake): a repository made here with 8 commits of
+# a CMake project, the planted change in the 6th; `gpuharness bisect` over `range: FIRST..HEAD`
+# builds only the revisions it probes (each in its own worktree and prefix) and names the 6th.
+# usage: git_bisect_test.sh GPUHARNESS WORKDIR
+set -eu
+gh=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work" && mkdir -p "$work/repo"
+cd "$work/repo"
+git init -q -b main .
+git config user.email t@example.com && git config user.name test
+cat > CMakeLists.txt <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(answer C)
+add_executable(answer answer.c)
+install(TARGETS answer DESTINATION bin)
+CM
+for i in 1 2 3 4 5 6 7 8; do
+  value=42
+  [ "$i" -ge 6 ] && value=41   # the planted change
+  printf '#include <stdio.h>\n/* revision %d */\nint main(void) {\n  int v = %d;\n  printf("answer: %%d\\n", v);\n  if (v != 42) { fprintf(stderr, "ValueError: the answer is %%d, not 42\\n", v); return 1; }\n  return 0;\n}\n' "$i" "$value" > answer.c
+  git add -A && git commit -qm "revision $i"
+  rev[$i]=$(git rev-parse --short=12 HEAD)
+done
+cat > "$work/matrix.yaml" <<YAML
+name: git_provider_bisect
+scenarios: ["$here/answer.yaml"]
+defaults: {launcher: direct, ranks: 1, backend: host, timeout: 60s}
+versions:
+  name: commit
+  git:
+    repo: "{matrix_dir}/repo"
+    range: "${rev[1]}..main"
+    build: "cmake -S {src} -B {prefix}/build -DCMAKE_INSTALL_PREFIX={prefix} -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build {prefix}/build >/dev/null && cmake --install {prefix}/build >/dev/null"
+YAML
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+"$gh" sweep matrix.yaml --dry-run > dry.txt || fail "dry-run exited $?"
+grep -q "version ${rev[3]}: set-up in DIR/versions/${rev[3]}:" dry.txt || fail "dry-run lacks the set-up of ${rev[3]}: $(cat dry.txt)"
+start=$(date +%s)
+set +e
+"$gh" bisect matrix.yaml --good "${rev[1]}" --bad "${rev[8]}" --out out --max-trials 1 > bisect.txt 2>&1
+rc=$?
+set -e
+echo "bisect took $(( $(date +%s) - start ))s, exit $rc"
+cat bisect.txt
+[ "$rc" = 1 ] || fail "bisect exit $rc, expected 1 (a first bad version found)"
+python3 - "$work/out/summary.json" "${rev[6]}" "${rev[5]}" <<'PY' || fail "summary.json"
+import json, sys
+s = json.load(open(sys.argv[1]))
+text = json.dumps(s)
+assert sys.argv[2] in text and sys.argv[3] in text, (sys.argv[2:], text[:2000])
+PY
+grep -q "first bad.*${rev[6]}\|${rev[6]}.*first bad" out/summary.md || fail "summary.md names no first bad ${rev[6]}: $(head -40 out/summary.md)"
+grep -q "ValueError: the answer is 41, not 42" out/summary.md || fail "the hunted signature is not the program's error line"
+# Lazy: only the probed revisions were built; every one of them from its own worktree.
+built=$(ls -d out/versions/*/prefix/bin/answer | wc -l)
+[ "$built" -lt 8 ] || fail "all 8 revisions were built"
+for d in out/versions/*/prefix/bin/answer; do
+  v=$(basename "$(dirname "$(dirname "$(dirname "$d")")")")
+  git -C "out/versions/$v/src" rev-parse --short=12 HEAD | grep -q "^$v" || fail "$v built from another revision"
+done
+echo "PASS: first bad ${rev[6]}, $built of 8 revisions built"
