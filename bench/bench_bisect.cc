@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "harness/bisect/bisect_runner.h"
+#include "harness/bisect/probe.h"
 
 namespace gh {
 namespace {
@@ -57,53 +58,101 @@ BisectConfig Config(int n, int jobs, int max_trials) {
   return config;
 }
 
-void PrintClaims() {
-  // 1 and 2: every first bad version 1..99 of 100, deterministic (one trial per probe).
-  int worst_probes = 0, worst_rounds = 0;
-  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
-    for (int jobs : {1, 3}) {
-      FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
-      absl::StatusOr<BisectResult> r = RunBisect(Config(100, jobs, 1), versions);
-      if (!r.ok() || r->answer.first_bad != first_bad) {
-        std::printf("WRONG ANSWER: deterministic, first bad %d, jobs %d\n", first_bad, jobs);
-        continue;
-      }
-      if (jobs == 1) worst_probes = std::max(worst_probes, static_cast<int>(r->probes.size()) - 2);
-      if (jobs == 3) worst_rounds = std::max(worst_rounds, r->rounds);
-    }
-  }
-  std::printf("deterministic, 100 versions, every first bad 1..99:\n");
-  std::printf("  --jobs 1: at most %d probes after the ends (claim: <= 7) %s\n", worst_probes,
-              worst_probes <= 7 ? "OK" : "FAILED");
-  std::printf("  --jobs 3: at most %d rounds after the ends (claim: <= 4) %s\n", worst_rounds,
-              worst_rounds <= 4 ? "OK" : "FAILED");
+// Before this economy: no estimate at the bad end, every probe decided alone by the SPRT.
+BisectConfig Unpooled(BisectConfig config) {
+  config.estimate_trials = 0;
+  config.pool_flaky = false;
+  return config;
+}
 
-  // 3: flaky, 100 bisects with different first bad versions and coins; default SPRT.
+struct DeterministicStats {
+  int worst_probes = 0;      // after the ends
+  int worst_good_trials = 0; // trials of one good probe, the good end included
+  int64_t trials = 0;
+  int wrong = 0;
+};
+
+DeterministicStats Deterministic(const BisectConfig& base) {
+  DeterministicStats stats;
+  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> r = RunBisect(base, versions);
+    if (!r.ok() || r->answer.first_bad != first_bad) {
+      ++stats.wrong;
+      continue;
+    }
+    stats.worst_probes = std::max(stats.worst_probes, static_cast<int>(r->probes.size()) - 2);
+    for (const ProbeRecord& p : r->probes) {
+      if (p.tally.verdict == ProbeVerdict::kGood) {
+        stats.worst_good_trials = std::max(stats.worst_good_trials, static_cast<int>(p.trials.size()));
+      }
+    }
+    stats.trials += r->total_trials;
+  }
+  return stats;
+}
+
+struct FlakyStats {
   int right = 0;
-  int64_t trials = 0, fixed = 0, probes = 0;
-  int max_trials_one = 0;
+  int64_t trials = 0, fixed = 0;
+  int worst = 0;
+};
+
+// 100 bisects over 100 versions, bad versions failing each trial with probability 1/2. The
+// yardstick: 10 fixed trials for each probe of a plain bisection of the same range (its ends
+// and its ceil(log2) probes).
+FlakyStats Flaky(const BisectConfig& base) {
+  FlakyStats stats;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     const int first_bad = 1 + static_cast<int>((seed * 37) % 99);
     FakeVersions versions([&](int v, int t) { return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass(); });
-    absl::StatusOr<BisectResult> r = RunBisect(Config(100, 1, SprtConfig().max_trials), versions);
-    if (!r.ok()) continue;
+    absl::StatusOr<BisectResult> r = RunBisect(base, versions);
+    FakeVersions plain([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> p = RunBisect(Unpooled(Config(100, 1, 1)), plain);
+    if (!r.ok() || !p.ok()) continue;
     if (r->status == BisectStatus::kFound && r->answer.first_bad == first_bad &&
         r->answer.last_good == first_bad - 1) {
-      ++right;
+      ++stats.right;
     }
-    trials += r->total_trials;
-    fixed += 10 * static_cast<int64_t>(r->probes.size());
-    probes += static_cast<int64_t>(r->probes.size());
-    max_trials_one = std::max(max_trials_one, r->total_trials);
+    stats.trials += r->total_trials;
+    stats.fixed += 10 * static_cast<int64_t>(p->probes.size());
+    stats.worst = std::max(stats.worst, r->total_trials);
   }
-  std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions, SPRT %s:\n",
-              SprtConfig().ToString().c_str());
-  std::printf("  right answer in %d of 100 (claim: >= 99) %s\n", right, right >= 99 ? "OK" : "FAILED");
-  std::printf("  %lld trials in all, %.1f per probe over %lld probes; 10 fixed trials per probe: %lld "
-              "(claim: fewer) %s; worst bisect %d trials\n",
-              static_cast<long long>(trials), static_cast<double>(trials) / static_cast<double>(probes),
-              static_cast<long long>(probes), static_cast<long long>(fixed), trials < fixed ? "OK" : "FAILED",
-              max_trials_one);
+  return stats;
+}
+
+void PrintClaims() {
+  const int cap = SprtConfig().max_trials;
+  std::printf("deterministic, 100 versions, every first bad 1..99, SPRT %s:\n", SprtConfig().ToString().c_str());
+  for (bool economy : {false, true}) {
+    const BisectConfig config = economy ? Config(100, 1, cap) : Unpooled(Config(100, 1, cap));
+    const DeterministicStats d = Deterministic(config);
+    std::printf("  %s: at most %d probes after the ends (claim: <= 7) %s; at most %d trials per good probe "
+                "(claim: <= 3) %s; %.1f trials per bisect; %d wrong\n",
+                economy ? "after  (bad end estimated)" : "before (no estimate)     ", d.worst_probes,
+                d.worst_probes <= 7 ? "OK" : "FAILED", d.worst_good_trials, d.worst_good_trials <= 3 ? "OK" : "FAILED",
+                static_cast<double>(d.trials) / (99 - d.wrong), d.wrong);
+  }
+  int worst_rounds = 0;
+  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> r = RunBisect(Config(100, 3, 1), versions);
+    if (r.ok() && r->answer.first_bad == first_bad) worst_rounds = std::max(worst_rounds, r->rounds);
+  }
+  std::printf("  --jobs 3, one trial per probe: at most %d rounds after the ends (claim: <= 4) %s\n", worst_rounds,
+              worst_rounds <= 4 ? "OK" : "FAILED");
+
+  std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions:\n");
+  for (bool economy : {false, true}) {
+    const BisectConfig config = economy ? Config(100, 1, cap) : Unpooled(Config(100, 1, cap));
+    const FlakyStats f = Flaky(config);
+    const double ratio = static_cast<double>(f.trials) / static_cast<double>(f.fixed);
+    std::printf("  %s: right in %d of 100 (claim: >= 99) %s; %lld trials, %.2fx of 10 fixed per probe of a "
+                "plain bisection (%lld) (claim: <= 0.5x) %s; worst bisect %d trials\n",
+                economy ? "after  (pooled posterior)" : "before (SPRT per probe)  ", f.right,
+                f.right >= 99 ? "OK" : "FAILED", static_cast<long long>(f.trials), ratio,
+                static_cast<long long>(f.fixed), ratio <= 0.5 ? "OK" : "FAILED", f.worst);
+  }
   std::fflush(stdout);
 }
 
