@@ -36,6 +36,48 @@ class FakeVersions : public TrialRunner {
   Oracle oracle_;
 };
 
+// Fake versions whose trials take time: each (version, trial) lasts 1..8 simulated seconds
+// (reproducible). A batch (RunTrials) waits for its slowest trial; Start/Wait finish each trial
+// at its own time. `now` is the simulated wall clock.
+class TimedFakeVersions : public TrialRunner {
+ public:
+  using Oracle = std::function<TrialResult(int version, int trial)>;
+  TimedFakeVersions(Oracle oracle, uint64_t seed) : oracle_(std::move(oracle)), seed_(seed) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    double longest = 0;
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) {
+      longest = std::max(longest, Duration(r));
+      out.push_back(oracle_(r.version, r.trial));
+    }
+    now += longest;
+    return out;
+  }
+  absl::Status Start(const Request& request) override {
+    running_.push_back({now + Duration(request), request});
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Finished> Wait() override {
+    auto first = std::min_element(running_.begin(), running_.end(),
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    now = std::max(now, first->first);
+    Request request = first->second;
+    running_.erase(first);
+    return Finished{request, oracle_(request.version, request.trial)};
+  }
+  double now = 0;
+
+ private:
+  double Duration(const Request& r) const {
+    uint64_t x = seed_ * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(r.version) << 20) ^ static_cast<uint64_t>(r.trial);
+    x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 29;
+    return 1 + static_cast<double>(x % 8);
+  }
+  Oracle oracle_;
+  uint64_t seed_;
+  std::vector<std::pair<double, Request>> running_;
+};
+
 TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
 TrialResult WrongData() { return {Outcome::kFail, "wrong data [ranks 1]", false, "", 0, ""}; }
 
@@ -141,6 +183,29 @@ void PrintClaims() {
   }
   std::printf("  --jobs 3, one trial per probe: at most %d rounds after the ends (claim: <= 4) %s\n", worst_rounds,
               worst_rounds <= 4 ? "OK" : "FAILED");
+
+  // --jobs: probes whose trials take 1..8 s; the simulated wall clock of all 99 bisects.
+  std::printf("deterministic, trials lasting 1..8 s (simulated), every first bad 1..99, default test:\n");
+  double serial = 0;
+  for (int jobs : {1, 3}) {
+    for (bool rolling : {false, true}) {
+      if (jobs == 1 && rolling) continue;
+      double total = 0;
+      int wrong = 0;
+      for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+        TimedFakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); }, first_bad);
+        BisectConfig config = Config(100, jobs, cap);
+        config.rolling = rolling;
+        absl::StatusOr<BisectResult> r = RunBisect(config, versions);
+        if (!r.ok() || r->answer.first_bad != first_bad) ++wrong;
+        total += versions.now;
+      }
+      if (jobs == 1) serial = total;
+      std::printf("  --jobs %d%s: %.0f s per bisect (%.2fx of --jobs 1)%s\n", jobs,
+                  jobs == 1 ? "                 " : rolling ? ", rolling (no rounds)" : ", rounds of 3      ",
+                  total / 99, total / serial, wrong ? " WRONG ANSWERS" : "");
+    }
+  }
 
   std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions:\n");
   for (bool economy : {false, true}) {

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/bisect/pooled_search.h"
+#include "harness/bisect/rolling_search.h"
 
 namespace gh {
 
@@ -19,6 +20,21 @@ std::string_view BisectStatusName(BisectStatus status) {
     case BisectStatus::kBadEndNotBad: return "bad_end_not_bad";
   }
   return "found";
+}
+
+absl::Status TrialRunner::Start(const Request& request) {
+  started_.push_back(request);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrialRunner::Finished> TrialRunner::Wait() {
+  if (started_.empty()) return absl::InternalError("trial runner: Wait with no trial started");
+  const Request request = started_.front();
+  started_.erase(started_.begin());
+  absl::StatusOr<std::vector<TrialResult>> ran = RunTrials({request});
+  if (!ran.ok()) return ran.status();
+  if (ran->size() != 1) return absl::InternalError("trial runner returned a wrong number of results");
+  return Finished{request, std::move(ran->front())};
 }
 
 std::string_view BisectFindName(BisectFind find) {
@@ -455,7 +471,11 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
     return result;
   }
   absl::Status status;
-  RunRounds(config, probes, result, status, on_probe);
+  if (config.jobs >= 2 && config.rolling) {
+    status = RunRolling(config, runner, *hunt, sprt, result, on_probe);
+  } else {
+    RunRounds(config, probes, result, status, on_probe);
+  }
   if (!status.ok()) return status;
   return result;
 }
@@ -469,6 +489,14 @@ class MirrorRunner : public TrialRunner {
     std::vector<Request> real = batch;
     for (Request& r : real) r.version = n_ - 1 - r.version;
     return inner_.RunTrials(real);
+  }
+  absl::Status Start(const Request& request) override {
+    return inner_.Start({n_ - 1 - request.version, request.trial});
+  }
+  absl::StatusOr<Finished> Wait() override {
+    absl::StatusOr<Finished> done = inner_.Wait();
+    if (done.ok()) done->request.version = n_ - 1 - done->request.version;
+    return done;
   }
 
  private:

@@ -24,8 +24,22 @@ class TrialRunner {
     int version = 0;  // index into the version list
     int trial = 0;    // 0-based trial number of that version
   };
+  struct Finished {
+    Request request;
+    TrialResult result;
+  };
   virtual ~TrialRunner() = default;
   virtual absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) = 0;
+
+  // Rolling use (--jobs K without rounds): Start hands over one request; Wait returns the next
+  // started request to finish, so the caller can start another as soon as a slot frees. The
+  // caller keeps at most K started and not yet returned. Wait with nothing started is an
+  // error. The default runs each started request alone, in order, through RunTrials.
+  virtual absl::Status Start(const Request& request);
+  virtual absl::StatusOr<Finished> Wait();
+
+ private:
+  std::vector<Request> started_;  // the default's queue
 };
 
 // What the bisect looks for: the first version showing the failure (a regression), or the first
@@ -50,6 +64,10 @@ struct BisectConfig {
   // 0: no estimate, every probe runs `sprt` as given.
   int estimate_trials = 8;
   bool pool_flaky = true;
+  // --jobs >= 2: start the next probe as soon as a slot frees, splitting what the probes in
+  // flight leave (both halves of a running probe); false: rounds of K probes that wait for the
+  // slowest.
+  bool rolling = true;
 };
 
 // How the bisect spent its trials, from the bad end's estimate.
