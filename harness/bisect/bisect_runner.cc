@@ -464,6 +464,7 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
     result.status = BisectStatus::kGoodEndNotGood;
     result.message = absl::StrCat("the good end ", good ? Describe(*good) : "was not probed",
                                   " when hunting ", hunt->ToString());
+    if (pooled && good != nullptr && on_probe) on_probe(*good);  // the pooled set-up held its line back
     return result;
   }
   if (pooled) {
