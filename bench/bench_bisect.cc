@@ -1,10 +1,12 @@
-// Bisect speed with fake versions (docs/bisect.md): the search and the SPRT driven through the
-// TrialRunner seam, where a real bisect runs jobs. Prints the three claims with what was
-// measured, then times the bisect machinery itself with Google Benchmark.
-//   1. deterministic oracle, 100 versions, --jobs 1: probes after the ends (claim: <= 7)
-//   2. the same with --jobs 3: rounds (claim: <= 4)
+// Bisect speed with fake versions (docs/bisect.md): the search, the SPRT and the pooled
+// posterior driven through the TrialRunner seam, where a real bisect runs jobs. Prints the
+// issue's claims with what was measured, before and after the trial economy, then times the
+// bisect machinery itself with Google Benchmark.
+//   1. deterministic oracle, 100 versions: probes after the ends (claim: <= 7) and trials per
+//      good probe (claim: <= 3); --jobs 3 with one trial per probe: rounds (claim: <= 4)
+//   2. trials lasting 1..8 simulated seconds: --jobs 3 in rounds against rolling (no rounds)
 //   3. flaky oracle (bad versions fail half their trials), 100 simulated bisects: right answers
-//      (claim: >= 99) and total trials against 10 fixed trials per probe (claim: fewer)
+//      (claim: >= 99) and trials against 10 per probe of a plain bisection (claim: <= 0.5x)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
 #include "harness/bisect/bisect_runner.h"
+#include "harness/bisect/probe.h"
 
 namespace gh {
 namespace {
@@ -33,6 +36,48 @@ class FakeVersions : public TrialRunner {
 
  private:
   Oracle oracle_;
+};
+
+// Fake versions whose trials take time: each (version, trial) lasts 1..8 simulated seconds
+// (reproducible). A batch (RunTrials) waits for its slowest trial; Start/Wait finish each trial
+// at its own time. `now` is the simulated wall clock.
+class TimedFakeVersions : public TrialRunner {
+ public:
+  using Oracle = std::function<TrialResult(int version, int trial)>;
+  TimedFakeVersions(Oracle oracle, uint64_t seed) : oracle_(std::move(oracle)), seed_(seed) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    double longest = 0;
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) {
+      longest = std::max(longest, Duration(r));
+      out.push_back(oracle_(r.version, r.trial));
+    }
+    now += longest;
+    return out;
+  }
+  absl::Status Start(const Request& request) override {
+    running_.push_back({now + Duration(request), request});
+    return absl::OkStatus();
+  }
+  absl::StatusOr<Finished> Wait() override {
+    auto first = std::min_element(running_.begin(), running_.end(),
+                                  [](const auto& a, const auto& b) { return a.first < b.first; });
+    now = std::max(now, first->first);
+    Request request = first->second;
+    running_.erase(first);
+    return Finished{request, oracle_(request.version, request.trial)};
+  }
+  double now = 0;
+
+ private:
+  double Duration(const Request& r) const {
+    uint64_t x = seed_ * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(r.version) << 20) ^ static_cast<uint64_t>(r.trial);
+    x ^= x >> 31; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 29;
+    return 1 + static_cast<double>(x % 8);
+  }
+  Oracle oracle_;
+  uint64_t seed_;
+  std::vector<std::pair<double, Request>> running_;
 };
 
 TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
@@ -57,53 +102,127 @@ BisectConfig Config(int n, int jobs, int max_trials) {
   return config;
 }
 
-void PrintClaims() {
-  // 1 and 2: every first bad version 1..99 of 100, deterministic (one trial per probe).
-  int worst_probes = 0, worst_rounds = 0;
-  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
-    for (int jobs : {1, 3}) {
-      FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
-      absl::StatusOr<BisectResult> r = RunBisect(Config(100, jobs, 1), versions);
-      if (!r.ok() || r->answer.first_bad != first_bad) {
-        std::printf("WRONG ANSWER: deterministic, first bad %d, jobs %d\n", first_bad, jobs);
-        continue;
-      }
-      if (jobs == 1) worst_probes = std::max(worst_probes, static_cast<int>(r->probes.size()) - 2);
-      if (jobs == 3) worst_rounds = std::max(worst_rounds, r->rounds);
-    }
-  }
-  std::printf("deterministic, 100 versions, every first bad 1..99:\n");
-  std::printf("  --jobs 1: at most %d probes after the ends (claim: <= 7) %s\n", worst_probes,
-              worst_probes <= 7 ? "OK" : "FAILED");
-  std::printf("  --jobs 3: at most %d rounds after the ends (claim: <= 4) %s\n", worst_rounds,
-              worst_rounds <= 4 ? "OK" : "FAILED");
+// Before this economy: no estimate at the bad end, every probe decided alone by the SPRT.
+BisectConfig Unpooled(BisectConfig config) {
+  config.estimate_trials = 0;
+  config.pool_flaky = false;
+  return config;
+}
 
-  // 3: flaky, 100 bisects with different first bad versions and coins; default SPRT.
+struct DeterministicStats {
+  int worst_probes = 0;      // after the ends
+  int worst_good_trials = 0; // trials of one good probe, the good end included
+  int64_t trials = 0;
+  int wrong = 0;
+};
+
+DeterministicStats Deterministic(const BisectConfig& base) {
+  DeterministicStats stats;
+  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> r = RunBisect(base, versions);
+    if (!r.ok() || r->answer.first_bad != first_bad) {
+      ++stats.wrong;
+      continue;
+    }
+    stats.worst_probes = std::max(stats.worst_probes, static_cast<int>(r->probes.size()) - 2);
+    for (const ProbeRecord& p : r->probes) {
+      if (p.tally.verdict == ProbeVerdict::kGood) {
+        stats.worst_good_trials = std::max(stats.worst_good_trials, static_cast<int>(p.trials.size()));
+      }
+    }
+    stats.trials += r->total_trials;
+  }
+  return stats;
+}
+
+struct FlakyStats {
   int right = 0;
-  int64_t trials = 0, fixed = 0, probes = 0;
-  int max_trials_one = 0;
+  int64_t trials = 0, fixed = 0;
+  int worst = 0;
+};
+
+// 100 bisects over 100 versions, bad versions failing each trial with probability 1/2. The
+// yardstick: 10 fixed trials for each probe of a plain bisection of the same range (its ends
+// and its ceil(log2) probes).
+FlakyStats Flaky(const BisectConfig& base) {
+  FlakyStats stats;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     const int first_bad = 1 + static_cast<int>((seed * 37) % 99);
     FakeVersions versions([&](int v, int t) { return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass(); });
-    absl::StatusOr<BisectResult> r = RunBisect(Config(100, 1, SprtConfig().max_trials), versions);
-    if (!r.ok()) continue;
+    absl::StatusOr<BisectResult> r = RunBisect(base, versions);
+    FakeVersions plain([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> p = RunBisect(Unpooled(Config(100, 1, 1)), plain);
+    if (!r.ok() || !p.ok()) continue;
     if (r->status == BisectStatus::kFound && r->answer.first_bad == first_bad &&
         r->answer.last_good == first_bad - 1) {
-      ++right;
+      ++stats.right;
     }
-    trials += r->total_trials;
-    fixed += 10 * static_cast<int64_t>(r->probes.size());
-    probes += static_cast<int64_t>(r->probes.size());
-    max_trials_one = std::max(max_trials_one, r->total_trials);
+    stats.trials += r->total_trials;
+    stats.fixed += 10 * static_cast<int64_t>(p->probes.size());
+    stats.worst = std::max(stats.worst, r->total_trials);
   }
-  std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions, SPRT %s:\n",
-              SprtConfig().ToString().c_str());
-  std::printf("  right answer in %d of 100 (claim: >= 99) %s\n", right, right >= 99 ? "OK" : "FAILED");
-  std::printf("  %lld trials in all, %.1f per probe over %lld probes; 10 fixed trials per probe: %lld "
-              "(claim: fewer) %s; worst bisect %d trials\n",
-              static_cast<long long>(trials), static_cast<double>(trials) / static_cast<double>(probes),
-              static_cast<long long>(probes), static_cast<long long>(fixed), trials < fixed ? "OK" : "FAILED",
-              max_trials_one);
+  return stats;
+}
+
+void PrintClaims() {
+  const int cap = SprtConfig().max_trials;
+  std::printf("deterministic, 100 versions, every first bad 1..99, SPRT %s:\n", SprtConfig().ToString().c_str());
+  for (bool economy : {false, true}) {
+    const BisectConfig config = economy ? Config(100, 1, cap) : Unpooled(Config(100, 1, cap));
+    const DeterministicStats d = Deterministic(config);
+    // The claims are judged on the "after" lines; "before" shows what they replace.
+    auto verdict = [&](bool ok) { return economy ? (ok ? "OK" : "FAILED") : "-"; };
+    std::printf("  %s: at most %d probes after the ends (claim: <= 7) %s; at most %d trials per good probe "
+                "(claim: <= 3) %s; %.1f trials per bisect; %d wrong\n",
+                economy ? "after  (bad end estimated)" : "before (no estimate)      ", d.worst_probes,
+                verdict(d.worst_probes <= 7), d.worst_good_trials, verdict(d.worst_good_trials <= 3),
+                static_cast<double>(d.trials) / (99 - d.wrong), d.wrong);
+  }
+  int worst_rounds = 0;
+  for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> r = RunBisect(Config(100, 3, 1), versions);
+    if (r.ok() && r->answer.first_bad == first_bad) worst_rounds = std::max(worst_rounds, r->rounds);
+  }
+  std::printf("  --jobs 3, one trial per probe: at most %d rounds after the ends (claim: <= 4) %s\n", worst_rounds,
+              worst_rounds <= 4 ? "OK" : "FAILED");
+
+  // --jobs: probes whose trials take 1..8 s; the simulated wall clock of all 99 bisects.
+  std::printf("deterministic, trials lasting 1..8 s (simulated), every first bad 1..99, default test:\n");
+  double serial = 0;
+  for (int jobs : {1, 3}) {
+    for (bool rolling : {false, true}) {
+      if (jobs == 1 && rolling) continue;
+      double total = 0;
+      int wrong = 0;
+      for (int first_bad = 1; first_bad <= 99; ++first_bad) {
+        TimedFakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); }, first_bad);
+        BisectConfig config = Config(100, jobs, cap);
+        config.rolling = rolling;
+        absl::StatusOr<BisectResult> r = RunBisect(config, versions);
+        if (!r.ok() || r->answer.first_bad != first_bad) ++wrong;
+        total += versions.now;
+      }
+      if (jobs == 1) serial = total;
+      std::printf("  --jobs %d%s: %.0f s per bisect (%.2fx of --jobs 1)%s\n", jobs,
+                  jobs == 1 ? "                    " : rolling ? ", rolling (no rounds)" : ", rounds of 3        ",
+                  total / 99, total / serial, wrong ? " WRONG ANSWERS" : "");
+    }
+  }
+
+  std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions:\n");
+  for (bool economy : {false, true}) {
+    const BisectConfig config = economy ? Config(100, 1, cap) : Unpooled(Config(100, 1, cap));
+    const FlakyStats f = Flaky(config);
+    const double ratio = static_cast<double>(f.trials) / static_cast<double>(f.fixed);
+    auto verdict = [&](bool ok) { return economy ? (ok ? "OK" : "FAILED") : "-"; };
+    std::printf("  %s: right in %d of 100 (claim: >= 99) %s; %lld trials, %.2fx of 10 fixed per probe of a "
+                "plain bisection (%lld) (claim: <= 0.5x) %s; worst bisect %d trials\n",
+                economy ? "after  (pooled posterior)" : "before (SPRT per probe)  ", f.right,
+                verdict(f.right >= 99), static_cast<long long>(f.trials), ratio,
+                static_cast<long long>(f.fixed), verdict(ratio <= 0.5), f.worst);
+  }
   std::fflush(stdout);
 }
 

@@ -46,12 +46,27 @@ TrialResult ReduceJobRecords(const std::vector<Record>& records) {
 
 struct JobTrialRunner::Running {
   size_t slot = 0;  // position in the batch
+  Request request;  // rolling trials
   const ProbeConfig* config = nullptr;
   int trial = 0;
   std::string dir;
   Allocation allocation;
   std::optional<driver::RunningJob> job;
 };
+
+struct JobTrialRunner::Rolling {
+  explicit Rolling(const driver::Resources& resources) : pool(resources) {}
+  ResourcePool pool;
+  std::deque<Running> pending;
+  std::vector<Running> running;
+  std::deque<Finished> ready;  // set-up failures: no job ran
+};
+
+JobTrialRunner::JobTrialRunner(ProbeJobOptions options, const std::vector<ProbeConfig>& configs,
+                               driver::ProcessRunner& runner, driver::Clock& clock)
+    : options_(std::move(options)), configs_(configs), runner_(runner), clock_(clock) {}
+
+JobTrialRunner::~JobTrialRunner() = default;
 
 absl::StatusOr<bool> JobTrialRunner::EnsureSetup(const ProbeConfig& config, std::string* detail) {
   if (config.setup.empty()) return true;
@@ -143,21 +158,48 @@ absl::Status JobTrialRunner::StopAll(std::vector<Running>& running) {
   return absl::CancelledError("stopped; its running trials were ended");
 }
 
+absl::StatusOr<std::optional<TrialResult>> JobTrialRunner::SetUpFor(const Request& request) {
+  std::string detail;
+  absl::StatusOr<bool> ready = EnsureSetup(configs_.at(request.version), &detail);
+  if (!ready.ok()) return ready.status();
+  if (*ready) return std::nullopt;
+  TrialResult failed;
+  failed.setup_failed = true;
+  failed.outcome = Outcome::kError;
+  failed.signature = absl::StrCat("version setup failed: ", detail);
+  failed.detail = detail;
+  return failed;
+}
+
+absl::Status JobTrialRunner::StartPending(std::deque<Running>& pending, std::vector<Running>& running,
+                                          ResourcePool& pool) {
+  while (!pending.empty()) {
+    const driver::CellPlan& c = pending.front().config->cell.plan;
+    std::optional<Allocation> allocation = pool.TryAcquire(pool.Need(c.ranks, c.share_gpu));
+    if (!allocation) break;
+    Running job = std::move(pending.front());
+    pending.pop_front();
+    job.allocation = *allocation;
+    if (absl::Status st = Start(job); !st.ok()) {
+      for (Running& r : running) r.job->Kill();
+      return st;
+    }
+    running.push_back(std::move(job));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::vector<Request>& batch) {
   std::vector<TrialResult> results(batch.size());
   std::deque<Running> pending;
   for (size_t i = 0; i < batch.size(); ++i) {
-    const ProbeConfig& config = configs_.at(batch[i].version);
-    std::string detail;
-    absl::StatusOr<bool> ready = EnsureSetup(config, &detail);
-    if (!ready.ok()) return ready.status();
-    if (!*ready) {
-      results[i].setup_failed = true;
-      results[i].outcome = Outcome::kError;
-      results[i].signature = absl::StrCat("version setup failed: ", detail);
-      results[i].detail = detail;
+    absl::StatusOr<std::optional<TrialResult>> failed = SetUpFor(batch[i]);
+    if (!failed.ok()) return failed.status();
+    if (failed->has_value()) {
+      results[i] = **failed;
       continue;
     }
+    const ProbeConfig& config = configs_.at(batch[i].version);
     Running job;
     job.slot = i;
     job.config = &config;
@@ -169,19 +211,7 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
   std::vector<Running> running;
   while (!pending.empty() || !running.empty()) {
     if (options_.stop != nullptr && options_.stop->load()) return StopAll(running);
-    while (!pending.empty()) {
-      const driver::CellPlan& c = pending.front().config->cell.plan;
-      std::optional<Allocation> allocation = pool.TryAcquire(pool.Need(c.ranks, c.share_gpu));
-      if (!allocation) break;
-      Running job = std::move(pending.front());
-      pending.pop_front();
-      job.allocation = *allocation;
-      if (absl::Status st = Start(job); !st.ok()) {
-        for (Running& r : running) r.job->Kill();
-        return st;
-      }
-      running.push_back(std::move(job));
-    }
+    if (absl::Status st = StartPending(pending, running, pool); !st.ok()) return st;
     for (auto it = running.begin(); it != running.end();) {
       std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
       if (!end) {
@@ -200,6 +230,54 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
     if (!running.empty()) clock_.SleepFor(options_.poll_interval);
   }
   return results;
+}
+
+absl::Status JobTrialRunner::Start(const Request& request) {
+  absl::StatusOr<std::optional<TrialResult>> failed = SetUpFor(request);
+  if (!failed.ok()) return failed.status();
+  if (!rolling_) rolling_ = std::make_unique<Rolling>(options_.resources);
+  if (failed->has_value()) {
+    rolling_->ready.push_back({request, **failed});
+    return absl::OkStatus();
+  }
+  const ProbeConfig& config = configs_.at(request.version);
+  Running job;
+  job.request = request;
+  job.config = &config;
+  job.trial = request.trial;
+  job.dir = ProbeTrialDir(options_.out_dir, config, request.trial);
+  rolling_->pending.push_back(std::move(job));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<TrialRunner::Finished> JobTrialRunner::Wait() {
+  if (!rolling_ || (rolling_->ready.empty() && rolling_->pending.empty() && rolling_->running.empty())) {
+    return absl::InternalError("trial runner: Wait with no trial started");
+  }
+  Rolling& r = *rolling_;
+  if (!r.ready.empty()) {
+    Finished done = std::move(r.ready.front());
+    r.ready.pop_front();
+    return done;
+  }
+  for (;;) {
+    if (options_.stop != nullptr && options_.stop->load()) return StopAll(r.running);
+    if (absl::Status st = StartPending(r.pending, r.running, r.pool); !st.ok()) return st;
+    for (auto it = r.running.begin(); it != r.running.end(); ++it) {
+      std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
+      if (!end) continue;
+      absl::StatusOr<TrialResult> trial = Finish(*it, *end);
+      if (!trial.ok()) {
+        for (Running& other : r.running) other.job->Kill();
+        return trial.status();
+      }
+      Finished done{it->request, *std::move(trial)};
+      r.pool.Release(it->allocation);
+      r.running.erase(it);
+      return done;
+    }
+    clock_.SleepFor(options_.poll_interval);
+  }
 }
 
 }  // namespace gh

@@ -12,7 +12,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,8 +67,8 @@ class JobTrialRunner : public TrialRunner {
   // `configs` is indexed by Request::version; it may grow between batches (minimize adds
   // configurations as it goes) and must outlive the runner.
   JobTrialRunner(ProbeJobOptions options, const std::vector<ProbeConfig>& configs,
-                 driver::ProcessRunner& runner, driver::Clock& clock)
-      : options_(std::move(options)), configs_(configs), runner_(runner), clock_(clock) {}
+                 driver::ProcessRunner& runner, driver::Clock& clock);
+  ~JobTrialRunner() override;
 
   // Runs the batch's jobs concurrently as far as the resources allow (GPU mode: disjoint
   // devices; CPU mode: rank slots), each with its cell's timeout. An error only for
@@ -74,10 +76,19 @@ class JobTrialRunner : public TrialRunner {
   // when `stop` was set (the running jobs stopped, no result kept).
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
 
+  // Rolling trials: Start sets the version up (a set-up failure is finished at once) and queues
+  // the job; Wait starts queued jobs as the resources free and returns the first to end.
+  absl::Status Start(const Request& request) override;
+  absl::StatusOr<Finished> Wait() override;
+
  private:
   struct Running;
   absl::StatusOr<bool> EnsureSetup(const ProbeConfig& config, std::string* detail);
+  // Nullopt when the version is ready; else its set-up failure as a trial.
+  absl::StatusOr<std::optional<TrialResult>> SetUpFor(const Request& request);
   absl::Status Start(Running& job);
+  // Starts pending jobs while `pool` has room for them.
+  absl::Status StartPending(std::deque<Running>& pending, std::vector<Running>& running, driver::ResourcePool& pool);
   absl::StatusOr<TrialResult> Finish(Running& job, const driver::JobEnd& end);
   absl::Status StopAll(std::vector<Running>& running);  // after a stop request
 
@@ -86,6 +97,8 @@ class JobTrialRunner : public TrialRunner {
   driver::ProcessRunner& runner_;
   driver::Clock& clock_;
   std::map<std::string, std::pair<bool, std::string>> setups_;  // version dir -> ok, detail
+  struct Rolling;                    // rolling trials (Start/Wait) between calls
+  std::unique_ptr<Rolling> rolling_;
 };
 
 }  // namespace gh

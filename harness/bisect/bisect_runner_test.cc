@@ -72,7 +72,9 @@ TEST(RunBisectTest, DeterministicFindsTheFirstBadVersion) {
 
 TEST(RunBisectTest, KaryProbesThreeVersionsPerRound) {
   FakeVersions versions([](int v, int) { return v >= 61 ? WrongData() : Pass(); });
-  absl::StatusOr<BisectResult> result = RunBisect(Deterministic(100, 3), versions);
+  BisectConfig config = Deterministic(100, 3);
+  config.rolling = false;  // rounds of K (the default starts each probe as a slot frees)
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->answer.first_bad, 61);
   EXPECT_LE(result->rounds, 4);
@@ -221,6 +223,166 @@ TEST(RunBisectTest, FlakyBadVersionsAreFoundWithFewerTrialsThanTenPerProbe) {
   }
   EXPECT_GE(right, 99);
   EXPECT_LT(trials, fixed_trials);
+}
+
+BisectConfig Defaults(int n) {
+  BisectConfig config;
+  config.versions = Labels(n);
+  config.good = 0;
+  config.bad = n - 1;
+  config.hunt.outcome = Outcome::kFail;
+  config.hunt.signature = "wrong data";
+  return config;  // the default test: SPRT trials 1..20, the bad end estimated over 8 trials
+}
+
+TEST(TrialEconomyTest, DeterministicFailureDecidesAGoodProbeInThreeTrials) {
+  FakeVersions versions([](int v, int) { return v >= 37 ? WrongData() : Pass(); });
+  absl::StatusOr<BisectResult> result = RunBisect(Defaults(100), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 37);
+  EXPECT_EQ(result->answer.last_good, 36);
+  EXPECT_TRUE(result->economy.deterministic);
+  EXPECT_FALSE(result->economy.pooled);
+  EXPECT_EQ(result->economy.bad_end_runs, 8);
+  EXPECT_EQ(result->economy.bad_end_hunted, 8);
+  EXPECT_DOUBLE_EQ(result->economy.probe_sprt.p_bad, 8.0 / 9.0);
+  EXPECT_EQ(result->economy.ToString(),
+            "the bad end failed 8 of 8 trials: deterministic; probes decided by SPRT p_good=0.01 "
+            "p_bad=0.888889 alpha=0.01 beta=0.01 trials=1..20");
+  EXPECT_LE(result->probes.size(), 2u + 7u);
+  for (const ProbeRecord& p : result->probes) {
+    if (p.version == 99) {
+      EXPECT_EQ(p.trials.size(), 8u);  // the estimate
+    } else if (p.tally.verdict == ProbeVerdict::kGood) {
+      EXPECT_EQ(p.trials.size(), 3u) << p.label;
+      EXPECT_FALSE(p.tally.truncated);
+    } else {
+      EXPECT_EQ(p.tally.verdict, ProbeVerdict::kBad) << p.label;
+      EXPECT_EQ(p.trials.size(), 2u) << p.label;
+    }
+  }
+}
+
+TEST(TrialEconomyTest, WithoutAnEstimateAGoodProbeTakesFourteenTrials) {
+  // --estimate-trials 0: the test as given, 14 clean passes per good probe (the issue's 74
+  // trials against 7).
+  FakeVersions versions([](int v, int) { return v >= 37 ? WrongData() : Pass(); });
+  BisectConfig config = Defaults(100);
+  config.estimate_trials = 0;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 37);
+  EXPECT_EQ(result->economy.bad_end_runs, 0);
+  for (const ProbeRecord& p : result->probes) {
+    if (p.tally.verdict == ProbeVerdict::kGood) EXPECT_EQ(p.trials.size(), 14u) << p.label;
+  }
+}
+
+TEST(TrialEconomyTest, AFlakyBadEndStopsAtItsFirstPassOnceBad) {
+  // The bad end fails, fails, passes: bad after two failures, flaky at the pass.
+  FakeVersions versions([](int v, int t) { return v >= 5 && (t % 3 != 2) ? WrongData() : Pass(); });
+  absl::StatusOr<BisectResult> result = RunBisect(Defaults(10), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_FALSE(result->probes.empty());
+  EXPECT_EQ(result->probes[0].version, 9);
+  EXPECT_EQ(result->probes[0].trials.size(), 3u);
+  EXPECT_EQ(result->economy.bad_end_runs, 3);
+  EXPECT_EQ(result->economy.bad_end_hunted, 2);
+  EXPECT_TRUE(result->economy.pooled);
+  EXPECT_EQ(result->status, BisectStatus::kFound);
+  EXPECT_EQ(result->answer.first_bad, 5);
+  EXPECT_EQ(result->answer.last_good, 4);
+  EXPECT_GE(result->economy.confidence, 0.99);
+}
+
+TEST(TrialEconomyTest, PooledFlakyBisectNeedsAtMostHalfTheTrialsOfTenPerProbe) {
+  int right = 0;
+  int64_t trials = 0, fixed_trials = 0;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const int first_bad = 1 + static_cast<int>(seed * 37 % 99);
+    FakeVersions versions([&](int v, int t) { return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> result = RunBisect(Defaults(100), versions);
+    ASSERT_TRUE(result.ok()) << result.status();
+    if (result->status == BisectStatus::kFound && result->answer.first_bad == first_bad &&
+        result->answer.last_good == first_bad - 1) {
+      ++right;
+    }
+    trials += result->total_trials;
+    // The yardstick: 10 trials for each probe of a plain bisection of the same range.
+    FakeVersions plain([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    absl::StatusOr<BisectResult> p = RunBisect(Deterministic(100, 1), plain);
+    ASSERT_TRUE(p.ok());
+    fixed_trials += 10 * static_cast<int64_t>(p->probes.size());
+  }
+  EXPECT_GE(right, 99);
+  EXPECT_LE(2 * trials, fixed_trials) << trials << " trials against " << fixed_trials;
+}
+
+TEST(TrialEconomyTest, PooledSearchLeavesASetUpFailureUnclassified) {
+  FakeVersions versions([](int v, int t) {
+    if (v == 20) return TrialResult{Outcome::kError, "", true, "setup: exit status 1", 0, ""};
+    return v >= 20 && t % 2 == 0 ? WrongData() : Pass();
+  });
+  absl::StatusOr<BisectResult> result = RunBisect(Defaults(41), versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_TRUE(result->economy.pooled);
+  EXPECT_EQ(result->answer.last_good, 19);
+  EXPECT_EQ(result->answer.first_bad, 21);
+  EXPECT_THAT(result->answer.unclassified, ElementsAre(20));
+}
+
+TEST(TrialEconomyTest, ThreeJobsRunTheBadEndsEstimateBesideTheGoodEnd) {
+  FakeVersions versions([](int v, int) { return v >= 61 ? WrongData() : Pass(); });
+  BisectConfig config = Defaults(100);
+  config.jobs = 3;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 61);
+  ASSERT_GE(versions.batches.size(), 1u);
+  // The good end's first trial and two of the bad end's eight.
+  ASSERT_EQ(versions.batches[0].size(), 3u);
+  EXPECT_EQ(versions.batches[0][0].version, 0);
+  EXPECT_EQ(versions.batches[0][1].version, 99);
+  EXPECT_EQ(versions.batches[0][2].version, 99);
+  EXPECT_EQ(versions.batches[0][2].trial, 1);
+}
+
+TEST(FindFixTest, FindsTheFirstGoodVersionAfterBadOnesWithoutReversingTheList) {
+  // Versions 0..39 fail, 40.. pass again: --bad 0 --good 99 --find fix.
+  FakeVersions versions([](int v, int) { return v < 40 ? WrongData() : Pass(); });
+  BisectConfig config = Deterministic(100, 1);
+  config.good = 99;
+  config.bad = 0;
+  config.find = BisectFind::kFix;
+  std::vector<std::string> progress;
+  absl::StatusOr<BisectResult> result = RunBisect(config, versions, [&](const ProbeRecord& p) {
+    progress.push_back(absl::StrCat(p.label, "#", p.version, "=", std::string(ProbeVerdictName(p.tally.verdict))));
+  });
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->status, BisectStatus::kFound);
+  EXPECT_EQ(result->find, BisectFind::kFix);
+  EXPECT_EQ(result->answer.first_bad, 39);  // the last that fails
+  EXPECT_EQ(result->answer.last_good, 40);  // the fix
+  ASSERT_GE(progress.size(), 2u);
+  EXPECT_EQ(progress[0], "v0#0=bad");  // labels and indices are the user's order
+  EXPECT_EQ(progress[1], "v99#99=good");
+  for (const ProbeRecord& p : result->probes) {
+    EXPECT_EQ(p.label, absl::StrCat("v", p.version));
+    EXPECT_EQ(p.tally.verdict, p.version < 40 ? ProbeVerdict::kBad : ProbeVerdict::kGood) << p.label;
+  }
+  for (const auto& batch : versions.batches) {
+    for (const auto& r : batch) EXPECT_TRUE(r.version >= 0 && r.version < 100);
+  }
+}
+
+TEST(FindFixTest, TheBadEndMustComeFirst) {
+  BisectConfig config = Deterministic(10, 1);
+  config.find = BisectFind::kFix;  // good 0, bad 9: the wrong order for a fix
+  EXPECT_EQ(ValidateBisectConfig(config).message(),
+            "--bad: 'v9' must come before --good 'v0' in the version order (--find fix: the failure goes "
+            "away in a later version)");
+  EXPECT_EQ(ParseBisectFind("fixed").status().message(), "--find: expected bug or fix, got 'fixed'");
+  EXPECT_EQ(*ParseBisectFind("fix"), BisectFind::kFix);
 }
 
 TEST(ValidateBisectConfigTest, NamesTheFlag) {

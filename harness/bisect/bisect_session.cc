@@ -52,6 +52,8 @@ absl::StatusOr<BisectInputs> PrepareBisect(const BisectOptions& options) {
   config.jobs = options.jobs;
   config.hunt = options.hunt;
   config.sprt = options.sprt;
+  config.find = options.find;
+  config.estimate_trials = options.estimate_trials;
   if (absl::Status st = ValidateBisectConfig(config); !st.ok()) return st;
   absl::StatusOr<ProbeCache> cache = ProbeCache::Load(options.out_dir + "/bisect_state.json");
   if (!cache.ok()) return cache.status();
@@ -93,9 +95,10 @@ absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs&
   const TrialResult* good_trial = hunt.ok() && good_probe ? ShowingTrial(*good_probe, *hunt, false) : nullptr;
   if (!bad_trial || !good_trial) return absl::OkStatus();
   const std::string& axis = in.versions.axis;
-  absl::StatusOr<std::pair<ReproArm, ReproArm>> arms =
-      ArmsFromTrials(*bad_trial, absl::StrCat(axis, "=", bad_probe->label, " (first bad)"), *good_trial,
-                     absl::StrCat(axis, "=", good_probe->label, " (last good)"));
+  const bool fix = out.result.find == BisectFind::kFix;
+  absl::StatusOr<std::pair<ReproArm, ReproArm>> arms = ArmsFromTrials(
+      *bad_trial, absl::StrCat(axis, "=", bad_probe->label, fix ? " (last bad)" : " (first bad)"), *good_trial,
+      absl::StrCat(axis, "=", good_probe->label, fix ? " (first good, the fix)" : " (last good)"));
   if (!arms.ok()) {
     PrintProgress(env, absl::StrCat("no repro script: ", arms.status().message()));
     return absl::OkStatus();
@@ -117,9 +120,14 @@ absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs&
 std::string BisectHeadline(const BisectOptions& options, const BisectConfig& config, const BisectSessionResult& out) {
   const BisectResult& r = out.result;
   std::string headline;
-  if (r.status == BisectStatus::kFound) {
+  if (r.status == BisectStatus::kFound && r.find == BisectFind::kFix) {
+    headline = absl::StrCat("first good (the fix): ", config.versions[r.answer.last_good],
+                            ", last bad: ", config.versions[r.answer.first_bad]);
+  } else if (r.status == BisectStatus::kFound) {
     headline = absl::StrCat("first bad: ", config.versions[r.answer.first_bad],
                             ", last good: ", config.versions[r.answer.last_good]);
+  }
+  if (r.status == BisectStatus::kFound) {
     if (!r.answer.unclassified.empty()) {
       std::vector<std::string> labels;
       for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);

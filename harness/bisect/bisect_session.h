@@ -29,6 +29,8 @@ struct BisectOptions {
   HuntSpec hunt;
   SprtConfig sprt;
   int jobs = 1;
+  BisectFind find = BisectFind::kBug;  // --find fix: the first good version after bad ones
+  int estimate_trials = BisectConfig().estimate_trials;  // --estimate-trials
   std::string out_dir;
   std::string program;        // the gpuharness binary the jobs run
   absl::Duration kill_grace = absl::Seconds(10);

@@ -140,4 +140,34 @@ absl::StatusOr<std::vector<TrialResult>> CachingTrialRunner::RunTrials(const std
   return results;
 }
 
+absl::Status CachingTrialRunner::Start(const Request& request) {
+  const ProbeCache::Key key{labels_.at(request.version), settings_hashes_.at(request.version), request.trial};
+  if (const TrialResult* hit = cache_.Find(key)) {
+    cached_.push_back({request, *hit});
+    ++hits_;
+    return absl::OkStatus();
+  }
+  return inner_.Start(request);
+}
+
+absl::StatusOr<TrialRunner::Finished> CachingTrialRunner::Wait() {
+  if (!cached_.empty()) {
+    Finished done = std::move(cached_.front());
+    cached_.erase(cached_.begin());
+    return done;
+  }
+  absl::StatusOr<Finished> done = inner_.Wait();
+  if (!done.ok()) return done.status();
+  ++misses_;
+  ++batches_run_;
+  if (!done->result.setup_failed) {
+    cache_.Insert({labels_.at(done->request.version), settings_hashes_.at(done->request.version), done->request.trial},
+                  done->result);
+  }
+  if (!state_path_.empty()) {
+    if (absl::Status saved = cache_.Save(state_path_); !saved.ok()) return saved;
+  }
+  return done;
+}
+
 }  // namespace gh

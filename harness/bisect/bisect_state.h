@@ -1,5 +1,5 @@
 // The resumable state of a bisect: every trial's result, cached by (version, settings hash,
-// trial) and written atomically to DIR/bisect_state.json after every batch. Running the same
+// trial) and written atomically to DIR/bisect_state.json after every batch (every trial, rolling). Running the same
 // bisect again replays the search from the cache and runs only the trials it lacks.
 #ifndef GPUHARNESS_BISECT_BISECT_STATE_H_
 #define GPUHARNESS_BISECT_BISECT_STATE_H_
@@ -59,6 +59,10 @@ class CachingTrialRunner : public TrialRunner {
                            std::move(state_path)) {}
 
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
+  // Rolling trials: a cached one is finished at once; the others run in `inner`, and the state
+  // file is saved after each.
+  absl::Status Start(const Request& request) override;
+  absl::StatusOr<Finished> Wait() override;
 
   int hits() const { return hits_; }
   int misses() const { return misses_; }
@@ -73,6 +77,7 @@ class CachingTrialRunner : public TrialRunner {
   int hits_ = 0;
   int misses_ = 0;
   int batches_run_ = 0;
+  std::vector<Finished> cached_;  // rolling trials served from the cache, not yet waited for
 };
 
 }  // namespace gh

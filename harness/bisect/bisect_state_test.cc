@@ -163,5 +163,61 @@ TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
   EXPECT_EQ(resumed.hits(), 3);
 }
 
+TEST(CachingTrialRunnerTest, RollingTrialsAreServedFromTheCacheAndSavedAfterEach) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  const std::vector<std::string> labels = {"v0", "v1", "v2", "v3"};
+  ProbeCache cache;
+  cache.Insert({"v1", "h", 0}, {Outcome::kPass, "", false, "cached", 0, ""});
+  CountingRunner inner;
+  CachingTrialRunner caching(inner, cache, labels, "h", state);
+  ASSERT_TRUE(caching.Start({3, 0}).ok());
+  ASSERT_TRUE(caching.Start({1, 0}).ok());
+  absl::StatusOr<TrialRunner::Finished> first = caching.Wait();
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->request.version, 1);  // the cached one, at once
+  EXPECT_EQ(first->result.detail, "cached");
+  EXPECT_EQ(inner.ran, 0);
+  absl::StatusOr<TrialRunner::Finished> second = caching.Wait();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->request.version, 3);
+  EXPECT_EQ(second->result.outcome, Outcome::kFail);
+  EXPECT_EQ(inner.ran, 1);
+  EXPECT_EQ(caching.hits(), 1);
+  absl::StatusOr<ProbeCache> saved = ProbeCache::Load(state);
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  EXPECT_EQ(saved->size(), 2u);
+  ASSERT_NE(saved->Find({"v3", "h", 0}), nullptr);
+  EXPECT_EQ(caching.Wait().status().message(), "trial runner: Wait with no trial started");
+}
+
+TEST(CachingTrialRunnerTest, RollingBisectResumesWithoutRerunning) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  BisectConfig config;
+  for (int i = 0; i < 20; ++i) config.versions.push_back("v" + std::to_string(i));
+  config.good = 0;
+  config.bad = 19;
+  config.jobs = 3;
+  config.hunt.outcome = Outcome::kFail;
+  config.hunt.signature = "wrong data";
+  ProbeCache cache;
+  CountingRunner first_runner;
+  CachingTrialRunner first(first_runner, cache, config.versions, "h", state);
+  absl::StatusOr<BisectResult> ran = RunBisect(config, first);
+  ASSERT_TRUE(ran.ok()) << ran.status();
+  EXPECT_EQ(ran->answer.first_bad, 2);
+  absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  CountingRunner second_runner;
+  CachingTrialRunner second(second_runner, *loaded, config.versions, "h", state);
+  absl::StatusOr<BisectResult> again = RunBisect(config, second);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->answer.first_bad, 2);
+  EXPECT_EQ(second_runner.ran, 0);
+  EXPECT_EQ(second.hits(), again->total_trials);
+  EXPECT_EQ(again->total_trials, ran->total_trials);
+}
+
 }  // namespace
 }  // namespace gh

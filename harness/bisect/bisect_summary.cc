@@ -64,16 +64,21 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   std::string md = absl::StrCat("# Bisect over ", context.version_axis, ": ", LabelOf(config, config.good),
                                 " (good) .. ", LabelOf(config, config.bad), " (bad)\n\n");
   if (result.status == BisectStatus::kFound) {
-    absl::StrAppend(&md, "**First bad: ", Code(LabelOf(config, result.answer.first_bad)), "** · last good: ",
-                    Code(LabelOf(config, result.answer.last_good)));
+    const bool fix = result.find == BisectFind::kFix;
+    const std::string failing = Code(LabelOf(config, result.answer.first_bad));
+    const std::string passing = Code(LabelOf(config, result.answer.last_good));
+    if (fix) {
+      absl::StrAppend(&md, "**First good (the fix): ", passing, "** · last bad: ", failing);
+    } else {
+      absl::StrAppend(&md, "**First bad: ", failing, "** · last good: ", passing);
+    }
     if (result.answer.unclassified.empty()) {
       absl::StrAppend(&md, " · nothing unclassified between them\n\n");
     } else {
       std::vector<std::string> labels;
       for (int i : result.answer.unclassified) labels.push_back(Code(LabelOf(config, i)));
       absl::StrAppend(&md, " · could not be classified between them: ", absl::StrJoin(labels, ", "),
-                      " (the change is in ", Code(LabelOf(config, result.answer.last_good)), "..",
-                      Code(LabelOf(config, result.answer.first_bad)), ")\n\n");
+                      " (the change is in ", fix ? failing : passing, "..", fix ? passing : failing, ")\n\n");
     }
     for (const auto& [good, bad] : result.answer.contradictions) {
       absl::StrAppend(&md, "> Not monotone: ", Code(LabelOf(config, good)), " is good after the first bad ",
@@ -88,6 +93,7 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   absl::StrAppend(&md, "- Matrix: ", Code(context.matrix),
                   context.cell.empty() ? "" : absl::StrCat(", cell ", Code(context.cell)), "\n");
   absl::StrAppend(&md, "- Trials per probe: SPRT ", config.sprt.ToString(), "\n");
+  absl::StrAppend(&md, "- Trial economy: ", result.economy.ToString(), "\n");
   const int ends = static_cast<int>(std::count_if(result.probes.begin(), result.probes.end(),
                                                   [](const ProbeRecord& p) { return p.round == 0; }));
   absl::StrAppend(&md, "- Probes: ", result.probes.size(), " (", result.probes.size() - ends,
@@ -115,8 +121,13 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   for (const ProbeRecord& p : result.probes) by_version[p.version] = &p;
   for (const auto& [version, probe] : by_version) {
     std::string verdict = Verdict(probe->tally);
-    if (result.status == BisectStatus::kFound && version == result.answer.first_bad) verdict += " · **first bad**";
-    if (result.status == BisectStatus::kFound && version == result.answer.last_good) verdict += " · last good";
+    const bool fix = result.find == BisectFind::kFix;
+    if (result.status == BisectStatus::kFound && version == result.answer.first_bad) {
+      verdict += fix ? " · last bad" : " · **first bad**";
+    }
+    if (result.status == BisectStatus::kFound && version == result.answer.last_good) {
+      verdict += fix ? " · **first good (the fix)**" : " · last good";
+    }
     absl::StrAppend(&md, "| ", Cell(probe->label), " | ", Cell(ProbeCell(*probe)), " | ", verdict, " |\n");
   }
   return md;
@@ -151,13 +162,27 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
     for (const auto& [good, bad] : result.answer.contradictions) {
       contradictions.push_back({{"good", LabelOf(config, good)}, {"first_bad", LabelOf(config, bad)}});
     }
-    answer = {{"first_bad", LabelOf(config, result.answer.first_bad)},
-              {"last_good", LabelOf(config, result.answer.last_good)},
-              {"unclassified", unclassified},
-              {"contradictions", contradictions}};
+    if (result.find == BisectFind::kFix) {
+      answer = {{"first_good", LabelOf(config, result.answer.last_good)},
+                {"last_bad", LabelOf(config, result.answer.first_bad)}};
+    } else {
+      answer = {{"first_bad", LabelOf(config, result.answer.first_bad)},
+                {"last_good", LabelOf(config, result.answer.last_good)}};
+    }
+    answer["unclassified"] = unclassified;
+    answer["contradictions"] = contradictions;
   }
+  const BisectEconomy& e = result.economy;
   return {{"kind", "bisect"},
           {"schema_version", 1},
+          {"find", std::string(BisectFindName(result.find))},
+          {"economy", {{"text", e.ToString()},
+                       {"bad_end_runs", e.bad_end_runs},
+                       {"bad_end_hunted", e.bad_end_hunted},
+                       {"deterministic", e.deterministic},
+                       {"pooled", e.pooled},
+                       {"probe_sprt", e.probe_sprt.ToString()},
+                       {"confidence", e.confidence}}},
           {"status", std::string(BisectStatusName(result.status))},
           {"message", result.message},
           {"matrix", context.matrix},

@@ -108,8 +108,12 @@ absl::StatusOr<ReproArms> FromBisect(const std::string& dir, const StateJson& su
   }
   GH_ASSIGN_OR_RETURN(StateJson answer, summary.Field("answer"));
   GH_ASSIGN_OR_RETURN(std::string axis, summary.StringOr("version_axis", "version"));
-  GH_ASSIGN_OR_RETURN(std::string bad, answer.StringOr("first_bad", ""));
-  GH_ASSIGN_OR_RETURN(std::string good, answer.StringOr("last_good", ""));
+  // A fix bisect (--find fix): the failing arm is the last bad version, the workaround the fix.
+  const bool fix = answer.Has("first_good");
+  GH_ASSIGN_OR_RETURN(std::string bad, answer.StringOr(fix ? "last_bad" : "first_bad", ""));
+  GH_ASSIGN_OR_RETURN(std::string good, answer.StringOr(fix ? "first_good" : "last_good", ""));
+  const std::string bad_role = fix ? " (last bad)" : " (first bad)";
+  const std::string good_role = fix ? " (first good, the fix)" : " (last good)";
   GH_ASSIGN_OR_RETURN(std::optional<StateJson> bad_trial, TrialOfProbe(probes, "version", bad, point, false));
   if (!bad_trial) {
     return absl::InvalidArgumentError(absl::StrCat("POINT: no failing trial of '", point, "' on the first bad version ",
@@ -118,11 +122,11 @@ absl::StatusOr<ReproArms> FromBisect(const std::string& dir, const StateJson& su
   ReproArms arms;
   arms.kind = "bisect";
   arms.source = absl::StrCat("the bisect in ", dir);
-  GH_ASSIGN_OR_RETURN(arms.failing, ArmOfTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad, " (first bad)")));
+  GH_ASSIGN_OR_RETURN(arms.failing, ArmOfTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad, bad_role)));
   GH_ASSIGN_OR_RETURN(std::optional<StateJson> good_trial, TrialOfProbe(probes, "version", good, point, true));
   if (good_trial) {
     GH_ASSIGN_OR_RETURN(arms.workaround,
-                        ArmOfTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good, " (last good)")));
+                        ArmOfTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good, good_role)));
   }
   return arms;
 }

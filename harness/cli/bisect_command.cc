@@ -30,14 +30,24 @@ constexpr char kBisectEpilog[] =
 int BisectCommand(int argc, char** argv) {
   BisectOptions options;
   ProbeResources resources;
+  std::string find = "bug";
   CommandLine flags("bisect", "MATRIX.yaml --good V --bad V --out DIR [options]", kBisectAbout, kBisectEpilog);
   flags.String("--good", {"V", "a version"}, &options.good, "a version label known to pass")
       .String("--bad", {"V", "a version"}, &options.bad, "a later version label known to fail")
       .String("--cell", {"AXIS=LABEL,..", "labels"}, &options.cell,
               "fix the matrix's flag axes (needed when it has several cells)")
-      .Int("--jobs", {"K", "an integer"}, 1, &options.jobs, "probe K versions at once (K-ary search; default 1)");
+      .Int("--jobs", {"K", "an integer"}, 1, &options.jobs,
+           "run K trials at once; the next starts as soon as one ends (default 1)")
+      .String("--find", {"bug|fix", "bug or fix"}, &find,
+              "bug (default): the first bad version; fix: the first good version after bad ones "
+              "(--bad comes before --good)")
+      .Int("--estimate-trials", {"N", "an integer"}, 0, &options.estimate_trials,
+           "trials of the bad end that measure its failure rate first (default 8; 0: none)");
   AddProbeFlags(flags, options, resources);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  absl::StatusOr<BisectFind> parsed_find = ParseBisectFind(find);
+  if (!parsed_find.ok()) return flags.BadArgument(std::string(parsed_find.status().message()));
+  options.find = *parsed_find;
   return RunProbeSession(flags, options, resources, RunBisectSession, [](const BisectSessionResult& result) {
     std::fputs(RenderFailureLines(result.failures, ConsoleStyle::Detect(stdout)).c_str(), stdout);
     std::printf("%s\n", result.headline.c_str());
