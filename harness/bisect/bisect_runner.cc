@@ -111,6 +111,24 @@ ProbeTally CountWithoutHunt(const std::vector<TrialResult>& trials) {
   return tally;
 }
 
+// Counts over every trial, past the deciding one too (the bad end's estimate, pooled probes).
+ProbeTally CountEveryTrial(const Hunt& hunt, const std::vector<TrialResult>& trials) {
+  ProbeTally tally;
+  for (const TrialResult& trial : trials) {
+    ++tally.trials;
+    switch (hunt.Classify(trial)) {
+      case Hunt::TrialClass::kPass: ++tally.passes; break;
+      case Hunt::TrialClass::kHunted: ++tally.hunted; break;
+      case Hunt::TrialClass::kOther: ++tally.others; break;
+      case Hunt::TrialClass::kSkip: ++tally.skips; break;
+    }
+    if (trial.outcome != Outcome::kPass) {
+      ++tally.signatures[absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature)];
+    }
+  }
+  return tally;
+}
+
 // The probes in flight and the trials gathered so far; the hunt is resolved once the bad end
 // has failed, and every verdict waits for it. While the bad end estimates the failure rate, the
 // other versions of the same run (the good end with --jobs >= 2) wait after their first trial
@@ -154,6 +172,7 @@ class ProbeSet {
       if (absl::Status st = ResolveHunt(open); !st.ok()) return st;
       // The bad end first: its estimate sets the test the others are decided with.
       if (auto it = open.find(config_.bad); it != open.end() && BadEndDone(it->second)) {
+        CountTheEstimate(it->second);
         Finish(it->second, on_probe);
         if (on_bad_end_) on_bad_end_(result_.probes.back());
         estimated_ = true;
@@ -230,6 +249,16 @@ class ProbeSet {
     bool passed = false;
     for (const TrialResult& t : record.trials) passed = passed || hunt_->Classify(t) == Hunt::TrialClass::kPass;
     return passed || trials >= EstimateTrials();
+  }
+
+  // The bad end's counts cover every trial of its estimate; its verdict stays its test's.
+  void CountTheEstimate(ProbeRecord& record) const {
+    if (!hunt_.has_value() || record.trials.back().unrunnable()) return;
+    ProbeTally all = CountEveryTrial(*hunt_, record.trials);
+    all.verdict = record.tally.verdict;
+    all.truncated = record.tally.truncated;
+    all.llr = record.tally.llr;
+    record.tally = all;
   }
 
   bool OtherDone(ProbeRecord& record, bool bad_end_open) const {
@@ -332,19 +361,7 @@ void SettlePooled(const Hunt& hunt, const SprtConfig& sprt, const BisectAnswer& 
     record.tally = tally;
     return;
   }
-  tally = ProbeTally{};
-  for (const TrialResult& trial : record.trials) {
-    ++tally.trials;
-    switch (hunt.Classify(trial)) {
-      case Hunt::TrialClass::kPass: ++tally.passes; break;
-      case Hunt::TrialClass::kHunted: ++tally.hunted; break;
-      case Hunt::TrialClass::kOther: ++tally.others; break;
-      case Hunt::TrialClass::kSkip: ++tally.skips; break;
-    }
-    if (trial.outcome != Outcome::kPass) {
-      ++tally.signatures[absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature)];
-    }
-  }
+  tally = CountEveryTrial(hunt, record.trials);
   tally.verdict = record.version >= answer.first_bad ? ProbeVerdict::kBad
                   : record.version <= answer.last_good ? ProbeVerdict::kGood
                                                        : ProbeVerdict::kSkip;

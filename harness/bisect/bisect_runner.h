@@ -1,6 +1,8 @@
-// Runs a bisect: checks both ends, resolves the failure being hunted from the bad end, then
-// probes round by round (K versions per round for --jobs K), each probe running trials until
-// its sequential test decides. Trials run through a TrialRunner so tests use fake versions.
+// Runs a bisect: checks both ends, resolves the failure being hunted from the bad end and
+// estimates its failure rate there, then searches: a deterministic failure by bisection (K
+// trials always in flight for --jobs K), each probe running trials until its sequential test
+// decides; a flaky one by one posterior over every trial (pooled_search.h). Trials run through
+// a TrialRunner so tests use fake versions.
 #ifndef GPUHARNESS_BISECT_BISECT_RUNNER_H_
 #define GPUHARNESS_BISECT_BISECT_RUNNER_H_
 

@@ -155,6 +155,31 @@ TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
   EXPECT_THAT(again.console, HasSubstr("version v07: set-up FAILED"));
 }
 
+TEST(BisectE2eTest, ADeterministicFailureCostsThreeTrialsPerGoodProbe) {
+  // The default test (up to 20 trials): the bad end's 8 trials all fail, so a good probe needs
+  // 3 passes and a bad one 2 failures (the plain test took 14 passes per good probe).
+  const std::string out = FreshDir("economy");
+  CommandRun run = Bisect({"--hunt-outcome", "fail", "--hunt-signature", "elements wrong", "--good", "v03", "--bad",
+                           "v11", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.console;
+  EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07;"));
+  nlohmann::json summary = Summary(out);
+  EXPECT_EQ(summary["economy"]["deterministic"], true);
+  EXPECT_EQ(summary["economy"]["bad_end_runs"], 8);
+  EXPECT_EQ(summary["economy"]["bad_end_hunted"], 8);
+  std::map<std::string, std::string> probes = Probes(summary);
+  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 3/3/0/0/0"},
+                                                        {"v06", "good 3/3/0/0/0"},
+                                                        {"v07", "skip 0/0/0/0/0"},
+                                                        {"v08", "bad 2/0/2/0/0"},
+                                                        {"v09", "bad 2/0/2/0/0"},
+                                                        {"v11", "bad 8/0/8/0/0"}}));
+  EXPECT_EQ(summary["total_trials"], 18);
+  EXPECT_THAT(ReadWholeFile(out + "/summary.md"),
+              HasSubstr("- Trial economy: the bad end failed 8 of 8 trials: deterministic; probes decided by SPRT "
+                        "p_good=0.01 p_bad=0.888889"));
+}
+
 TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
   const std::string out = FreshDir("repro");
   CommandRun run = Bisect(With(kHuntWrongData, {"--good", "v05", "--bad", "v09", "--out", out}));
