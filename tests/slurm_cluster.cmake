@@ -5,7 +5,7 @@
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
-foreach(case nodes mpi binding teardown)
+foreach(case nodes mpi binding teardown packing submit)
   add_test(NAME gpuharness.slurm_cluster.${case}
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})

@@ -26,6 +26,7 @@
 #include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
+#include "harness/driver/slurm_sweep.h"
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
 #include "harness/core/duration_text.h"
@@ -257,7 +258,10 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   inputs.name = JobName(cell);
   inputs.version_dir = cell.version_dir;
   inputs.base_env = env_.base_env;
-  if (env_.resources.gpu_mode) inputs.devices = cell.allocation.devices;
+  if (env_.resources.gpu_mode && !env_.resources.slurm) inputs.devices = cell.allocation.devices;
+  if (!cell.allocation.nodes.empty()) {
+    inputs.step_args = SrunStepArgs(cell.allocation.nodes, env_.resources.SlurmGpuMode(), pc.plan.share_gpu);
+  }
   absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
   if (!spec.ok()) return spec.status();
   nlohmann::json job = {{"argv", spec->process.argv},
@@ -521,7 +525,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     // one that waits for devices).
     for (auto it = pending.begin(); it != pending.end();) {
       const CellPlan& c = plan_.cells[*it].plan;
-      std::optional<Allocation> a = pool_.TryAcquire(pool_.Need(c.ranks, c.share_gpu));
+      std::optional<Allocation> a = pool_.TryAcquireCell(c.ranks, c.share_gpu);
       if (!a) {
         ++it;
         continue;
@@ -725,6 +729,8 @@ absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironme
     result.cells = static_cast<int>(plan->cells.size());
     return result;
   }
+  // Inside a Slurm allocation: cells across its nodes, each one that fits (exit 2 otherwise).
+  if (absl::Status st = UseSlurmAllocation(*plan, env.resources, env.progress); !st.ok()) return st;
   Sweep sweep(options, env, *std::move(plan));
   return sweep.Run();
 }

@@ -9,6 +9,11 @@
 #                  layouts across the three hosts, against Slurm's own SLURM_LOCALID and the
 #                  fake GPUs Slurm hands the rank (CUDA_VISIBLE_DEVICES)
 #       teardown - `down` (also from a failing script's trap) leaves no daemon, netns or link
+#       packing  - inside `salloc -N 3 --exclusive`, `gpuharness sweep` packs 8 cells of 2..16
+#                  ranks as job steps across the nodes (packing_check.py: placement, capacity,
+#                  side by side, wall time within 1.15x of the ideal); a 32-rank cell is exit 2
+#       submit   - `gpuharness sweep --slurm "-N 3 --exclusive"` from outside an allocation: one
+#                  batch job whose sweep spreads its cells over the nodes; the report as usual
 # Exit: 0 pass, 1 an assertion failed, 77 skip (not root, no netns, no Slurm; reason printed).
 set -uo pipefail
 bin=${1:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
@@ -149,7 +154,57 @@ case_teardown() {
   echo "PASS: down (and a failing script's trap) leaves no daemon, namespace or link"
 }
 
+# A 32-rank cell in a 24-CPU allocation: exit 2 naming the cell, before DIR is even made.
+check_too_big() {
+  local status=0
+  timeout 60 salloc -N 3 --exclusive "$bin" sweep "$src/tests/slurm_cluster/too_big.yaml" \
+    --out "$work/too_big" >"$work/too_big.log" 2>&1 || status=$?
+  [ "$status" -eq 2 ] || { cat "$work/too_big.log"; fail "too_big: sweep exited $status, expected 2"; }
+  grep -q "gpuharness sweep: cell np=32 needs 32 ranks; the Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs, 0 GPUs holds at most 24 (one CPU a rank)" \
+    "$work/too_big.log" || { cat "$work/too_big.log"; fail "too_big: not the expected message"; }
+  [ ! -e "$work/too_big" ] || fail "too_big: the refused sweep wrote $work/too_big"
+}
+
+case_packing() {
+  cluster_up
+  check_too_big
+  local status=0 wall
+  # The sweep's own wall time, inside the allocation: salloc's grant and release are not packing.
+  GH_TEST_SLEEP=4 timeout 240 salloc -N 3 --exclusive sh -c \
+    't0=$(date +%s.%N); "$@"; s=$?; t1=$(date +%s.%N); echo "sweep wall: $(echo "$t1 - $t0" | bc)"; exit $s' \
+    sh "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" --out "$work/packing" >"$work/packing.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 40 "$work/packing.log"; tail -n 20 "$work"/packing/cells/*/job.log; fail "packing: sweep exited $status"; }
+  grep -q "Slurm job [0-9]*: 3 node(s) ghnode\\[1-3\\], 24 CPUs, 0 GPUs, cells as job steps across the nodes" \
+    "$work/packing.log" || { cat "$work/packing.log"; fail "packing: the sweep did not say it packs across the allocation"; }
+  wall=$(sed -n 's/^sweep wall: //p' "$work/packing.log")
+  python3 "$src/tests/slurm_cluster/packing_check.py" "$work/packing" "$wall" 24 || fail "packing: see above"
+  echo "PASS: 8 cells packed as job steps over ghnode1..3 (sweep ${wall} s); a 32-rank cell is refused (exit 2)"
+}
+
+case_submit() {
+  cluster_up
+  local status=0 out=$work/submit
+  (cd "$work" && GH_TEST_SLEEP=1 timeout 240 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+     --slurm "-N 3 --exclusive" --out "$out") >"$work/submit.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 40 "$work/submit.log"; fail "submit: sweep --slurm exited $status"; }
+  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --exclusive --wrap " \
+    "$work/submit.log" || { cat "$work/submit.log"; fail "submit: no sbatch command line"; }
+  grep -q "Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs" "$work/submit.log" \
+    || { cat "$work/submit.log"; fail "submit: the batch job's sweep did not pack across the allocation"; }
+  grep -q "^cells: 8 run, 0 resumed, 0 set-up failed, 0 with failures; results in $out" "$work/submit.log" \
+    || { cat "$work/submit.log"; fail "submit: no cells line"; }
+  python3 - "$out" <<'PY' || fail "submit: see above"
+import json, os, sys
+records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
+hosts = {k["host"] for r in records for k in r["ranks"]}
+bad = [r["point"] for r in records if r["outcome"] != "pass"]
+ok = len(records) == 8 and not bad and hosts == {"ghnode1", "ghnode2", "ghnode3"}
+print(("PASS" if ok else "FAIL") + f": {len(records)} records, not passed {bad}, hosts {sorted(hosts)}")
+sys.exit(0 if ok else 1)
+PY
+}
+
 case "$case_name" in
-  nodes | mpi | binding | teardown) "case_$case_name" ;;
-  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown)"; exit 2 ;;
+  nodes | mpi | binding | teardown | packing | submit) "case_$case_name" ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit)"; exit 2 ;;
 esac
