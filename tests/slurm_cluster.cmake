@@ -12,3 +12,14 @@ foreach(case nodes mpi binding teardown packing submit)
   set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
     LABELS "slurm-cluster" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 endforeach()
+
+# The nightly end to end on the cluster (ci/slurm/nightly-ghcluster.sbatch through sbatch --wait)
+# needs tests/bisect.cmake's fake MPI library, like tests/nightly_dryrun.
+if(TARGET gh_bisect_fake_version)
+  add_test(NAME gpuharness.slurm_cluster.nightly
+           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
+                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} nightly
+                   $<TARGET_FILE:gh_bisect_fake_version>)
+  set_tests_properties(gpuharness.slurm_cluster.nightly PROPERTIES
+    LABELS "slurm-cluster" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+endif()

@@ -82,7 +82,7 @@ int SweepCommand(int argc, char** argv) {
   driver::SweepEnvironment env;
   env.runner = &runner;
   env.clock = &clock;
-  absl::StatusOr<driver::Resources> resources = driver::DetectResources(gpus, slots);
+  absl::StatusOr<driver::Resources> resources = driver::DetectResourcesWithAllocation(gpus, slots);
   if (!resources.ok()) {
     std::fprintf(stderr, "gpuharness sweep: %s\n", std::string(resources.status().message()).c_str());
     return kExitBadInput;

@@ -137,8 +137,6 @@ int CountNvidiaSmiGpus() {
   return n;
 }
 
-Resources DetectNodeResources(std::optional<int> gpus_flag, std::optional<int> slots_flag);
-
 }  // namespace
 
 absl::Status CheckFitsAllocation(const Resources& resources, const std::string& cell_id, int ranks,
@@ -154,8 +152,9 @@ absl::Status CheckFitsAllocation(const Resources& resources, const std::string& 
       " holds at most ", most, resources.SlurmGpuMode() ? " (one GPU and one CPU a rank)" : " (one CPU a rank)"));
 }
 
-absl::StatusOr<Resources> DetectResources(std::optional<int> gpus_flag, std::optional<int> slots_flag) {
-  Resources r = DetectNodeResources(gpus_flag, slots_flag);
+absl::StatusOr<Resources> DetectResourcesWithAllocation(std::optional<int> gpus_flag,
+                                                        std::optional<int> slots_flag) {
+  Resources r = DetectResources(gpus_flag, slots_flag);
   if (gpus_flag || slots_flag) return r;
   absl::StatusOr<std::optional<SlurmAllocation>> slurm = DiscoverSlurmAllocation(
       [](const char* name) { return static_cast<const char*>(std::getenv(name)); }, RunScontrolShowJob);
@@ -164,9 +163,7 @@ absl::StatusOr<Resources> DetectResources(std::optional<int> gpus_flag, std::opt
   return r;
 }
 
-namespace {
-
-Resources DetectNodeResources(std::optional<int> gpus_flag, std::optional<int> slots_flag) {
+Resources DetectResources(std::optional<int> gpus_flag, std::optional<int> slots_flag) {
   Resources r;
   long nproc = sysconf(_SC_NPROCESSORS_ONLN);
   r.slots = slots_flag.value_or(nproc > 0 ? static_cast<int>(nproc) : 1);
@@ -201,7 +198,5 @@ Resources DetectNodeResources(std::optional<int> gpus_flag, std::optional<int> s
   r.source = "nproc (no GPU found)";
   return r;
 }
-
-}  // namespace
 
 }  // namespace gh::driver

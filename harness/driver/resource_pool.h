@@ -65,8 +65,11 @@ absl::Status CheckFitsAllocation(const Resources& resources, const std::string& 
 
 // --gpus N (N >= 0) or --slots N when given; else the GPUs the node has (CUDA_VISIBLE_DEVICES
 // when set, else /proc/driver/nvidia/gpus/*, else `nvidia-smi -L`), else nproc CPU slots.
-// Without the flags, inside a Slurm allocation (DiscoverSlurmAllocation) also `slurm`.
-absl::StatusOr<Resources> DetectResources(std::optional<int> gpus_flag, std::optional<int> slots_flag);
+Resources DetectResources(std::optional<int> gpus_flag, std::optional<int> slots_flag);
+// The same and, without the flags, inside a Slurm allocation (DiscoverSlurmAllocation) also
+// `slurm` (the sweep's node mode). Errors: Slurm's variables malformed.
+absl::StatusOr<Resources> DetectResourcesWithAllocation(std::optional<int> gpus_flag,
+                                                        std::optional<int> slots_flag);
 
 }  // namespace gh::driver
 

@@ -123,7 +123,7 @@ absl::StatusOr<std::map<std::string, int>> ParseJobGpus(const std::string& scont
   GH_ASSIGN_OR_RETURN(Regex line, Regex::Compile(R"(Nodes=(\S+) .*GRES=\S*gpu[^ (]*\(IDX:([0-9,\-]+)\))"));
   std::map<std::string, int> gpus;
   for (absl::string_view text : absl::StrSplit(scontrol_text, '\n')) {
-    std::optional<std::vector<std::string>> found = line.SearchGroups(text);
+    std::optional<std::vector<std::string>> found = line.SearchGroups(std::string_view(text.data(), text.size()));
     if (!found) continue;
     const std::vector<std::string>& groups = *found;
     int count = 0;

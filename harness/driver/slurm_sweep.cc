@@ -1,5 +1,7 @@
 #include "harness/driver/slurm_sweep.h"
 
+#include <algorithm>
+
 #include "harness/core/status_macros.h"
 
 namespace gh::driver {
@@ -21,6 +23,13 @@ absl::Status UseSlurmAllocation(const SweepPlan& plan, Resources& resources, std
         CheckFitsAllocation(resources, cell.plan.id, cell.plan.ranks, cell.plan.share_gpu));
   }
   return absl::OkStatus();
+}
+
+std::deque<size_t> LargestCellsFirst(const SweepPlan& plan, std::deque<size_t> cells) {
+  std::stable_sort(cells.begin(), cells.end(), [&](size_t a, size_t b) {
+    return plan.cells[a].plan.ranks > plan.cells[b].plan.ranks;
+  });
+  return cells;
 }
 
 }  // namespace gh::driver

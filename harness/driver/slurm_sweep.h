@@ -7,6 +7,7 @@
 #define GPUHARNESS_DRIVER_SLURM_SWEEP_H_
 
 #include <cstdio>
+#include <deque>
 
 #include "absl/status/status.h"
 #include "harness/driver/resource_pool.h"
@@ -15,6 +16,11 @@
 namespace gh::driver {
 
 absl::Status UseSlurmAllocation(const SweepPlan& plan, Resources& resources, std::FILE* progress);
+
+// The order node mode starts cells in: the most ranks first, matrix order among equals (the
+// longest-processing-time rule with ranks standing in for time; the sweep still lets a later
+// cell start whenever an earlier one does not fit yet).
+std::deque<size_t> LargestCellsFirst(const SweepPlan& plan, std::deque<size_t> cells);
 
 }  // namespace gh::driver
 

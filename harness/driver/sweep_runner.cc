@@ -511,6 +511,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   absl::StatusOr<std::deque<size_t>> to_start = PrepareCells(baseline ? &baseline->records : nullptr, match);
   if (!to_start.ok()) return to_start.status();
   std::deque<size_t> pending = *std::move(to_start);
+  if (env_.resources.slurm) pending = LargestCellsFirst(plan_, std::move(pending));
   absl::Time start = env_.clock->Now();
   progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
 

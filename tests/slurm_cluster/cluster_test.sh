@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests on the three-node Slurm cluster of cluster.sh (CTest label "slurm-cluster"); each case
 # brings its own cluster up under a fresh temporary directory and down by the EXIT trap:
-#   bash tests/slurm_cluster/cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE
+#   bash tests/slurm_cluster/cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE [FAKE_LIB]
 # CASE: nodes    - 3 nodes idle in sinfo; `srun -w ghnodeK hostname` answers ghnodeK
 #       mpi      - `gpuharness run` of ring_shift (host backend) under srun --mpi=pmix -N 3 -n 6
 #                  passes, and the records and environment.json name the three hosts
@@ -9,11 +9,15 @@
 #                  layouts across the three hosts, against Slurm's own SLURM_LOCALID and the
 #                  fake GPUs Slurm hands the rank (CUDA_VISIBLE_DEVICES)
 #       teardown - `down` (also from a failing script's trap) leaves no daemon, netns or link
-#       packing  - inside `salloc -N 3 --exclusive`, `gpuharness sweep` packs 8 cells of 2..16
+#       packing  - inside `salloc -N 3 --ntasks-per-node=8`, `gpuharness sweep` packs 8 cells of 2..16
 #                  ranks as job steps across the nodes (packing_check.py: placement, capacity,
 #                  side by side, wall time within 1.15x of the ideal); a 32-rank cell is exit 2
-#       submit   - `gpuharness sweep --slurm "-N 3 --exclusive"` from outside an allocation: one
+#       submit   - `gpuharness sweep --slurm "-N 3 --ntasks-per-node=8"` from outside an allocation: one
 #                  batch job whose sweep spreads its cells over the nodes; the report as usual
+#       nightly  - ci/slurm/nightly-ghcluster.sbatch submitted with `sbatch --wait`, two nights
+#                  over the synthetic range of tests/nightly_dryrun (FAKE_LIB: its fake MPI
+#                  library): night 1 at n03 passes, night 2 at n08 regresses and its bisect names
+#                  n06; the cells ran across the nodes; the night's summary and history
 # Exit: 0 pass, 1 an assertion failed, 77 skip (not root, no netns, no Slurm; reason printed).
 set -uo pipefail
 bin=${1:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
@@ -157,7 +161,7 @@ case_teardown() {
 # A 32-rank cell in a 24-CPU allocation: exit 2 naming the cell, before DIR is even made.
 check_too_big() {
   local status=0
-  timeout 60 salloc -N 3 --exclusive "$bin" sweep "$src/tests/slurm_cluster/too_big.yaml" \
+  timeout 60 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/too_big.yaml" \
     --out "$work/too_big" >"$work/too_big.log" 2>&1 || status=$?
   [ "$status" -eq 2 ] || { cat "$work/too_big.log"; fail "too_big: sweep exited $status, expected 2"; }
   grep -q "gpuharness sweep: cell np=32 needs 32 ranks; the Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs, 0 GPUs holds at most 24 (one CPU a rank)" \
@@ -170,7 +174,7 @@ case_packing() {
   check_too_big
   local status=0 wall
   # The sweep's own wall time, inside the allocation: salloc's grant and release are not packing.
-  GH_TEST_SLEEP=4 timeout 240 salloc -N 3 --exclusive sh -c \
+  GH_TEST_SLEEP=4 timeout 240 salloc -N 3 --ntasks-per-node=8 sh -c \
     't0=$(date +%s.%N); "$@"; s=$?; t1=$(date +%s.%N); echo "sweep wall: $(echo "$t1 - $t0" | bc)"; exit $s' \
     sh "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" --out "$work/packing" >"$work/packing.log" 2>&1 || status=$?
   [ "$status" -eq 0 ] || { tail -n 40 "$work/packing.log"; tail -n 20 "$work"/packing/cells/*/job.log; fail "packing: sweep exited $status"; }
@@ -185,9 +189,9 @@ case_submit() {
   cluster_up
   local status=0 out=$work/submit
   (cd "$work" && GH_TEST_SLEEP=1 timeout 240 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
-     --slurm "-N 3 --exclusive" --out "$out") >"$work/submit.log" 2>&1 || status=$?
+     --slurm "-N 3 --ntasks-per-node=8" --out "$out") >"$work/submit.log" 2>&1 || status=$?
   [ "$status" -eq 0 ] || { tail -n 40 "$work/submit.log"; fail "submit: sweep --slurm exited $status"; }
-  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --exclusive --wrap " \
+  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --ntasks-per-node=8 --wrap " \
     "$work/submit.log" || { cat "$work/submit.log"; fail "submit: no sbatch command line"; }
   grep -q "Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs" "$work/submit.log" \
     || { cat "$work/submit.log"; fail "submit: the batch job's sweep did not pack across the allocation"; }
@@ -204,7 +208,74 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# night ID VERSION EXPECTED_EXIT: one night, the batch file submitted from the source tree.
+night() {
+  local rc=0 t0 t1
+  t0=$(date +%s.%N)
+  (cd "$src" && GH_NIGHTLY_ROOT=$work/results GH_NIGHTLY_VERSION=$2 GH_NIGHTLY_NIGHT=$1 GH_NIGHTLY_PROGRAM=$bin \
+     timeout 600 sbatch --wait --output="$work/$1.log" ci/slurm/nightly-ghcluster.sbatch) >"$work/$1.sbatch.log" 2>&1 || rc=$?
+  t1=$(date +%s.%N)
+  echo "night $1 at $2: sbatch --wait exited $rc after $(echo "$t1 - $t0" | bc) s"
+  [ "$rc" -eq "$3" ] || { cat "$work/$1.sbatch.log"; tail -n 60 "$work/$1.log"; fail "night $1: exited $rc, expected $3"; }
+}
+
+case_nightly() {
+  local fake_lib=${1:?nightly needs FAKE_LIB (libgh_bisect_fake_version.so)}
+  cluster_up
+  export GH_NIGHTLY_TESTDATA="$src/tests/nightly_dryrun" GH_NIGHTLY_FAKE_LIB="$fake_lib"
+  export GH_NIGHTLY_TEST_VERSIONS="$work/versions"
+  mkdir -p "$GH_NIGHTLY_TEST_VERSIONS"
+  local v
+  for v in n01 n02 n03 n04 n05 n06 n07 n08; do : >"$GH_NIGHTLY_TEST_VERSIONS/$v"; done
+  night night1 n03 0
+  night night2 n08 1
+  python3 - "$work/results" <<'PY' || fail "nightly: see above"
+import glob, json, os, sys
+root = sys.argv[1]
+failures = []
+def check(cond, msg):
+    if not cond: failures.append(msg)
+def load(*parts):
+    path = os.path.join(root, *parts)
+    try:
+        with open(path) as f: return json.load(f) if path.endswith(".json") else f.read()
+    except (OSError, ValueError) as e:
+        failures.append(f"{path}: {e}"); return None
+p2p = "ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=10"
+n1 = load("nights", "night1", "nightly.json") or {}
+check(n1.get("good") is True and n1.get("status") == 0, f"night1 nightly.json: {n1}")
+n2 = load("nights", "night2", "nightly.json") or {}
+check(n2.get("good") is False and n2.get("status") == 1 and n2.get("baseline_night") == "night1", f"night2 nightly.json: {n2}")
+regs = (load("nights", "night2", "nightly", "regressions.json") or {}).get("regressions", [])
+check([(r["point"], r["cell_arg"], r["new"]) for r in regs] == [(p2p, "transport=p2p", True)], f"night2 regressions: {regs}")
+answer = (load("nights", "night2", "bisect", "nightly-1", "summary.json") or {}).get("answer", {})
+check(answer.get("first_bad") == "n06" and answer.get("last_good") == "n05", f"night2 bisect answer {answer}")
+check("First bad version **n06**, last good n05" in (load("nights", "night2", "summary.md") or ""),
+      "night2 summary.md does not name n06 first bad, n05 last good")
+# Across the nodes: the nights' cells and the bisect's probes.
+for night in ("night1", "night2"):
+    recs = [json.loads(l) for l in (load("nights", night, "nightly", "records.jsonl") or "").splitlines() if l.strip()]
+    hosts = {k["host"] for r in recs for k in r["ranks"]}
+    check(len(recs) == 2 and hosts == {"ghnode1", "ghnode2", "ghnode3"}, f"{night}: {len(recs)} records on hosts {sorted(hosts)}")
+probe_hosts = set()
+for f in glob.glob(os.path.join(root, "nights", "night2", "bisect", "nightly-1", "**", "records.jsonl"), recursive=True):
+    for l in open(f):
+        if l.strip():
+            probe_hosts |= {k["host"] for k in json.loads(l)["ranks"]}
+check(len(probe_hosts) >= 2, f"the bisect's probes ran on {sorted(probe_hosts)}, expected several nodes")
+for f in failures: print("FAIL:", f)
+if failures: sys.exit(1)
+print(f"PASS: night2's regression bisected to n06 on the cluster; probes on {sorted(probe_hosts)}")
+PY
+  local flips
+  flips=$("$bin" history flips --format tsv --db "$work/results/history.sqlite") || fail "history flips exited $?"
+  [ "$(printf '%s\n' "$flips" | cut -f1-7)" = "$(printf 'nightly\ttransport=p2p\tring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=10\tpass\tfail\tnight2\tn08')" ] \
+    || fail "history flips: '$flips'"
+  echo "PASS: two nights through sbatch --wait on ghnode1..3; night 2's regression bisected to n06"
+}
+
 case "$case_name" in
   nodes | mpi | binding | teardown | packing | submit) "case_$case_name" ;;
-  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit)"; exit 2 ;;
+  nightly) case_nightly "${4:-}" ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, nightly)"; exit 2 ;;
 esac
