@@ -5,7 +5,7 @@
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
-foreach(case nodes mpi binding teardown packing submit)
+foreach(case nodes mpi binding teardown packing submit faults)
   add_test(NAME gpuharness.slurm_cluster.${case}
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})
@@ -14,12 +14,13 @@ foreach(case nodes mpi binding teardown packing submit)
 endforeach()
 
 # The nightly end to end on the cluster (ci/slurm/nightly-ghcluster.sbatch through sbatch --wait)
-# needs tests/bisect.cmake's fake MPI library, like tests/nightly_dryrun.
+# needs tests/bisect.cmake's fake MPI library, like tests/nightly_dryrun. About 3 minutes: label
+# slurm-cluster-long too, so a quick run can leave it out (ctest -LE slurm-cluster-long).
 if(TARGET gh_bisect_fake_version)
   add_test(NAME gpuharness.slurm_cluster.nightly
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} nightly
                    $<TARGET_FILE:gh_bisect_fake_version>)
   set_tests_properties(gpuharness.slurm_cluster.nightly PROPERTIES
-    LABELS "slurm-cluster" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+    LABELS "slurm-cluster;slurm-cluster-long" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 endif()

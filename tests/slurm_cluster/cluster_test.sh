@@ -14,6 +14,8 @@
 #                  side by side, wall time within 1.15x of the ideal); a 32-rank cell is exit 2
 #       submit   - `gpuharness sweep --slurm "-N 3 --ntasks-per-node=8"` from outside an allocation: one
 #                  batch job whose sweep spreads its cells over the nodes; the report as usual
+#       faults   - a job step Slurm refuses to start is an infra outcome with srun's message (exit
+#                  3); `scancel` of a `sweep --slurm` job mid-sweep leaves a DIR a rerun resumes
 #       nightly  - ci/slurm/nightly-ghcluster.sbatch submitted with `sbatch --wait`, two nights
 #                  over the synthetic range of tests/nightly_dryrun (FAKE_LIB: its fake MPI
 #                  library): night 1 at n03 passes, night 2 at n08 regresses and its bisect names
@@ -206,6 +208,49 @@ ok = len(records) == 8 and not bad and hosts == {"ghnode1", "ghnode2", "ghnode3"
 print(("PASS" if ok else "FAIL") + f": {len(records)} records, not passed {bad}, hosts {sorted(hosts)}")
 sys.exit(0 if ok else 1)
 PY
+  echo "PASS: sweep --slurm ran the sweep as one batch job across ghnode1..3"
+}
+
+case_faults() {
+  cluster_up
+  local status=0 out=$work/refused
+  timeout 120 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/step_refused.yaml" \
+    --out "$out" >"$work/refused.log" 2>&1 || status=$?
+  [ "$status" -eq 3 ] || { cat "$work/refused.log"; fail "refused step: sweep exited $status, expected 3"; }
+  python3 - "$out" <<'PY' || fail "refused step: see above"
+import json, os, sys
+records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
+sig = records[0]["signature"] if records else ""
+ok = (len(records) == 1 and records[0]["outcome"] == "infra" and
+      sig.startswith("infrastructure: srun: error: Unable to create step for job ") and
+      "Invalid generic resource (gres) specification" in sig)
+print(("PASS" if ok else "FAIL") + f": refused step: {[(r['outcome'], r['signature']) for r in records]}")
+sys.exit(0 if ok else 1)
+PY
+  # scancel mid-sweep: the batch job's sweep is killed; its DIR keeps the done cells and resumes.
+  out=$work/cancelled
+  (cd "$work" && GH_TEST_SLEEP=3 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+     --slurm "-N 3 --ntasks-per-node=8" --out "$out" >"$work/cancelled.log" 2>&1) &
+  local submitter=$! i job
+  for ((i = 0; i < 240; ++i)); do
+    [ -n "$(ls "$out"/cells/*/done.json 2>/dev/null)" ] && break
+    sleep 0.5
+  done
+  job=$(squeue -h -o %i -n gpuharness-sweep)
+  [ -n "$job" ] || fail "scancel: no gpuharness-sweep job in squeue"
+  scancel "$job"
+  wait "$submitter"; status=$?
+  [ "$status" -ne 0 ] || fail "scancel: sweep --slurm exited 0 for a cancelled job"
+  local done_before
+  done_before=$(ls "$out"/cells/*/done.json | wc -l)
+  [ "$done_before" -ge 1 ] && [ "$done_before" -lt 8 ] || fail "scancel: $done_before cells done before the cancel"
+  status=0
+  GH_TEST_SLEEP=1 timeout 240 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+    --out "$out" >"$work/resumed.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 30 "$work/resumed.log"; fail "scancel: the resumed sweep exited $status"; }
+  grep -q "^cells: $((8 - done_before)) run, $done_before resumed, 0 set-up failed, 0 with failures" "$work/resumed.log" \
+    || { tail -n 5 "$work/resumed.log"; fail "scancel: the rerun did not resume the $done_before done cells"; }
+  echo "PASS: a refused step is infra with srun's message; after scancel $done_before cells were kept and the rest resumed"
 }
 
 # night ID VERSION EXPECTED_EXIT: one night, the batch file submitted from the source tree.
@@ -255,8 +300,8 @@ check("First bad version **n06**, last good n05" in (load("nights", "night2", "s
 # Across the nodes: the nights' cells and the bisect's probes.
 for night in ("night1", "night2"):
     recs = [json.loads(l) for l in (load("nights", night, "nightly", "records.jsonl") or "").splitlines() if l.strip()]
-    hosts = {k["host"] for r in recs for k in r["ranks"]}
-    check(len(recs) == 2 and hosts == {"ghnode1", "ghnode2", "ghnode3"}, f"{night}: {len(recs)} records on hosts {sorted(hosts)}")
+    hosts = {r["cell"]["transport"]: sorted({k["host"] for k in r["ranks"]}) for r in recs}
+    check(len(recs) == 2 and len(hosts.get("p2p", [])) == 2, f"{night}: {len(recs)} records, hosts per cell {hosts}")
 probe_hosts = set()
 for f in glob.glob(os.path.join(root, "nights", "night2", "bisect", "nightly-1", "**", "records.jsonl"), recursive=True):
     for l in open(f):
@@ -275,7 +320,7 @@ PY
 }
 
 case "$case_name" in
-  nodes | mpi | binding | teardown | packing | submit) "case_$case_name" ;;
+  nodes | mpi | binding | teardown | packing | submit | faults) "case_$case_name" ;;
   nightly) case_nightly "${4:-}" ;;
-  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, nightly)"; exit 2 ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, faults, nightly)"; exit 2 ;;
 esac
