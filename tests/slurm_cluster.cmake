@@ -1,4 +1,6 @@
-# Three-node Slurm cluster tests (label "slurm-cluster"; in the default CI suite, ~50 s):
+# Three-node Slurm cluster tests (label "slurm-cluster"; nodes, mpi, binding, teardown, packing
+# and submit are in the default CI suite, about 2.5 minutes; faults and nightly, about 2 and 3
+# minutes, are also labelled slurm-cluster-long so a quick run can leave them out):
 # tests/slurm_cluster/cluster.sh starts munged, slurmctld and three slurmd "nodes" ghnode1..3,
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
@@ -6,11 +8,15 @@
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
 foreach(case nodes mpi binding teardown packing submit faults)
+  set(_labels "slurm-cluster")
+  if(case STREQUAL "faults")
+    set(_labels "slurm-cluster;slurm-cluster-long")
+  endif()
   add_test(NAME gpuharness.slurm_cluster.${case}
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})
   set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
-    LABELS "slurm-cluster" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+    LABELS "${_labels}" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 endforeach()
 
 # The nightly end to end on the cluster (ci/slurm/nightly-ghcluster.sbatch through sbatch --wait)

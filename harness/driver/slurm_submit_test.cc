@@ -23,7 +23,7 @@ TEST(SlurmSubmitTest, TheBatchJobRunsTheSameSweepWithoutSlurm) {
 TEST(SlurmSubmitTest, SbatchWaitsAndWrapsTheQuotedSweep) {
   EXPECT_EQ(SbatchCommand("-N 3 --exclusive", {"/bin/gpuharness", "sweep", "a b.yaml", "--out", "/o"},
                           "/o/slurm-sweep.log"),
-            "sbatch --wait --output=/o/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --exclusive "
+            "sbatch --wait --parsable --output=/o/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --exclusive "
             "--wrap 'exec /bin/gpuharness sweep '\\''a b.yaml'\\'' --out /o'");
 }
 

@@ -193,7 +193,7 @@ case_submit() {
   (cd "$work" && GH_TEST_SLEEP=1 timeout 240 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
      --slurm "-N 3 --ntasks-per-node=8" --out "$out") >"$work/submit.log" 2>&1 || status=$?
   [ "$status" -eq 0 ] || { tail -n 40 "$work/submit.log"; fail "submit: sweep --slurm exited $status"; }
-  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --ntasks-per-node=8 --wrap " \
+  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --parsable --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --ntasks-per-node=8 --wrap " \
     "$work/submit.log" || { cat "$work/submit.log"; fail "submit: no sbatch command line"; }
   grep -q "Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs" "$work/submit.log" \
     || { cat "$work/submit.log"; fail "submit: the batch job's sweep did not pack across the allocation"; }
@@ -222,8 +222,7 @@ import json, os, sys
 records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
 sig = records[0]["signature"] if records else ""
 ok = (len(records) == 1 and records[0]["outcome"] == "infra" and
-      sig.startswith("infrastructure: srun: error: Unable to create step for job ") and
-      "Invalid generic resource (gres) specification" in sig)
+      sig == "infrastructure: srun: error: Step requested GRES but job doesn't have GRES (job exited with status 1)")
 print(("PASS" if ok else "FAIL") + f": refused step: {[(r['outcome'], r['signature']) for r in records]}")
 sys.exit(0 if ok else 1)
 PY
@@ -240,7 +239,9 @@ PY
   [ -n "$job" ] || fail "scancel: no gpuharness-sweep job in squeue"
   scancel "$job"
   wait "$submitter"; status=$?
-  [ "$status" -ne 0 ] || fail "scancel: sweep --slurm exited 0 for a cancelled job"
+  [ "$status" -eq 3 ] || { cat "$work/cancelled.log"; fail "scancel: sweep --slurm exited $status for a cancelled job, expected 3"; }
+  grep -q "^gpuharness sweep --slurm: batch job $job ended CANCELLED; $out keeps the finished cells: run the same command again to resume" \
+    "$work/cancelled.log" || { cat "$work/cancelled.log"; fail "scancel: sweep --slurm did not say the job was cancelled"; }
   local done_before
   done_before=$(ls "$out"/cells/*/done.json | wc -l)
   [ "$done_before" -ge 1 ] && [ "$done_before" -lt 8 ] || fail "scancel: $done_before cells done before the cancel"
