@@ -115,16 +115,16 @@ PY
 
 case_mpi() {
   cluster_up
-  run_layout mpi -N 3 -n 6
+  run_layout mpi -N 3 -n 6 --ntasks-per-node=2
   check_layout mpi "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
   echo "PASS: ring_shift under srun --mpi=pmix -N 3 -n 6 passed on ghnode1..3"
 }
 
 case_binding() {
   cluster_up
-  run_layout blocked -N 3 -n 6 --distribution=block
+  run_layout blocked -N 3 -n 6 --ntasks-per-node=2 --distribution=block
   check_layout blocked "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
-  run_layout cyclic -N 3 -n 6 --distribution=cyclic
+  run_layout cyclic -N 3 -n 6 --ntasks-per-node=2 --distribution=cyclic
   check_layout cyclic "ghnode1 ghnode2 ghnode3 ghnode1 ghnode2 ghnode3" "0 0 0 1 1 1" || exit 1
   # 3+2+1: a host file with one line per rank, in rank order (--distribution=arbitrary).
   printf '%s\n' ghnode1 ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 >"$work/hostfile"
