@@ -1,14 +1,32 @@
-# Three-node Slurm cluster tests (label "slurm-cluster"; in the default CI suite, ~50 s):
+# Three-node Slurm cluster tests (label "slurm-cluster"; nodes, mpi, binding, teardown, packing
+# and submit are in the default CI suite, about 2.5 minutes; faults and nightly, about 2 and 3
+# minutes, are also labelled slurm-cluster-long so a quick run can leave them out):
 # tests/slurm_cluster/cluster.sh starts munged, slurmctld and three slurmd "nodes" ghnode1..3,
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
-foreach(case nodes mpi binding teardown)
+foreach(case nodes mpi binding teardown packing submit faults)
+  set(_labels "slurm-cluster")
+  if(case STREQUAL "faults")
+    set(_labels "slurm-cluster;slurm-cluster-long")
+  endif()
   add_test(NAME gpuharness.slurm_cluster.${case}
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})
   set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
-    LABELS "slurm-cluster" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+    LABELS "${_labels}" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 endforeach()
+
+# The nightly end to end on the cluster (ci/slurm/nightly-ghcluster.sbatch through sbatch --wait)
+# needs tests/bisect.cmake's fake MPI library, like tests/nightly_dryrun. About 3 minutes: label
+# slurm-cluster-long too, so a quick run can leave it out (ctest -LE slurm-cluster-long).
+if(TARGET gh_bisect_fake_version)
+  add_test(NAME gpuharness.slurm_cluster.nightly
+           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
+                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} nightly
+                   $<TARGET_FILE:gh_bisect_fake_version>)
+  set_tests_properties(gpuharness.slurm_cluster.nightly PROPERTIES
+    LABELS "slurm-cluster;slurm-cluster-long" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+endif()

@@ -12,6 +12,7 @@
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
+#include "harness/driver/slurm_submit.h"
 #include "harness/driver/sweep_runner.h"
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/stop_signals.h"
@@ -29,6 +30,8 @@ constexpr char kSweepAbout[] =
 constexpr char kSweepEpilog[] =
     "exit: 0 all met, 1 an unmet expectation or a regression, 2 bad input, 3 infrastructure\n";
 
+constexpr ValueKind kSbatchArgsValue{"ARGS", "sbatch arguments"};
+
 }  // namespace
 
 int SweepCommand(int argc, char** argv) {
@@ -36,6 +39,7 @@ int SweepCommand(int argc, char** argv) {
   std::optional<int> gpus, slots;
   std::vector<std::string> ignore_axes;
   bool verbose = false;
+  std::string slurm_args;
   CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
   flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
       .String("--out", kDirValue, &options.out_dir, "the results directory (not needed with --dry-run)")
@@ -61,10 +65,17 @@ int SweepCommand(int argc, char** argv) {
       .Bool("--fresh", &options.fresh, "start over: remove what an earlier sweep left in DIR first")
       .Duration("--heartbeat", &options.heartbeat,
                 "off a terminal, a progress line at least this often (default 60s)")
-      .Bool("-v, --verbose", &verbose, "also list every point that met its expectation (PASSED, ...)");
+      .Bool("-v, --verbose", &verbose, "also list every point that met its expectation (PASSED, ...)")
+      .String("--slurm", kSbatchArgsValue, &slurm_args,
+              "submit the sweep as one Slurm batch job (sbatch --wait ARGS) and wait;\n"
+              "its cells run as job steps across the job's nodes; DIR must be shared");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
+  if (!slurm_args.empty()) {
+    return driver::SubmitSweepBatch(slurm_args, driver::WithoutSlurmFlag(argc, argv, ThisProgram()),
+                                    options.out_dir, stdout);
+  }
   driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too
   options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());
 
@@ -73,7 +84,12 @@ int SweepCommand(int argc, char** argv) {
   driver::SweepEnvironment env;
   env.runner = &runner;
   env.clock = &clock;
-  env.resources = driver::DetectResources(gpus, slots);
+  absl::StatusOr<driver::Resources> resources = driver::DetectResourcesWithAllocation(gpus, slots);
+  if (!resources.ok()) {
+    std::fprintf(stderr, "gpuharness sweep: %s\n", std::string(resources.status().message()).c_str());
+    return kExitBadInput;
+  }
+  env.resources = *std::move(resources);
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
   env.style = ConsoleStyle::Detect(stdout);

@@ -53,6 +53,7 @@ absl::StatusOr<CellJobSpec> MakeCellJobSpec(const CellJobInputs& in) {
   launch.program = in.program;
   launch.args = RunArguments(in, spec.out_dir, spec.runs_path);
   launch.env_names = c.env.Names();
+  launch.step_args = in.step_args;
   for (const auto& [name, value] : extra) {
     if (std::find(launch.env_names.begin(), launch.env_names.end(), name) == launch.env_names.end()) {
       launch.env_names.push_back(name);

@@ -34,6 +34,7 @@ struct CellJobInputs {
   std::string version_dir;              // replaces {version_dir}; "" without a version
   std::vector<std::string> base_env;    // NAME=VALUE, before the cell's changes
   std::optional<std::vector<std::string>> devices;  // set: CUDA_VISIBLE_DEVICES (GPU packing)
+  std::vector<std::string> step_args;   // srun's placement in a Slurm allocation (slurm_step.h)
 };
 
 struct CellJobSpec {

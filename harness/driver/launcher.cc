@@ -146,9 +146,16 @@ absl::StatusOr<std::vector<std::string>> ExpandLauncherArgv(const LauncherSpec& 
                                                    *launcher.max_ranks, " rank(s), the cell needs ",
                                                    inputs.ranks));
   }
+  if (!inputs.step_args.empty() && launcher.argv.front() != "srun") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "launcher '", launcher.name, "' does not start with srun: it cannot run a Slurm job step"));
+  }
   std::vector<std::string> out = inputs.prefix;
   std::string ranks = absl::StrCat(inputs.ranks);
   for (const std::string& item : launcher.argv) {
+    if (&item == &launcher.argv[1] && !inputs.step_args.empty()) {
+      out.insert(out.end(), inputs.step_args.begin(), inputs.step_args.end());
+    }
     if (item == "{args}") {
       out.insert(out.end(), inputs.args.begin(), inputs.args.end());
     } else if (item == "{env_flags}") {

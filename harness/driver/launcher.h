@@ -42,9 +42,11 @@ struct LaunchInputs {
   std::vector<std::string> args;         // run <files> --out <dir> ...
   std::vector<std::string> env_names;    // variables the cell sets, for {env_flags}
   std::vector<std::string> prefix;       // the version's launcher_prefix, put in front
+  std::vector<std::string> step_args;    // put after the launcher's `srun` (a Slurm step's placement)
 };
 
-// The argv to start. Fails when ranks exceed max_ranks.
+// The argv to start. Fails when ranks exceed max_ranks, or when step_args are given and the
+// launcher does not start with srun.
 absl::StatusOr<std::vector<std::string>> ExpandLauncherArgv(const LauncherSpec& launcher,
                                                             const LaunchInputs& inputs);
 

@@ -102,5 +102,27 @@ TEST(LauncherTest, Errors) {
   EXPECT_THAT(std::string(unknown.status().message()), HasSubstr("launcher 'pbs': no launchers/pbs.yaml"));
 }
 
+TEST(LauncherTest, SlurmStepArgsGoRightAfterSrun) {
+  absl::StatusOr<LauncherSpec> srun = ResolveLauncher("srun", "/nonexistent");
+  ASSERT_TRUE(srun.ok()) << srun.status();
+  LaunchInputs in;
+  in.ranks = 3;
+  in.program = "/bin/gpuharness";
+  in.args = {"run", "a.yaml"};
+  in.prefix = {"enroot", "start"};
+  in.step_args = {"--exact", "-N", "1", "-w", "n1,n1,n1", "--distribution=arbitrary"};
+  absl::StatusOr<std::vector<std::string>> argv = ExpandLauncherArgv(*srun, in);
+  ASSERT_TRUE(argv.ok()) << argv.status();
+  EXPECT_THAT(*argv, ElementsAre("enroot", "start", "srun", "--exact", "-N", "1", "-w", "n1,n1,n1",
+                                 "--distribution=arbitrary", "-n", "3", "--mpi=pmix", "-O",
+                                 "/bin/gpuharness", "run", "a.yaml"));
+  absl::StatusOr<LauncherSpec> mpirun = ResolveLauncher("mpirun", "/nonexistent");
+  ASSERT_TRUE(mpirun.ok());
+  absl::StatusOr<std::vector<std::string>> refused = ExpandLauncherArgv(*mpirun, in);
+  EXPECT_TRUE(absl::IsInvalidArgument(refused.status()));
+  EXPECT_THAT(std::string(refused.status().message()),
+              HasSubstr("launcher 'mpirun' does not start with srun: it cannot run a Slurm job step"));
+}
+
 }  // namespace
 }  // namespace gh::driver

@@ -13,7 +13,16 @@
 
 namespace gh::driver {
 
+bool Resources::SlurmGpuMode() const {
+  if (!slurm) return false;
+  for (const SlurmNode& n : slurm->nodes) {
+    if (n.gpus > 0) return true;
+  }
+  return false;
+}
+
 std::string Resources::ToString() const {
+  if (slurm) return absl::StrCat(slurm->ToString(), ", cells as job steps across the nodes");
   if (gpu_mode) {
     return absl::StrCat(devices.size(), " GPU(s) [", absl::StrJoin(devices, ","), "] from ",
                         source);
@@ -23,6 +32,25 @@ std::string Resources::ToString() const {
 
 ResourcePool::ResourcePool(Resources resources) : resources_(std::move(resources)) {
   device_busy_.assign(resources_.devices.size(), false);
+  if (resources_.slurm) {
+    for (const SlurmNode& n : resources_.slurm->nodes) node_free_.push_back({n.cpus, n.gpus});
+  }
+}
+
+std::optional<Allocation> ResourcePool::TryAcquireCell(int ranks, bool share_gpu) {
+  if (!resources_.slurm) return TryAcquire(Need(ranks, share_gpu));
+  std::optional<std::vector<NodeTasks>> placed =
+      PlaceRanks(node_free_, ranks, resources_.SlurmGpuMode(), share_gpu);
+  if (!placed) return std::nullopt;
+  Allocation a;
+  for (const NodeTasks& t : *placed) {
+    node_free_[t.node].cpus -= t.tasks;
+    node_free_[t.node].gpus -= t.gpus;
+    a.nodes.push_back({resources_.slurm->nodes[t.node].name, t.tasks, t.gpus});
+    a.units += t.tasks;
+  }
+  in_use_ += a.units;
+  return a;
 }
 
 int ResourcePool::Capacity() const {
@@ -63,6 +91,13 @@ std::optional<Allocation> ResourcePool::TryAcquire(int need) {
 
 void ResourcePool::Release(const Allocation& allocation) {
   in_use_ -= allocation.units;
+  for (const StepNode& step : allocation.nodes) {
+    for (size_t i = 0; i < node_free_.size(); ++i) {
+      if (resources_.slurm->nodes[i].name != step.name) continue;
+      node_free_[i].cpus += step.tasks;
+      node_free_[i].gpus += step.gpus;
+    }
+  }
   if (allocation.alone) alone_running_ = false;
   for (const std::string& d : allocation.devices) {
     for (size_t i = 0; i < resources_.devices.size(); ++i) {
@@ -103,6 +138,30 @@ int CountNvidiaSmiGpus() {
 }
 
 }  // namespace
+
+absl::Status CheckFitsAllocation(const Resources& resources, const std::string& cell_id, int ranks,
+                                 bool share_gpu) {
+  if (!resources.slurm) return absl::OkStatus();
+  std::vector<NodeCapacity> whole;
+  for (const SlurmNode& n : resources.slurm->nodes) whole.push_back({n.cpus, n.gpus});
+  if (PlaceRanks(whole, ranks, resources.SlurmGpuMode(), share_gpu)) return absl::OkStatus();
+  int most = 0;
+  for (const NodeCapacity& n : whole) most += RanksThatFit(n, resources.SlurmGpuMode(), share_gpu);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "cell ", cell_id, " needs ", ranks, " ranks; the ", resources.slurm->ToString(),
+      " holds at most ", most, resources.SlurmGpuMode() ? " (one GPU and one CPU a rank)" : " (one CPU a rank)"));
+}
+
+absl::StatusOr<Resources> DetectResourcesWithAllocation(std::optional<int> gpus_flag,
+                                                        std::optional<int> slots_flag) {
+  Resources r = DetectResources(gpus_flag, slots_flag);
+  if (gpus_flag || slots_flag) return r;
+  absl::StatusOr<std::optional<SlurmAllocation>> slurm = DiscoverSlurmAllocation(
+      [](const char* name) { return static_cast<const char*>(std::getenv(name)); }, RunScontrolShowJob);
+  if (!slurm.ok()) return slurm.status();
+  r.slurm = *std::move(slurm);
+  return r;
+}
 
 Resources DetectResources(std::optional<int> gpus_flag, std::optional<int> slots_flag) {
   Resources r;

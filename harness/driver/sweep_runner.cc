@@ -26,6 +26,7 @@
 #include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
+#include "harness/driver/slurm_sweep.h"
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
 #include "harness/driver/version_setup_queue.h"
@@ -254,7 +255,10 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   inputs.name = JobName(cell);
   inputs.version_dir = cell.version_dir;
   inputs.base_env = env_.base_env;
-  if (env_.resources.gpu_mode) inputs.devices = cell.allocation.devices;
+  if (env_.resources.gpu_mode && !env_.resources.slurm) inputs.devices = cell.allocation.devices;
+  if (!cell.allocation.nodes.empty()) {
+    inputs.step_args = SrunStepArgs(cell.allocation.nodes, env_.resources.SlurmGpuMode(), pc.plan.share_gpu);
+  }
   absl::StatusOr<CellJobSpec> spec = MakeCellJobSpec(inputs);
   if (!spec.ok()) return spec.status();
   nlohmann::json job = {{"argv", spec->process.argv},
@@ -505,6 +509,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   if (!to_start.ok()) return to_start.status();
   std::deque<size_t> pending = *std::move(to_start);
   setups_.emplace(options_.setup_jobs, *runner_, *env_.clock, env_.progress);
+  if (env_.resources.slurm) pending = LargestCellsFirst(plan_, std::move(pending));
   absl::Time start = env_.clock->Now();
   progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
 
@@ -530,7 +535,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
         it = setup_failed ? pending.erase(it) : std::next(it);
         continue;
       }
-      std::optional<Allocation> a = pool_.TryAcquire(pool_.Need(c.ranks, c.share_gpu));
+      std::optional<Allocation> a = pool_.TryAcquireCell(c.ranks, c.share_gpu);
       if (!a) {
         ++it;
         continue;
@@ -731,6 +736,8 @@ absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironme
     result.cells = static_cast<int>(plan->cells.size());
     return result;
   }
+  // Inside a Slurm allocation: cells across its nodes, each one that fits (exit 2 otherwise).
+  if (absl::Status st = UseSlurmAllocation(*plan, env.resources, env.progress); !st.ok()) return st;
   Sweep sweep(options, env, *std::move(plan));
   return sweep.Run();
 }

@@ -18,6 +18,7 @@ BRIDGE=gh-br0
 CTLD_ADDR=$NET.1
 CTLD_PORT=46817
 SLURMD_PORT=46818
+CPUS=8  # per node (Slurm's count; the jobs share the machine's cores)
 
 source "$(dirname "${BASH_SOURCE[0]}")/../slurm/slurm_conf.sh"
 
@@ -47,6 +48,9 @@ write_conf() {
   slurm_conf_common ghcluster "$(hostname -s)($CTLD_ADDR)" "$CTLD_PORT" "$SLURMD_PORT" "$dir" %n \
     >"$dir/slurm.conf"
   echo "GresTypes=gpu" >>"$dir/slurm.conf"
+  # CPUS per node is more than the machine has: config_overrides makes slurmd take the
+  # configured count instead of draining the node, so cells of 16 ranks fit the allocation.
+  echo "SlurmdParameters=config_overrides" >>"$dir/slurm.conf"
   # PMIx puts each step's client directory under PMIxCliTmpDirBase, named by job and step only:
   # nodes sharing one file system would collide ("File exists"), so every node bind-mounts its
   # own directory on this path in its mount namespace (see up).
@@ -54,7 +58,7 @@ write_conf() {
   mkdir -p "$dir/pmix"
   : >"$dir/gres.conf"
   for k in 1 2 3; do
-    echo "NodeName=ghnode$k NodeHostname=ghnode$k NodeAddr=$(node_addr $k) CPUs=2 Gres=gpu:4 State=UNKNOWN" >>"$dir/slurm.conf"
+    echo "NodeName=ghnode$k NodeHostname=ghnode$k NodeAddr=$(node_addr $k) CPUs=$CPUS Gres=gpu:4 State=UNKNOWN" >>"$dir/slurm.conf"
     mkdir -p "$dir/dev/ghnode$k"
     # Slurm wants character devices for File=: /dev/null's numbers (1,3) stand in for GPUs.
     for g in 0 1 2 3; do mknod "$dir/dev/ghnode$k/gpu$g" c 1 3 || return 1; done
@@ -108,7 +112,7 @@ up() {
     tail -n 15 "$dir/slurmctld.log" "$dir"/slurmd-*.log >&2
     return 1
   fi
-  log "up: ${NODES[*]} (2 CPUs, gpu:4 each) on $BRIDGE $NET.0/24"
+  log "up: ${NODES[*]} ($CPUS CPUs, gpu:4 each) on $BRIDGE $NET.0/24"
   echo "export SLURM_CONF=$SLURM_CONF"
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests on the three-node Slurm cluster of cluster.sh (CTest label "slurm-cluster"); each case
 # brings its own cluster up under a fresh temporary directory and down by the EXIT trap:
-#   bash tests/slurm_cluster/cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE
+#   bash tests/slurm_cluster/cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE [FAKE_LIB]
 # CASE: nodes    - 3 nodes idle in sinfo; `srun -w ghnodeK hostname` answers ghnodeK
 #       mpi      - `gpuharness run` of ring_shift (host backend) under srun --mpi=pmix -N 3 -n 6
 #                  passes, and the records and environment.json name the three hosts
@@ -9,6 +9,17 @@
 #                  layouts across the three hosts, against Slurm's own SLURM_LOCALID and the
 #                  fake GPUs Slurm hands the rank (CUDA_VISIBLE_DEVICES)
 #       teardown - `down` (also from a failing script's trap) leaves no daemon, netns or link
+#       packing  - inside `salloc -N 3 --ntasks-per-node=8`, `gpuharness sweep` packs 8 cells of 2..16
+#                  ranks as job steps across the nodes (packing_check.py: placement, capacity,
+#                  side by side, wall time within 1.15x of the ideal); a 32-rank cell is exit 2
+#       submit   - `gpuharness sweep --slurm "-N 3 --ntasks-per-node=8"` from outside an allocation: one
+#                  batch job whose sweep spreads its cells over the nodes; the report as usual
+#       faults   - a job step Slurm refuses to start is an infra outcome with srun's message (exit
+#                  3); `scancel` of a `sweep --slurm` job mid-sweep leaves a DIR a rerun resumes
+#       nightly  - ci/slurm/nightly-ghcluster.sbatch submitted with `sbatch --wait`, two nights
+#                  over the synthetic range of tests/nightly_dryrun (FAKE_LIB: its fake MPI
+#                  library): night 1 at n03 passes, night 2 at n08 regresses and its bisect names
+#                  n06; the cells ran across the nodes; the night's summary and history
 # Exit: 0 pass, 1 an assertion failed, 77 skip (not root, no netns, no Slurm; reason printed).
 set -uo pipefail
 bin=${1:?usage: cluster_test.sh GPUHARNESS_BIN SOURCE_DIR CASE}
@@ -104,16 +115,16 @@ PY
 
 case_mpi() {
   cluster_up
-  run_layout mpi -N 3 -n 6
+  run_layout mpi -N 3 -n 6 --ntasks-per-node=2
   check_layout mpi "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
   echo "PASS: ring_shift under srun --mpi=pmix -N 3 -n 6 passed on ghnode1..3"
 }
 
 case_binding() {
   cluster_up
-  run_layout blocked -N 3 -n 6 --distribution=block
+  run_layout blocked -N 3 -n 6 --ntasks-per-node=2 --distribution=block
   check_layout blocked "ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 ghnode3" "0 1 0 1 0 1" || exit 1
-  run_layout cyclic -N 3 -n 6 --distribution=cyclic
+  run_layout cyclic -N 3 -n 6 --ntasks-per-node=2 --distribution=cyclic
   check_layout cyclic "ghnode1 ghnode2 ghnode3 ghnode1 ghnode2 ghnode3" "0 0 0 1 1 1" || exit 1
   # 3+2+1: a host file with one line per rank, in rank order (--distribution=arbitrary).
   printf '%s\n' ghnode1 ghnode1 ghnode1 ghnode2 ghnode2 ghnode3 >"$work/hostfile"
@@ -149,7 +160,168 @@ case_teardown() {
   echo "PASS: down (and a failing script's trap) leaves no daemon, namespace or link"
 }
 
+# A 32-rank cell in a 24-CPU allocation: exit 2 naming the cell, before DIR is even made.
+check_too_big() {
+  local status=0
+  timeout 60 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/too_big.yaml" \
+    --out "$work/too_big" >"$work/too_big.log" 2>&1 || status=$?
+  [ "$status" -eq 2 ] || { cat "$work/too_big.log"; fail "too_big: sweep exited $status, expected 2"; }
+  grep -q "gpuharness sweep: cell np=32 needs 32 ranks; the Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs, 0 GPUs holds at most 24 (one CPU a rank)" \
+    "$work/too_big.log" || { cat "$work/too_big.log"; fail "too_big: not the expected message"; }
+  [ ! -e "$work/too_big" ] || fail "too_big: the refused sweep wrote $work/too_big"
+}
+
+case_packing() {
+  cluster_up
+  check_too_big
+  local status=0 wall
+  # The sweep's own wall time, inside the allocation: salloc's grant and release are not packing.
+  GH_TEST_SLEEP=4 timeout 240 salloc -N 3 --ntasks-per-node=8 sh -c \
+    't0=$(date +%s.%N); "$@"; s=$?; t1=$(date +%s.%N); echo "sweep wall: $(echo "$t1 - $t0" | bc)"; exit $s' \
+    sh "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" --out "$work/packing" >"$work/packing.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 40 "$work/packing.log"; tail -n 20 "$work"/packing/cells/*/job.log; fail "packing: sweep exited $status"; }
+  grep -q "Slurm job [0-9]*: 3 node(s) ghnode\\[1-3\\], 24 CPUs, 0 GPUs, cells as job steps across the nodes" \
+    "$work/packing.log" || { cat "$work/packing.log"; fail "packing: the sweep did not say it packs across the allocation"; }
+  wall=$(sed -n 's/^sweep wall: //p' "$work/packing.log")
+  python3 "$src/tests/slurm_cluster/packing_check.py" "$work/packing" "$wall" 24 || fail "packing: see above"
+  echo "PASS: 8 cells packed as job steps over ghnode1..3 (sweep ${wall} s); a 32-rank cell is refused (exit 2)"
+}
+
+case_submit() {
+  cluster_up
+  local status=0 out=$work/submit
+  (cd "$work" && GH_TEST_SLEEP=1 timeout 240 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+     --slurm "-N 3 --ntasks-per-node=8" --out "$out") >"$work/submit.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 40 "$work/submit.log"; fail "submit: sweep --slurm exited $status"; }
+  grep -q "^gpuharness sweep --slurm: \$ sbatch --wait --parsable --output=$out/slurm-sweep.log --job-name=gpuharness-sweep -N 3 --ntasks-per-node=8 --wrap " \
+    "$work/submit.log" || { cat "$work/submit.log"; fail "submit: no sbatch command line"; }
+  grep -q "Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs" "$work/submit.log" \
+    || { cat "$work/submit.log"; fail "submit: the batch job's sweep did not pack across the allocation"; }
+  grep -q "^cells: 8 run, 0 resumed, 0 set-up failed, 0 with failures; results in $out" "$work/submit.log" \
+    || { cat "$work/submit.log"; fail "submit: no cells line"; }
+  python3 - "$out" <<'PY' || fail "submit: see above"
+import json, os, sys
+records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
+hosts = {k["host"] for r in records for k in r["ranks"]}
+bad = [r["point"] for r in records if r["outcome"] != "pass"]
+ok = len(records) == 8 and not bad and hosts == {"ghnode1", "ghnode2", "ghnode3"}
+print(("PASS" if ok else "FAIL") + f": {len(records)} records, not passed {bad}, hosts {sorted(hosts)}")
+sys.exit(0 if ok else 1)
+PY
+  echo "PASS: sweep --slurm ran the sweep as one batch job across ghnode1..3"
+}
+
+case_faults() {
+  cluster_up
+  local status=0 out=$work/refused
+  timeout 120 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/step_refused.yaml" \
+    --out "$out" >"$work/refused.log" 2>&1 || status=$?
+  [ "$status" -eq 3 ] || { cat "$work/refused.log"; fail "refused step: sweep exited $status, expected 3"; }
+  python3 - "$out" <<'PY' || fail "refused step: see above"
+import json, os, sys
+records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
+sig = records[0]["signature"] if records else ""
+ok = (len(records) == 1 and records[0]["outcome"] == "infra" and
+      sig == "infrastructure: srun: error: Step requested GRES but job doesn't have GRES (job exited with status 1)")
+print(("PASS" if ok else "FAIL") + f": refused step: {[(r['outcome'], r['signature']) for r in records]}")
+sys.exit(0 if ok else 1)
+PY
+  # scancel mid-sweep: the batch job's sweep is killed; its DIR keeps the done cells and resumes.
+  out=$work/cancelled
+  (cd "$work" && GH_TEST_SLEEP=3 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+     --slurm "-N 3 --ntasks-per-node=8" --out "$out" >"$work/cancelled.log" 2>&1) &
+  local submitter=$! i job
+  for ((i = 0; i < 240; ++i)); do
+    [ -n "$(ls "$out"/cells/*/done.json 2>/dev/null)" ] && break
+    sleep 0.5
+  done
+  job=$(squeue -h -o %i -n gpuharness-sweep)
+  [ -n "$job" ] || fail "scancel: no gpuharness-sweep job in squeue"
+  scancel "$job"
+  wait "$submitter"; status=$?
+  [ "$status" -eq 3 ] || { cat "$work/cancelled.log"; fail "scancel: sweep --slurm exited $status for a cancelled job, expected 3"; }
+  grep -q "^gpuharness sweep --slurm: batch job $job ended CANCELLED; $out keeps the finished cells: run the same command again to resume" \
+    "$work/cancelled.log" || { cat "$work/cancelled.log"; fail "scancel: sweep --slurm did not say the job was cancelled"; }
+  local done_before
+  done_before=$(ls "$out"/cells/*/done.json | wc -l)
+  [ "$done_before" -ge 1 ] && [ "$done_before" -lt 8 ] || fail "scancel: $done_before cells done before the cancel"
+  status=0
+  GH_TEST_SLEEP=1 timeout 240 salloc -N 3 --ntasks-per-node=8 "$bin" sweep "$src/tests/slurm_cluster/packing.yaml" \
+    --out "$out" >"$work/resumed.log" 2>&1 || status=$?
+  [ "$status" -eq 0 ] || { tail -n 30 "$work/resumed.log"; fail "scancel: the resumed sweep exited $status"; }
+  grep -q "^cells: $((8 - done_before)) run, $done_before resumed, 0 set-up failed, 0 with failures" "$work/resumed.log" \
+    || { tail -n 5 "$work/resumed.log"; fail "scancel: the rerun did not resume the $done_before done cells"; }
+  echo "PASS: a refused step is infra with srun's message; after scancel $done_before cells were kept and the rest resumed"
+}
+
+# night ID VERSION EXPECTED_EXIT: one night, the batch file submitted from the source tree.
+night() {
+  local rc=0 t0 t1
+  t0=$(date +%s.%N)
+  (cd "$src" && GH_NIGHTLY_ROOT=$work/results GH_NIGHTLY_VERSION=$2 GH_NIGHTLY_NIGHT=$1 GH_NIGHTLY_PROGRAM=$bin \
+     timeout 600 sbatch --wait --output="$work/$1.log" ci/slurm/nightly-ghcluster.sbatch) >"$work/$1.sbatch.log" 2>&1 || rc=$?
+  t1=$(date +%s.%N)
+  echo "night $1 at $2: sbatch --wait exited $rc after $(echo "$t1 - $t0" | bc) s"
+  [ "$rc" -eq "$3" ] || { cat "$work/$1.sbatch.log"; tail -n 60 "$work/$1.log"; fail "night $1: exited $rc, expected $3"; }
+}
+
+case_nightly() {
+  local fake_lib=${1:?nightly needs FAKE_LIB (libgh_bisect_fake_version.so)}
+  cluster_up
+  export GH_NIGHTLY_TESTDATA="$src/tests/nightly_dryrun" GH_NIGHTLY_FAKE_LIB="$fake_lib"
+  export GH_NIGHTLY_TEST_VERSIONS="$work/versions"
+  mkdir -p "$GH_NIGHTLY_TEST_VERSIONS"
+  local v
+  for v in n01 n02 n03 n04 n05 n06 n07 n08; do : >"$GH_NIGHTLY_TEST_VERSIONS/$v"; done
+  night night1 n03 0
+  night night2 n08 1
+  python3 - "$work/results" <<'PY' || fail "nightly: see above"
+import glob, json, os, sys
+root = sys.argv[1]
+failures = []
+def check(cond, msg):
+    if not cond: failures.append(msg)
+def load(*parts):
+    path = os.path.join(root, *parts)
+    try:
+        with open(path) as f: return json.load(f) if path.endswith(".json") else f.read()
+    except (OSError, ValueError) as e:
+        failures.append(f"{path}: {e}"); return None
+p2p = "ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=10"
+n1 = load("nights", "night1", "nightly.json") or {}
+check(n1.get("good") is True and n1.get("status") == 0, f"night1 nightly.json: {n1}")
+n2 = load("nights", "night2", "nightly.json") or {}
+check(n2.get("good") is False and n2.get("status") == 1 and n2.get("baseline_night") == "night1", f"night2 nightly.json: {n2}")
+regs = (load("nights", "night2", "nightly", "regressions.json") or {}).get("regressions", [])
+check([(r["point"], r["cell_arg"], r["new"]) for r in regs] == [(p2p, "transport=p2p", True)], f"night2 regressions: {regs}")
+answer = (load("nights", "night2", "bisect", "nightly-1", "summary.json") or {}).get("answer", {})
+check(answer.get("first_bad") == "n06" and answer.get("last_good") == "n05", f"night2 bisect answer {answer}")
+check("First bad version **n06**, last good n05" in (load("nights", "night2", "summary.md") or ""),
+      "night2 summary.md does not name n06 first bad, n05 last good")
+# Across the nodes: the nights' cells and the bisect's probes.
+for night in ("night1", "night2"):
+    recs = [json.loads(l) for l in (load("nights", night, "nightly", "records.jsonl") or "").splitlines() if l.strip()]
+    hosts = {r["cell"]["transport"]: sorted({k["host"] for k in r["ranks"]}) for r in recs}
+    check(len(recs) == 2 and len(hosts.get("p2p", [])) == 2, f"{night}: {len(recs)} records, hosts per cell {hosts}")
+probe_hosts = set()
+for f in glob.glob(os.path.join(root, "nights", "night2", "bisect", "nightly-1", "**", "records.jsonl"), recursive=True):
+    for l in open(f):
+        if l.strip():
+            probe_hosts |= {k["host"] for k in json.loads(l)["ranks"]}
+check(len(probe_hosts) >= 2, f"the bisect's probes ran on {sorted(probe_hosts)}, expected several nodes")
+for f in failures: print("FAIL:", f)
+if failures: sys.exit(1)
+print(f"PASS: night2's regression bisected to n06 on the cluster; probes on {sorted(probe_hosts)}")
+PY
+  local flips
+  flips=$("$bin" history flips --format tsv --db "$work/results/history.sqlite") || fail "history flips exited $?"
+  [ "$(printf '%s\n' "$flips" | cut -f1-7)" = "$(printf 'nightly\ttransport=p2p\tring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=10\tpass\tfail\tnight2\tn08')" ] \
+    || fail "history flips: '$flips'"
+  echo "PASS: two nights through sbatch --wait on ghnode1..3; night 2's regression bisected to n06"
+}
+
 case "$case_name" in
-  nodes | mpi | binding | teardown) "case_$case_name" ;;
-  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown)"; exit 2 ;;
+  nodes | mpi | binding | teardown | packing | submit | faults) "case_$case_name" ;;
+  nightly) case_nightly "${4:-}" ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, faults, nightly)"; exit 2 ;;
 esac

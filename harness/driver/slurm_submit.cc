@@ -1,0 +1,103 @@
+#include "harness/driver/slurm_submit.h"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "harness/core/exit_codes.h"
+#include "harness/core/file_util.h"
+#include "harness/core/shell_quote.h"
+
+namespace gh::driver {
+
+std::vector<std::string> WithoutSlurmFlag(int argc, char** argv, const std::string& program) {
+  std::vector<std::string> out = {program};
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--slurm") == 0) {
+      ++i;
+      continue;
+    }
+    if (std::strncmp(argv[i], "--slurm=", 8) == 0) continue;
+    out.push_back(argv[i]);
+  }
+  return out;
+}
+
+std::string SbatchCommand(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
+                          const std::string& log_path) {
+  return absl::StrCat("sbatch --wait --parsable --output=", ShellQuote(log_path),
+                      " --job-name=gpuharness-sweep ", sbatch_args, " --wrap ",
+                      ShellQuote(absl::StrCat("exec ", ShellQuoteJoin(sweep_argv))));
+}
+
+namespace {
+
+// The command's stdout and its wait status (-1 when it could not be started).
+std::pair<std::string, int> RunCapturing(const std::string& command) {
+  std::string text;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {text, -1};
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
+  return {text, pclose(pipe)};
+}
+
+// JobState=... of `scontrol show job -o JOB`, "" when Slurm no longer knows the job.
+std::string JobState(const std::string& job_id) {
+  auto [text, status] = RunCapturing(absl::StrCat("scontrol show job -o ", ShellQuote(job_id), " 2>/dev/null"));
+  const size_t at = text.find("JobState=");
+  if (status != 0 || at == std::string::npos) return "";
+  const size_t begin = at + 9;
+  return text.substr(begin, text.find_first_of(" \n", begin) - begin);
+}
+
+}  // namespace
+
+int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
+                     const std::string& out_dir, std::FILE* out) {
+  if (absl::Status st = MakeDirectories(out_dir); !st.ok()) {
+    std::fprintf(stderr, "gpuharness sweep --slurm: %s\n", std::string(st.message()).c_str());
+    return kExitInfrastructure;
+  }
+  const std::string log = absl::StrCat(out_dir, "/slurm-sweep.log");
+  std::remove(log.c_str());
+  const std::string command = SbatchCommand(sbatch_args, sweep_argv, log);
+  std::fprintf(out, "gpuharness sweep --slurm: $ %s\n", command.c_str());
+  std::fflush(out);
+  auto [job_id, status] = RunCapturing(command);  // --parsable: the job id ("ID" or "ID;cluster")
+  job_id = job_id.substr(0, job_id.find_first_of(";\n"));
+  absl::StatusOr<std::string> text = ReadFileToString(log);
+  if (text.ok()) {
+    std::fputs(text->c_str(), out);
+    std::fflush(out);
+  }
+  if (status == -1 || !WIFEXITED(status)) {
+    std::fprintf(stderr, "gpuharness sweep --slurm: sbatch did not run to its end\n");
+    return kExitInfrastructure;
+  }
+  const int code = WEXITSTATUS(status);
+  if (!text.ok()) {
+    std::fprintf(stderr,
+                 "gpuharness sweep --slurm: sbatch exited %d and the job left no %s "
+                 "(sbatch refused the arguments, or the job never started)\n",
+                 code, log.c_str());
+    return code == 0 ? kExitInfrastructure : kExitBadInput;
+  }
+  // A job Slurm ended (scancel, its time limit, a node failure) is no verdict, whatever
+  // sbatch --wait exits with (0 for some cancelled jobs): DIR keeps the finished cells.
+  const std::string state = job_id.empty() ? "" : JobState(job_id);
+  if (!state.empty() && state != "COMPLETED" && state != "FAILED") {
+    std::fprintf(stderr,
+                 "gpuharness sweep --slurm: batch job %s ended %s; %s keeps the finished cells: "
+                 "run the same command again to resume\n",
+                 job_id.c_str(), state.c_str(), out_dir.c_str());
+    return kExitInfrastructure;
+  }
+  return code;
+}
+
+}  // namespace gh::driver

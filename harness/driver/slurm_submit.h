@@ -1,0 +1,31 @@
+// `gpuharness sweep --slurm "ARGS"` outside an allocation: the same sweep (the command line
+// without --slurm) submitted as one batch job, `sbatch --wait ARGS`, whose script is that
+// command; inside the job the sweep finds the allocation and packs its cells across the nodes
+// (slurm_sweep.h). The job's output goes to DIR/slurm-sweep.log, which is printed when the
+// job ends, so the report reads as usual; DIR must be on a file system the nodes share.
+#ifndef GPUHARNESS_DRIVER_SLURM_SUBMIT_H_
+#define GPUHARNESS_DRIVER_SLURM_SUBMIT_H_
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace gh::driver {
+
+// `program` and the subcommand's argv (argv[0] "sweep") without "--slurm VALUE" / "--slurm=VALUE".
+std::vector<std::string> WithoutSlurmFlag(int argc, char** argv, const std::string& program);
+
+// The shell command: sbatch --wait --parsable --output=LOG --job-name=gpuharness-sweep ARGS (as the
+// shell splits them) --wrap 'exec SWEEP...'.
+std::string SbatchCommand(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
+                          const std::string& log_path);
+
+// Submits and waits. Returns the sweep's exit status (the job's, as sbatch --wait gives it),
+// 2 when sbatch refused ARGS, 3 when the job ended without the sweep's log or by a signal,
+// or when Slurm ended it (JobState CANCELLED, TIMEOUT, NODE_FAIL, ...: said, with how to resume).
+int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
+                     const std::string& out_dir, std::FILE* out);
+
+}  // namespace gh::driver
+
+#endif  // GPUHARNESS_DRIVER_SLURM_SUBMIT_H_
