@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
+#include "harness/cli/perf_flags.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -36,6 +37,7 @@ int SweepCommand(int argc, char** argv) {
   std::optional<int> gpus, slots;
   std::vector<std::string> ignore_axes;
   bool verbose = false;
+  PerfFlags perf;
   CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
   flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
       .String("--out", kDirValue, &options.out_dir, "the results directory (not needed with --dry-run)")
@@ -60,7 +62,9 @@ int SweepCommand(int argc, char** argv) {
       .Duration("--heartbeat", &options.heartbeat,
                 "off a terminal, a progress line at least this often (default 60s)")
       .Bool("-v, --verbose", &verbose, "also list every point that met its expectation (PASSED, ...)");
+  perf.Add(flags);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (std::optional<int> exit_status = perf.Apply(flags, options.perf)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
   driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too

@@ -337,7 +337,8 @@ void ComparePerf(PointComparison& entry, const PerfOptions& options) {
 }  // namespace
 
 Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
-                          const BaselineMatch& match, const PerfOptions& perf) {
+                          const BaselineMatch& match) {
+  const PerfOptions& perf = match.perf;
   Comparison comparison;
   comparison.has_baseline = baseline != nullptr;
   comparison.perf_options = perf;

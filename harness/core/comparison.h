@@ -146,6 +146,7 @@ struct Comparison {
 // run to run (`--baseline-ignore nccl`).
 struct BaselineMatch {
   std::set<std::string> ignore_axes;
+  PerfOptions perf;  // how matched keys' metrics compare (core/perf_comparison.h)
 };
 
 // The cell key with the ignored axes left out.
@@ -165,7 +166,7 @@ std::string BaselineLabel(const std::string& baseline_dir, const BaselineMatch& 
 
 // `baseline` null: no baseline comparison (every key kNotCompared).
 Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
-                          const BaselineMatch& match = {}, const PerfOptions& perf = {});
+                          const BaselineMatch& match = {});
 
 // The exit status the comparison gives: 3 (kExitInfrastructure) when any key ended infra, else 1
 // when any expectation is unmet or any key regressed (in outcome, or in a metric unless

@@ -1,7 +1,11 @@
 #include "harness/core/perf_comparison.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/core/perf_statistics.h"
@@ -43,6 +47,17 @@ std::string MetricChange::Text() const {
                       "\u2013", Percent(worse_high), " %)");
 }
 
+absl::StatusOr<double> ParsePercent(std::string_view text) {
+  absl::string_view number = absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size()));
+  if (absl::EndsWith(number, "%")) number = absl::StripTrailingAsciiWhitespace(number.substr(0, number.size() - 1));
+  double percent = 0;
+  if (!absl::SimpleAtod(number, &percent) || !(percent > 0 && percent < 100)) {
+    return absl::InvalidArgumentError(absl::StrCat("expected a percentage above 0 and below 100 "
+                                                   "such as 5%, got '", std::string(text), "'"));
+  }
+  return percent / 100;
+}
+
 MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const PerfOptions& options) {
   MetricChange change;
   change.metric = now.name;
@@ -75,6 +90,18 @@ MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const
     change.verdict = PerfVerdict::kFaster;
   }
   return change;
+}
+
+void PoolMetricSamples(const std::vector<Metric>& from, std::vector<Metric>& into) {
+  for (const Metric& metric : from) {
+    if (metric.samples.empty()) continue;
+    auto found = std::find_if(into.begin(), into.end(), [&](const Metric& m) { return m.name == metric.name; });
+    if (found == into.end()) {
+      into.push_back(metric);
+    } else {
+      found->samples.insert(found->samples.end(), metric.samples.begin(), metric.samples.end());
+    }
+  }
 }
 
 std::vector<MetricChange> CompareMetrics(const std::vector<Metric>& before,

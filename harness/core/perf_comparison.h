@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "harness/core/metric.h"
 
 namespace gh {
@@ -42,6 +43,14 @@ struct MetricChange {
   // "no change (+0.4 %, 95 % CI -0.3–1.1 %)".
   std::string Text() const;
 };
+
+// "5%", "5 %" or "5" (percent) -> 0.05. InvalidArgument "expected a percentage such as 5%,
+// got 'x'" unless 0 < value < 100.
+absl::StatusOr<double> ParsePercent(std::string_view text);
+
+// Appends each metric's samples of `from` to the metric of the same name in `into` (added,
+// value and unit from `from`, when missing): several trials' measurements as one.
+void PoolMetricSamples(const std::vector<Metric>& from, std::vector<Metric>& into);
 
 // The change from `before` to `now` of one metric from their samples; both must have samples.
 MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const PerfOptions& options);

@@ -91,7 +91,9 @@ TEST(PerfComparisonTest, ASlowerPointIsAPerfRegressionThatFailsTheRunUnlessWarnO
   EXPECT_EQ(comparison.counts.perf_regressions, 1);
   EXPECT_EQ(ComparisonExitStatus(comparison), 1);
   EXPECT_THAT(ComparisonHeadline(comparison), HasSubstr("; perf: 1 point slower, 0 faster"));
-  Comparison warned = CompareResults(Measured(110), &baseline, {}, PerfOptions{.warn_only = true});
+  BaselineMatch warn_only;
+  warn_only.perf.warn_only = true;
+  Comparison warned = CompareResults(Measured(110), &baseline, warn_only);
   EXPECT_EQ(warned.counts.perf_regressions, 1);
   EXPECT_EQ(ComparisonExitStatus(warned), 0);
   EXPECT_THAT(ComparisonHeadline(warned), HasSubstr("(warn only)"));
@@ -118,6 +120,22 @@ TEST(PerfComparisonTest, SamplesOfEveryPassingTrialArePooledAndRoundTrip) {
   std::vector<PointTrials> points = AggregateTrials(records);
   ASSERT_EQ(points.size(), 1u);
   EXPECT_EQ(points[0].FindMetric("time_median_us")->samples.size(), 20u);
+}
+
+}  // namespace
+}  // namespace gh
+
+namespace gh {
+namespace {
+
+TEST(ParsePercentTest, WithOrWithoutThePercentSign) {
+  EXPECT_DOUBLE_EQ(*ParsePercent("5%"), 0.05);
+  EXPECT_DOUBLE_EQ(*ParsePercent("2.5 %"), 0.025);
+  EXPECT_DOUBLE_EQ(*ParsePercent("10"), 0.10);
+  EXPECT_EQ(ParsePercent("0%").status().message(),
+            "expected a percentage above 0 and below 100 such as 5%, got '0%'");
+  EXPECT_FALSE(ParsePercent("five").ok());
+  EXPECT_FALSE(ParsePercent("100").ok());
 }
 
 }  // namespace
