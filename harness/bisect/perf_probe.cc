@@ -98,6 +98,7 @@ absl::Status PerfTrialRunner::MeasureMore(const std::vector<int>& versions) {
     const TrialResult& trial = (*results)[i];
     ++m.trials;
     if (m.first_dir.empty()) m.first_dir = trial.detail;
+    if (m.first_point.empty()) m.first_point = trial.point;
     const Metric* metric = nullptr;
     for (const Metric& candidate : trial.metrics) {
       if (candidate.name == hunt_.metric && !candidate.samples.empty()) metric = &candidate;
@@ -143,7 +144,7 @@ absl::StatusOr<std::vector<TrialResult>> PerfTrialRunner::RunTrials(const std::v
   std::vector<int> open;
   auto finish = [&](int v, bool like_bad, const std::string& text) {
     TrialResult t;
-    t.point = hunt_.metric;
+    t.point = measured_[v].first_point;
     t.detail = measured_[v].first_dir;
     if (like_bad) {
       t.outcome = Outcome::kFail;

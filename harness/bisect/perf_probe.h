@@ -73,7 +73,8 @@ class PerfTrialRunner : public TrialRunner {
     std::vector<double> samples;
     int trials = 0;
     std::optional<TrialResult> failed;  // the first real trial that did not pass
-    std::string first_dir;
+    std::string first_dir;    // the first real trial's directory and point: what repro
+    std::string first_point;  // scripts replay
   };
   absl::Status MeasureMore(const std::vector<int>& versions);
   absl::Status EnsureEnds();
