@@ -4,6 +4,7 @@
 // the baseline comparison flags the 10 % slowdown with its interval and not the 1 % change nor
 // an A/A rerun, and the perf bisect names s05.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -75,7 +76,8 @@ CommandRun Sweep(const std::string& version, const std::string& dir, const std::
 class PerfComparisonE2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    reference_ = FreshDir("s00");
+    // Per process: ctest runs each test in its own process, possibly at the same time.
+    reference_ = FreshDir("s00_" + std::to_string(getpid()));
     CommandRun run = Sweep("s00", reference_);
     ASSERT_EQ(run.exit_code, 0) << run.console;
   }
@@ -124,7 +126,7 @@ TEST_F(PerfComparisonE2eTest, ATenPercentSlowdownIsFlaggedWithItsInterval) {
 
 TEST_F(PerfComparisonE2eTest, APlantedOnePercentChangeAndAnAARerunAreNotFlagged) {
   for (const std::string version : {"s03", "s01"}) {
-    const std::string dir = FreshDir(version);
+    const std::string dir = FreshDir(version + "_" + std::to_string(getpid()));
     CommandRun run = Sweep(version, dir, reference_);
     EXPECT_EQ(run.exit_code, 0) << version << ":\n" << run.console;
     EXPECT_THAT(run.console, HasSubstr("perf: 0 points slower, 0 faster")) << version;
