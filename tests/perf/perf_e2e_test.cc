@@ -129,7 +129,7 @@ TEST_F(PerfComparisonE2eTest, APlantedOnePercentChangeAndAnAARerunAreNotFlagged)
     const std::string dir = FreshDir(version + "_" + std::to_string(getpid()));
     CommandRun run = Sweep(version, dir, reference_);
     EXPECT_EQ(run.exit_code, 0) << version << ":\n" << run.console;
-    EXPECT_THAT(run.console, HasSubstr("perf: 0 points slower, 0 faster")) << version;
+    EXPECT_THAT(run.console, Not(HasSubstr("points slower"))) << version;
     EXPECT_THAT(run.console, Not(HasSubstr("slower by"))) << version;
   }
 }
