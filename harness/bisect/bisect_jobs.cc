@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
+#include "harness/core/perf_comparison.h"
 #include "harness/core/records_file.h"
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_plan.h"
@@ -35,6 +36,7 @@ TrialResult ReduceJobRecords(const std::vector<Record>& records) {
   TrialResult trial;
   if (!records.empty()) trial.point = records.front().point;
   for (const Record& record : records) {
+    if (record.result.outcome == Outcome::kPass) PoolMetricSamples(record.result.metrics, trial.metrics);
     if (static_cast<int>(record.result.outcome) > static_cast<int>(trial.outcome)) {
       trial.outcome = record.result.outcome;
       trial.signature = record.result.signature;

@@ -155,7 +155,10 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   const std::string out_dir = job_options->out_dir;  // absolute
   const std::string state_path = out_dir + "/bisect_state.json";
   JobTrialRunner jobs(*std::move(job_options), in->versions.configs, *(*guard)->runner, *env.clock);
-  CachingTrialRunner caching(jobs, in->cache, config.versions, in->versions.settings, state_path);
+  std::optional<PerfTrialRunner> perf;
+  if (options.perf.has_value()) perf.emplace(jobs, *options.perf, config.good, config.bad);
+  TrialRunner& measured = perf.has_value() ? static_cast<TrialRunner&>(*perf) : jobs;
+  CachingTrialRunner caching(measured, in->cache, config.versions, in->versions.settings, state_path);
   PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", in->versions.axis, ": ",
                                   config.versions.size(), " versions, good ", options.good, ", bad ", options.bad,
                                   ", up to ", config.jobs, " at once"));

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "harness/bisect/bisect_runner.h"
+#include "harness/bisect/perf_probe.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -28,6 +29,8 @@ struct BisectOptions {
   std::string good, bad;      // version labels
   HuntSpec hunt;
   SprtConfig sprt;
+  // --hunt-metric: a perf bisect (bisect/perf_probe.h); each probe is then one decided trial.
+  std::optional<PerfHunt> perf;
   int jobs = 1;
   BisectFind find = BisectFind::kBug;  // --find fix: the first good version after bad ones
   int estimate_trials = BisectConfig().estimate_trials;  // --estimate-trials

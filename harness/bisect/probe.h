@@ -23,6 +23,9 @@ struct TrialResult {
   std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
   std::string point;          // the point whose record gave the outcome ("" when none ran)
+  // The passing records' metrics with their samples pooled (the perf bisect's measurements,
+  // bisect/perf_probe.h); not kept in bisect_state.json.
+  std::vector<Metric> metrics;
   // Nothing of the version could be judged: it could not be set up, or the trial's job ended
   // infra (the launcher or MPI start-up failed, driver/job_failure_kind.h). Such a trial counts
   // neither good nor bad: its probe is skipped.

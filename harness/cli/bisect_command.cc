@@ -5,7 +5,9 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "harness/cli/command_line.h"
+#include "harness/core/perf_comparison.h"
 #include "harness/cli/probe_command.h"
 #include "harness/report/console_style.h"
 #include "harness/report/failure_lines.h"
@@ -24,6 +26,38 @@ constexpr char kBisectEpilog[] =
     "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log).\n"
     "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n";
+
+// --hunt-metric makes each probe one trial decided by bisect/perf_probe.h, hunted as a fail
+// "perf regression: ...".
+std::optional<int> ApplyPerfHunt(const CommandLine& flags, const std::string& metric,
+                                 const std::string& threshold, const std::string& direction,
+                                 BisectOptions& options) {
+  if (metric.empty()) {
+    if (!threshold.empty()) return flags.BadArgument("--threshold needs --hunt-metric");
+    if (!direction.empty()) return flags.BadArgument("--direction needs --hunt-metric");
+    return std::nullopt;
+  }
+  if (options.hunt.outcome.has_value() || options.hunt.signature.has_value()) {
+    return flags.BadArgument("--hunt-metric hunts a slowdown: leave out --hunt-outcome and --hunt-signature");
+  }
+  PerfHunt perf;
+  perf.metric = metric;
+  if (!threshold.empty()) {
+    absl::StatusOr<double> fraction = ParsePercent(threshold);
+    if (!fraction.ok()) return flags.BadArgument(absl::StrCat("--threshold: ", fraction.status().message()));
+    perf.threshold = *fraction;
+  }
+  if (!direction.empty()) {
+    absl::StatusOr<bool> lower_is_worse = ParseDirection(direction);
+    if (!lower_is_worse.ok()) return flags.BadArgument(std::string(lower_is_worse.status().message()));
+    perf.lower_is_worse = *lower_is_worse;
+  }
+  options.perf = perf;
+  options.hunt.outcome = Outcome::kFail;
+  options.hunt.signature = kPerfHuntSignature;
+  options.sprt.min_trials = options.sprt.max_trials = 1;  // the perf probe decides in one
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -44,10 +78,21 @@ int BisectCommand(int argc, char** argv) {
       .Int("--estimate-trials", {"N", "an integer"}, 0, &options.estimate_trials,
            "trials of the bad end that measure its failure rate first (default 8; 0: none)");
   AddProbeFlags(flags, options, resources);
+  std::string hunt_metric, threshold, direction;
+  flags.String("--hunt-metric", {"NAME", "a metric"}, &hunt_metric,
+               "a perf bisect: hunt the version where metric NAME (with samples,\n"
+               "e.g. time_median_us) got worse by --threshold")
+      .String("--threshold", {"PCT", "a percentage"}, &threshold,
+              "with --hunt-metric: how much worse the bad end must be (default 5%)")
+      .String("--direction", {"D", "lower-is-worse or higher-is-worse"}, &direction,
+              "with --hunt-metric: which way is worse (default: by the metric's unit)");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   absl::StatusOr<BisectFind> parsed_find = ParseBisectFind(find);
   if (!parsed_find.ok()) return flags.BadArgument(std::string(parsed_find.status().message()));
   options.find = *parsed_find;
+  if (std::optional<int> exit_status = ApplyPerfHunt(flags, hunt_metric, threshold, direction, options)) {
+    return *exit_status;
+  }
   return RunProbeSession(flags, options, resources, RunBisectSession, [](const BisectSessionResult& result) {
     std::fputs(RenderFailureLines(result.failures, ConsoleStyle::Detect(stdout)).c_str(), stdout);
     std::printf("%s\n", result.headline.c_str());

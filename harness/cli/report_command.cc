@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/cli/command_line.h"
+#include "harness/cli/perf_flags.h"
 #include "harness/cli/commands.h"
 #include "harness/core/run_list.h"
 #include "harness/report/report_writer.h"
@@ -25,6 +26,7 @@ constexpr char kReportEpilog[] =
 int ReportCommand(int argc, char** argv) {
   ReportOptions options;
   std::vector<std::string> ignore_axes;
+  PerfFlags perf;
   CommandLine flags("report", "DIR [--baseline DIR [--baseline-ignore AXIS]...] [--out DIR2]", kReportAbout,
                     kReportEpilog);
   flags.Positional("DIR", &options.dir, /*required=*/true)
@@ -35,7 +37,9 @@ int ReportCommand(int argc, char** argv) {
                "match cells with the baseline's without this axis, e.g. a\n"
                "version axis whose label changes from run to run (repeatable)")
       .String("--out", {"DIR2", "a directory"}, &options.out_dir, "write the reports there instead of DIR");
+  perf.Add(flags);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (std::optional<int> exit_status = perf.Apply(flags, options.perf)) return *exit_status;
   options.baseline_ignore_axes.insert(ignore_axes.begin(), ignore_axes.end());
 
   absl::StatusOr<ReportResult> result = WriteReports(options);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
+#include "harness/cli/perf_flags.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -40,6 +41,7 @@ int SweepCommand(int argc, char** argv) {
   std::vector<std::string> ignore_axes;
   bool verbose = false;
   std::string slurm_args;
+  PerfFlags perf;
   CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
   flags.Positional("MATRIX.yaml", &options.matrix_path, /*required=*/true)
       .String("--out", kDirValue, &options.out_dir, "the results directory (not needed with --dry-run)")
@@ -69,7 +71,9 @@ int SweepCommand(int argc, char** argv) {
       .String("--slurm", kSbatchArgsValue, &slurm_args,
               "submit the sweep as one Slurm batch job (sbatch --wait ARGS) and wait;\n"
               "its cells run as job steps across the job's nodes; DIR must be shared");
+  perf.Add(flags);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (std::optional<int> exit_status = perf.Apply(flags, options.perf)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
   if (!slurm_args.empty()) {

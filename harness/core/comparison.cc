@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/exit_codes.h"
+#include "harness/core/metric_expectation.h"
 #include "harness/core/regex.h"
 
 namespace gh {
@@ -65,6 +66,23 @@ double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Every point's metric bounds against its metrics (and its reference points', in the same
+// cell): each missed bound makes the point unmet, the first one naming it when nothing else did.
+void JudgeMetricBounds(std::vector<PointTrials>& points, const std::map<PointKey, size_t>& index) {
+  for (PointTrials& point : points) {
+    if (point.metric_bounds.empty() || point.passed == 0) continue;
+    MetricLookup lookup = [&](const std::string& name, const std::string& metric) -> const Metric* {
+      auto found = index.find(PointKey{point.key.cell, name});
+      if (found == index.end()) return nullptr;
+      return points[found->second].FindMetric(metric);
+    };
+    point.metric_misses = MissedMetricBounds(point.metric_bounds, point.key.point, lookup);
+    if (point.metric_misses.empty()) continue;
+    point.unmet += static_cast<int>(point.metric_misses.size());
+    if (point.first_unmet_signature.empty()) point.first_unmet_signature = point.metric_misses.front();
+  }
 }
 
 BaselineChange Judge(const PointTrials& now, const PointTrials& before) {
@@ -193,6 +211,8 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       fresh.nranks = record.nranks;
       fresh.expected = record.expected;
       fresh.description = record.description;
+      fresh.metric_bounds = record.metric_bounds;
+      fresh.measured_on = MeasuredOn{record.backend, record.hardware, record.gpu_shared};
       points.push_back(std::move(fresh));
       metric_values.emplace_back();
       classes.emplace_back();
@@ -224,8 +244,11 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
         if (found == values.end()) {
           values.push_back({metric, {}});
           found = values.end() - 1;
+          found->first.samples.clear();  // pooled below, this trial's included
         }
         found->second.push_back(metric.value);
+        found->first.samples.insert(found->first.samples.end(), metric.samples.begin(),
+                                    metric.samples.end());
       }
     } else if (outcome == Outcome::kSkip) {
       ++point.skipped;
@@ -270,6 +293,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       point.metrics.push_back(median);
     }
   }
+  JudgeMetricBounds(points, index);
   return points;
 }
 
@@ -286,10 +310,38 @@ std::string_view BaselineChangeName(BaselineChange change) {
   return "unknown";
 }
 
+bool PointComparison::perf_regressed() const {
+  return std::any_of(perf.begin(), perf.end(),
+                     [](const MetricChange& c) { return c.verdict == PerfVerdict::kSlower; });
+}
+
+bool PointComparison::perf_improved() const {
+  return !perf_regressed() &&
+         std::any_of(perf.begin(), perf.end(),
+                     [](const MetricChange& c) { return c.verdict == PerfVerdict::kFaster; });
+}
+
+namespace {
+
+// The metrics of a key on both sides, or why they do not compare. Only passing trials carry
+// metrics, so a key that failed on either side compares nothing.
+void ComparePerf(PointComparison& entry, const PerfOptions& options) {
+  const PointTrials& now = *entry.now;
+  const PointTrials& before = *entry.baseline;
+  std::vector<MetricChange> changes = CompareMetrics(before.metrics, now.metrics, options);
+  if (changes.empty()) return;
+  entry.incomparable = IncomparableReason(before.measured_on, now.measured_on);
+  if (entry.incomparable.empty()) entry.perf = std::move(changes);
+}
+
+}  // namespace
+
 Comparison CompareResults(const std::vector<Record>& now, const std::vector<Record>* baseline,
                           const BaselineMatch& match) {
+  const PerfOptions& perf = match.perf;
   Comparison comparison;
   comparison.has_baseline = baseline != nullptr;
+  comparison.perf_options = perf;
   std::vector<PointTrials> current = AggregateTrials(now);
   auto match_key = [&](const PointTrials& p) {
     return PointKey{MatchCellKey(p.cell, match), p.key.point};
@@ -321,6 +373,7 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
     if (point.flaky()) ++counts.flaky;
     if (!point.expectation_met()) ++counts.unmet;
     entry.now = std::move(point);
+    if (entry.baseline.has_value()) ComparePerf(entry, perf);
     comparison.points.push_back(std::move(entry));
   }
   for (PointTrials& point : before) {
@@ -341,13 +394,18 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
       case BaselineChange::kUnchanged: ++counts.unchanged; break;
       case BaselineChange::kNotCompared: break;
     }
+    if (entry.perf_regressed()) ++counts.perf_regressions;
+    if (entry.perf_improved()) ++counts.perf_improvements;
+    if (!entry.incomparable.empty()) ++counts.perf_incomparable;
   }
   return comparison;
 }
 
 int ComparisonExitStatus(const Comparison& comparison) {
   if (comparison.counts.points_by_worst.count(Outcome::kInfra) != 0) return kExitInfrastructure;
-  return comparison.counts.unmet > 0 || comparison.counts.regressions > 0 ? kExitUnmet : kExitOk;
+  const ComparisonCounts& c = comparison.counts;
+  const bool perf_regressed = c.perf_regressions > 0 && !comparison.perf_options.warn_only;
+  return c.unmet > 0 || c.regressions > 0 || perf_regressed ? kExitUnmet : kExitOk;
 }
 
 namespace {
@@ -372,6 +430,12 @@ std::string ComparisonHeadline(const Comparison& comparison) {
                     Plural(c.fixes, "fix", "fixes"), ", ",
                     Plural(c.changed_signatures, "changed signature", "changed signatures"), ", ",
                     c.new_points, " new, ", c.vanished, " vanished");
+    if (c.perf_regressions + c.perf_improvements + c.perf_incomparable > 0) {
+      absl::StrAppend(&line, "; perf: ", Plural(c.perf_regressions, "point slower", "points slower"),
+                      ", ", c.perf_improvements, " faster");
+      if (c.perf_incomparable > 0) absl::StrAppend(&line, ", ", c.perf_incomparable, " not comparable");
+      if (comparison.perf_options.warn_only && c.perf_regressions > 0) absl::StrAppend(&line, " (warn only)");
+    }
   }
   return line;
 }

@@ -17,6 +17,7 @@
 #include "harness/core/expectation.h"
 #include "harness/core/metric.h"
 #include "harness/core/outcome.h"
+#include "harness/core/perf_comparison.h"
 #include "harness/core/record.h"
 #include "harness/core/trial_verdict.h"
 #include "nlohmann/json.hpp"
@@ -69,7 +70,12 @@ struct PointTrials {
   HangReport first_hang;
   int first_hang_trial = -1;
   Expectation expected;                      // the first trial's
-  std::vector<Metric> metrics;  // per metric name, the median over passing trials
+  // Per metric name, the median over passing trials, with every passing trial's samples.
+  std::vector<Metric> metrics;
+  std::vector<MetricBound> metric_bounds;  // the first trial's (Record::metric_bounds)
+  // The signature of each missed metric bound (MissedMetricBounds); each counts as unmet.
+  std::vector<std::string> metric_misses;
+  MeasuredOn measured_on;                  // the first trial's backend, hardware, gpu_shared
   // Points run with `trials:` above 1 are judged as a whole by their verdict rule
   // (core/trial_verdict.h): `unmet` is then 0 when the trials together meet the expectation,
   // else at least 1, and `trial_summary` reads "10 trials, 10 failed (9 swallowed, 1 crash)".
@@ -105,6 +111,13 @@ struct PointComparison {
   std::optional<PointTrials> now;       // absent for vanished keys
   std::optional<PointTrials> baseline;  // absent without a baseline or for new keys
   BaselineChange change = BaselineChange::kNotCompared;
+  // With a baseline, for a key on both sides: each metric with samples on both sides compared
+  // (core/perf_comparison.h), unless `incomparable` says why the two were measured on things
+  // that do not compare.
+  std::vector<MetricChange> perf;
+  std::string incomparable;
+  bool perf_regressed() const;  // some metric is slower
+  bool perf_improved() const;   // some metric is faster and none slower
   bool expectation_met() const { return !now || now->expectation_met(); }
 };
 
@@ -116,10 +129,13 @@ struct ComparisonCounts {
   int unmet = 0;                           // keys with an unmet expectation
   int regressions = 0, fixes = 0, changed_signatures = 0, new_points = 0, vanished = 0,
       unchanged = 0;
+  // Keys whose metrics got slower, faster, or could not be compared (vs the baseline).
+  int perf_regressions = 0, perf_improvements = 0, perf_incomparable = 0;
 };
 
 struct Comparison {
   bool has_baseline = false;
+  PerfOptions perf_options;  // how metrics were compared; warn_only keeps them off the exit status
   std::vector<PointComparison> points;  // current keys in record order, then vanished keys
   ComparisonCounts counts;
 };
@@ -130,6 +146,7 @@ struct Comparison {
 // run to run (`--baseline-ignore nccl`).
 struct BaselineMatch {
   std::set<std::string> ignore_axes;
+  PerfOptions perf;  // how matched keys' metrics compare (core/perf_comparison.h)
 };
 
 // The cell key with the ignored axes left out.
@@ -152,7 +169,8 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
                           const BaselineMatch& match = {});
 
 // The exit status the comparison gives: 3 (kExitInfrastructure) when any key ended infra, else 1
-// when any expectation is unmet or any key regressed, else 0.
+// when any expectation is unmet or any key regressed (in outcome, or in a metric unless
+// perf_options.warn_only), else 0.
 int ComparisonExitStatus(const Comparison& comparison);
 
 // One line: "12 points (14 trials): 10 pass, 1 error, 1 skip; 1 unmet expectation;

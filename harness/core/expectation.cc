@@ -1,6 +1,7 @@
 #include "harness/core/expectation.h"
 
 #include <algorithm>
+#include <variant>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -43,7 +44,64 @@ bool FactConditionsHold(const ExpectationRule& rule, const Point& point,
   return true;
 }
 
+bool CompareInt(const std::string& op, int64_t value, int64_t bound) {
+  if (op == "==") return value == bound;
+  if (op == "!=") return value != bound;
+  if (op == "<") return value < bound;
+  if (op == "<=") return value <= bound;
+  if (op == ">") return value > bound;
+  return op == ">=" && value >= bound;
+}
+
+bool ParamRangesHold(const ExpectationRule& rule, const Point& point) {
+  for (const auto& [name, clauses] : rule.when_param_ranges) {
+    auto it = std::find_if(point.params.begin(), point.params.end(),
+                           [&](const PointParam& p) { return p.name == name; });
+    if (it == point.params.end() || !std::holds_alternative<int64_t>(it->value)) return false;
+    const int64_t value = std::get<int64_t>(it->value);
+    for (const auto& [op, bound] : clauses) {
+      if (!CompareInt(op, value, bound)) return false;
+    }
+  }
+  return true;
+}
+
+bool GpuConditionHolds(const ExpectationRule& rule, const EnvironmentFacts& facts) {
+  if (rule.when_gpu.empty()) return true;
+  auto it = facts.values.find("gpu");
+  if (it == facts.values.end()) return false;
+  return std::any_of(rule.when_gpu.begin(), rule.when_gpu.end(),
+                     [&](const std::string& glob) { return GlobMatches(glob, it->second); });
+}
+
 }  // namespace
+
+bool GlobMatches(std::string_view pattern, std::string_view text) {
+  // Iterative wildcard match with one backtrack point (the last '*').
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts) {
+  return ParamConditionsHold(rule, point) && ParamRangesHold(rule, point) &&
+         FactConditionsHold(rule, point, facts) && GpuConditionHolds(rule, facts) &&
+         RangeAndEnvConditionsHold(rule, point, facts);
+}
 
 std::string Expectation::ToString() const {
   std::string text(OutcomeName(outcome));
@@ -54,10 +112,7 @@ std::string Expectation::ToString() const {
 Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
                            const EnvironmentFacts& facts) {
   for (const ExpectationRule& rule : set.rules) {
-    if (ParamConditionsHold(rule, point) && FactConditionsHold(rule, point, facts) &&
-        RangeAndEnvConditionsHold(rule, point, facts)) {
-      return rule.expect;
-    }
+    if (ConditionsHold(rule, point, facts)) return rule.expect;
   }
   return Expectation{};
 }

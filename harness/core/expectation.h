@@ -32,6 +32,12 @@ struct ExpectationRule {
   std::map<std::string, std::string> when_ranges;
   // Environment variables -> accepted values; std::nullopt accepts "unset".
   std::map<std::string, std::vector<std::optional<std::string>>> when_env;
+  // Ranges on integer and size parameters (`bytes: ">=1G"`): param -> clauses (operator
+  // "==", "!=", "<", "<=", ">", ">=" and a number) that must all hold.
+  std::map<std::string, std::vector<std::pair<std::string, int64_t>>> when_param_ranges;
+  // `gpu: "NVIDIA H200*"`: glob patterns ('*' any run, '?' one character), one of which must
+  // match the GPU model the job ran on (fact "gpu"; absent on the host backend).
+  std::vector<std::string> when_gpu;
   Expectation expect;
 };
 
@@ -49,6 +55,13 @@ struct Point;
 // The expectation for a point: the first rule whose conditions hold, else plain `pass`.
 Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
                            const EnvironmentFacts& facts);
+
+// Whether every condition of `rule` holds for the point in `facts` (the rule's expectation
+// aside): what ExpectationFor checks per rule, and what metric bounds use.
+bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts);
+
+// '*' matches any run of characters, '?' any one; everything else itself.
+bool GlobMatches(std::string_view pattern, std::string_view text);
 
 // Whether an observed outcome and signature meet an expectation. An infra outcome meets none:
 // it says the machinery failed, not what the code under test did.

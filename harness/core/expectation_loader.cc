@@ -7,7 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/did_you_mean.h"
 #include "harness/core/expectation_conditions.h"
@@ -19,7 +24,7 @@ namespace gh {
 namespace {
 
 const std::vector<std::string>& FactNames() {
-  static const std::vector<std::string> names = {"backend", "nranks", "nccl", "env", "gpu_shared"};
+  static const std::vector<std::string> names = {"backend", "nranks", "nccl", "env", "gpu_shared", "gpu"};
   return names;
 }
 
@@ -90,6 +95,49 @@ absl::Status WhenRange(const YamlDoc& doc, const YamlEntry& entry, const std::st
   return absl::OkStatus();
 }
 
+// `bytes: ">=1G,<4G"` on an integer or size parameter: clauses that must all hold.
+absl::Status WhenParamRange(const YamlDoc& doc, const YamlEntry& entry, const std::string& path,
+                            const ParamDef& def, ExpectationRule& rule) {
+  GH_ASSIGN_OR_RETURN(std::string text, doc.Scalar(entry.value, path, "a range such as >=1G"));
+  std::vector<std::pair<std::string, int64_t>> clauses;
+  for (absl::string_view clause : absl::StrSplit(text, ',')) {
+    clause = absl::StripAsciiWhitespace(clause);
+    std::string op = "==";
+    for (const char* candidate : {"==", "!=", "<=", ">=", "<", ">"}) {
+      if (absl::StartsWith(clause, candidate)) {
+        op = candidate;
+        break;
+      }
+    }
+    if (absl::StartsWith(clause, op)) clause.remove_prefix(op.size());
+    clause = absl::StripAsciiWhitespace(clause);
+    int64_t number = 0;
+    absl::StatusOr<int64_t> bytes = ParseBytes(std::string_view(clause.data(), clause.size()));
+    if (def.type == ParamType::kBytes && bytes.ok()) {
+      number = *bytes;
+    } else if (!absl::SimpleAtoi(clause, &number)) {
+      return doc.Error(entry.value, path,
+                       absl::StrCat("bad range clause '", std::string(clause), "' in '", text,
+                                    "': expected an operator (==, !=, <, <=, >, >=) and ",
+                                    def.type == ParamType::kBytes ? "a size (1G, 4096)" : "an integer"));
+    }
+    clauses.emplace_back(op, number);
+  }
+  rule.when_param_ranges[entry.key] = std::move(clauses);
+  return absl::OkStatus();
+}
+
+// `gpu: "NVIDIA H200*"` or a list of such globs.
+absl::Status WhenGpu(const YamlDoc& doc, const YamlEntry& entry, const std::string& path,
+                     ExpectationRule& rule) {
+  GH_ASSIGN_OR_RETURN(auto items, Items(doc, entry.value, path));
+  for (const auto& [item, item_path] : items) {
+    GH_ASSIGN_OR_RETURN(std::string glob, doc.Scalar(item, item_path, "a GPU model glob such as 'NVIDIA H200*'"));
+    rule.when_gpu.push_back(glob);
+  }
+  return absl::OkStatus();
+}
+
 // A parameter (its values must be ones its axis takes), `backend` or `nranks`: lists of values.
 absl::Status WhenValues(const YamlDoc& doc, const YamlEntry& entry, const std::string& path,
                         const KindInfo& kind, const ScenarioSpec& spec, ExpectationRule& rule) {
@@ -125,8 +173,11 @@ absl::Status WhenValues(const YamlDoc& doc, const YamlEntry& entry, const std::s
   return absl::OkStatus();
 }
 
-absl::Status LoadWhen(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
-                      const KindInfo& kind, const ScenarioSpec& spec, ExpectationRule& rule) {
+}  // namespace
+
+absl::Status LoadWhenConditions(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                const KindInfo& kind, const ScenarioSpec& spec,
+                                ExpectationRule& rule) {
   if (!node.IsMap()) {
     return doc.Error(node, path, absl::StrCat("expected a map of parameters (or backend, nranks) "
                                               "to values, got ", NodeKind(node)));
@@ -147,7 +198,13 @@ absl::Status LoadWhen(const YamlDoc& doc, const YAML::Node& node, const std::str
                                     absl::StrJoin(facts, ", "), ")",
                                     DidYouMeanSuffix(entry.key, choices)));
     }
-    if (!is_param && entry.key == "env") {
+    const ParamDef* def = FindParam(kind, entry.key);
+    if (def != nullptr && (def->type == ParamType::kInt || def->type == ParamType::kBytes) &&
+        entry.value.IsScalar() && LooksLikeRange(entry.value.Scalar())) {
+      GH_RETURN_IF_ERROR(WhenParamRange(doc, entry, key_path, *def, rule));
+    } else if (!is_param && entry.key == "gpu") {
+      GH_RETURN_IF_ERROR(WhenGpu(doc, entry, key_path, rule));
+    } else if (!is_param && entry.key == "env") {
       GH_RETURN_IF_ERROR(WhenEnv(doc, entry, key_path, rule));
     } else if (!is_param && (entry.key == "nccl" || (entry.key == "nranks" && entry.value.IsScalar() &&
                                                      LooksLikeRange(entry.value.Scalar())))) {
@@ -165,6 +222,8 @@ absl::Status LoadWhen(const YamlDoc& doc, const YAML::Node& node, const std::str
   }
   return absl::OkStatus();
 }
+
+namespace {
 
 absl::Status ReadOutcome(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
                          ExpectationRule& rule) {
@@ -207,7 +266,7 @@ absl::StatusOr<ExpectationRule> LoadRule(const YamlDoc& doc, const YAML::Node& n
     GH_ASSIGN_OR_RETURN(rule.expect.reason, doc.Scalar(map.Child("reason"), map.Path("reason"), "text"));
   }
   if (map.Has("when")) {
-    GH_RETURN_IF_ERROR(LoadWhen(doc, map.Child("when"), map.Path("when"), kind, spec, rule));
+    GH_RETURN_IF_ERROR(LoadWhenConditions(doc, map.Child("when"), map.Path("when"), kind, spec, rule));
   }
   GH_RETURN_IF_ERROR(map.Finish());
   return rule;

@@ -16,6 +16,13 @@ namespace gh {
 absl::Status LoadExpectations(const YamlDoc& doc, const YAML::Node& node, const KindInfo& kind,
                               ScenarioSpec& spec);
 
+// Reads a `when:` map into the conditions of `rule` (its expectation untouched): parameters
+// (values the axis takes, or a range on an integer or size parameter: `bytes: ">=1G"`) and
+// facts (backend, nranks, nccl, env, gpu_shared, gpu). Metric bounds read theirs through it.
+absl::Status LoadWhenConditions(const YamlDoc& doc, const YAML::Node& node, const std::string& path,
+                                const KindInfo& kind, const ScenarioSpec& spec,
+                                ExpectationRule& rule);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_CORE_EXPECTATION_LOADER_H_

@@ -13,7 +13,11 @@ nlohmann::json EnvironmentFingerprint::ToJson() const {
                         {"name", gpu.name},
                         {"pci_bus_id", gpu.pci_bus_id},
                         {"sm", absl::StrCat(gpu.sm_major, ".", gpu.sm_minor)},
-                        {"memory_bytes", gpu.memory_bytes}});
+                        {"memory_bytes", gpu.memory_bytes},
+                        {"sm_clock_mhz", gpu.sm_clock_mhz},
+                        {"mem_clock_mhz", gpu.mem_clock_mhz},
+                        {"sm_clock_max_mhz", gpu.sm_clock_max_mhz},
+                        {"mem_clock_max_mhz", gpu.mem_clock_max_mhz}});
   }
   nlohmann::json env_object = nlohmann::json::object();
   for (const auto& [name, value] : env) env_object[name] = value;
@@ -26,6 +30,7 @@ nlohmann::json EnvironmentFingerprint::ToJson() const {
       {"devices", devices},
       {"gpu_shared", gpu_shared},
       {"gpus", gpu_list},
+      {"cpu_model", cpu_model},
       {"driver_version", driver_version},
       {"cuda_driver_api", cuda_driver_api},
       {"cuda_runtime", cuda_runtime},
@@ -44,6 +49,17 @@ EnvironmentFacts EnvironmentFingerprint::Facts() const {
   facts.values["gpu_shared"] = gpu_shared ? "true" : "false";
   if (!nccl_runtime.empty()) facts.values["nccl_version"] = nccl_runtime;
   for (const auto& [name, value] : env) facts.values[absl::StrCat("env.", name)] = value;
+  // Rank 0's GPU: the one its device ordinal names, else the node's first.
+  const GpuInfo* gpu = gpus.empty() ? nullptr : &gpus.front();
+  for (const GpuInfo& candidate : gpus) {
+    if (!devices.empty() && candidate.ordinal == devices.front()) gpu = &candidate;
+  }
+  if (backend != "host" && gpu != nullptr && !gpu->name.empty()) {
+    facts.values["gpu"] = gpu->name;
+    facts.values["hardware"] = gpu->name;
+  } else if (backend == "host" && !cpu_model.empty()) {
+    facts.values["hardware"] = absl::StrCat("cpu: ", cpu_model);
+  }
   return facts;
 }
 
@@ -66,6 +82,34 @@ absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& 
   if (auto it = json.find("nccl_runtime"); it != json.end()) {
     if (!it->is_string()) return wrong("nccl_runtime", "a string");
     fp.nccl_runtime = it->get<std::string>();
+  }
+  if (auto it = json.find("cpu_model"); it != json.end()) {
+    if (!it->is_string()) return wrong("cpu_model", "a string");
+    fp.cpu_model = it->get<std::string>();
+  }
+  if (auto it = json.find("devices"); it != json.end()) {
+    if (!it->is_array()) return wrong("devices", "an array of integers");
+    for (const auto& device : *it) {
+      if (!device.is_number_integer()) return wrong("devices", "an array of integers");
+      fp.devices.push_back(device.get<int>());
+    }
+  }
+  if (auto it = json.find("gpus"); it != json.end()) {
+    if (!it->is_array()) return wrong("gpus", "an array");
+    for (size_t i = 0; i < it->size(); ++i) {
+      const auto& entry = (*it)[i];
+      GpuInfo gpu;
+      if (!entry.is_object()) return wrong(absl::StrCat("gpus[", i, "]"), "an object");
+      if (auto name = entry.find("name"); name != entry.end()) {
+        if (!name->is_string()) return wrong(absl::StrCat("gpus[", i, "].name"), "a string");
+        gpu.name = name->get<std::string>();
+      }
+      if (auto ordinal = entry.find("ordinal"); ordinal != entry.end()) {
+        if (!ordinal->is_number_integer()) return wrong(absl::StrCat("gpus[", i, "].ordinal"), "an integer");
+        gpu.ordinal = ordinal->get<int>();
+      }
+      fp.gpus.push_back(std::move(gpu));
+    }
   }
   if (auto it = json.find("env"); it != json.end()) {
     if (!it->is_object()) return wrong("env", "an object");

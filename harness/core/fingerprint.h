@@ -20,6 +20,11 @@ struct GpuInfo {
   std::string pci_bus_id;
   int sm_major = 0, sm_minor = 0;
   int64_t memory_bytes = 0;
+  // From NVML where it answers (0 where not): the clocks the GPU runs kernels at now (SM and
+  // memory, MHz; applications clocks when set) and their maxima. Numbers from GPUs at
+  // different clocks do not compare.
+  int sm_clock_mhz = 0, mem_clock_mhz = 0;
+  int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
 };
 
 struct EnvironmentFingerprint {
@@ -31,6 +36,7 @@ struct EnvironmentFingerprint {
   std::vector<int> devices;            // per rank, -1 on host
   bool gpu_shared = false;
   std::vector<GpuInfo> gpus;           // rank 0's node
+  std::string cpu_model;               // rank 0's /proc/cpuinfo "model name"
   std::string driver_version;          // "580.159.04"
   std::string cuda_driver_api;         // cudaDriverGetVersion, "13.0"
   std::string cuda_runtime;            // cudaRuntimeGetVersion
@@ -41,12 +47,14 @@ struct EnvironmentFingerprint {
   std::string started_at;
 
   nlohmann::json ToJson() const;
-  EnvironmentFacts Facts() const;      // backend, nranks, gpu_shared, nccl_version, env.NAME
+  // backend, nranks, gpu_shared, nccl_version, env.NAME, gpu (rank 0's GPU model) and
+  // hardware (that model, or "cpu: <cpu_model>" on the host backend): what records carry.
+  EnvironmentFacts Facts() const;
 };
 
 // The facts of a job read back from the environment.json it wrote (ToJson's form): the same as
 // the job's own Facts(). Only the fields facts come from are read: backend and nranks (both
-// required), gpu_shared, nccl_runtime and env. A field of the wrong type is InvalidArgument
+// required), gpu_shared, nccl_runtime, env, devices, gpus[].ordinal/name and cpu_model. A field of the wrong type is InvalidArgument
 // naming it.
 absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& json);
 

@@ -13,7 +13,7 @@ EnvironmentFingerprint Sample() {
   fp.hosts = {"n1", "n1"};
   fp.local_ranks = {0, 1};
   fp.devices = {0, 1};
-  fp.gpus = {{0, "NVIDIA H200", "0000:18:00.0", 9, 0, 150000000000}};
+  fp.gpus = {{0, "NVIDIA H200", "0000:18:00.0", 9, 0, 150000000000, 1980, 3201, 1980, 3201}};
   fp.driver_version = "580.159.04";
   fp.cuda_driver_api = "13.0";
   fp.cuda_runtime = "13.0";
@@ -38,7 +38,12 @@ TEST(FingerprintTest, ToJsonHasEveryField) {
                                           {"name", "NVIDIA H200"},
                                           {"pci_bus_id", "0000:18:00.0"},
                                           {"sm", "9.0"},
-                                          {"memory_bytes", 150000000000}}));
+                                          {"memory_bytes", 150000000000},
+                                          {"sm_clock_mhz", 1980},
+                                          {"mem_clock_mhz", 3201},
+                                          {"sm_clock_max_mhz", 1980},
+                                          {"mem_clock_max_mhz", 3201}}));
+  EXPECT_EQ(j["cpu_model"], "");
   EXPECT_EQ(j["driver_version"], "580.159.04");
   EXPECT_EQ(j["cuda_driver_api"], "13.0");
   EXPECT_EQ(j["cuda_runtime"], "13.0");
@@ -47,7 +52,7 @@ TEST(FingerprintTest, ToJsonHasEveryField) {
   EXPECT_EQ(j["mpi_library"], "Open MPI v4.1.6");
   EXPECT_EQ(j["env"]["NCCL_CUMEM_ENABLE"], "0");
   EXPECT_EQ(j["started_at"], "2026-11-29T09:00:00Z");
-  EXPECT_EQ(j.size(), 16u);
+  EXPECT_EQ(j.size(), 17u);
 }
 
 TEST(FingerprintTest, Facts) {
@@ -57,9 +62,15 @@ TEST(FingerprintTest, Facts) {
   EXPECT_EQ(facts.values.at("nccl_version"), "2.28.9");
   EXPECT_EQ(facts.values.at("env.NCCL_CUMEM_ENABLE"), "0");
   EXPECT_EQ(facts.values.at("env.XLA_FLAGS"), "--xla_gpu_enable_nccl_user_buffers=true");
+  EXPECT_EQ(facts.values.at("gpu"), "NVIDIA H200");
+  EXPECT_EQ(facts.values.at("hardware"), "NVIDIA H200");
   EnvironmentFingerprint host;
   host.backend = "host";
   EXPECT_EQ(host.Facts().values.count("nccl_version"), 0u);  // no NCCL: no fact
+  EXPECT_EQ(host.Facts().values.count("hardware"), 0u);      // no CPU model known
+  host.cpu_model = "AMD EPYC 9654 96-Core Processor";
+  EXPECT_EQ(host.Facts().values.at("hardware"), "cpu: AMD EPYC 9654 96-Core Processor");
+  EXPECT_EQ(host.Facts().values.count("gpu"), 0u);
 }
 
 TEST(FingerprintTest, FactsReadBackFromEnvironmentJsonAreTheJobsOwn) {

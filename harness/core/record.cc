@@ -17,10 +17,18 @@ using nlohmann::json;
 // JSON has no NaN or infinity: non-finite metric values are written as null and read back as NaN.
 json Number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
 
-json MetricsToJson(const std::vector<Metric>& metrics) {
+// Point-level metrics keep their samples; a rank's copy of them leaves them out (rank 0's
+// would repeat the point's).
+json MetricsToJson(const std::vector<Metric>& metrics, bool with_samples) {
   json out = json::array();
   for (const Metric& m : metrics) {
-    out.push_back({{"name", m.name}, {"value", Number(m.value)}, {"unit", m.unit}});
+    json metric = {{"name", m.name}, {"value", Number(m.value)}, {"unit", m.unit}};
+    if (with_samples && !m.samples.empty()) {
+      json samples = json::array();
+      for (double v : m.samples) samples.push_back(Number(v));
+      metric["samples"] = std::move(samples);
+    }
+    out.push_back(std::move(metric));
   }
   return out;
 }
@@ -40,7 +48,7 @@ json RankToJson(const RankOutcome& r) {
                        {"expected", m.expected},
                        {"actual", m.actual}};
   }
-  out["metrics"] = MetricsToJson(r.metrics);
+  out["metrics"] = MetricsToJson(r.metrics, /*with_samples=*/false);
   if (!r.output_tail.empty()) out["output_tail"] = r.output_tail;
   if (!r.stack.empty()) out["stack"] = r.stack;
   if (!r.stack_note.empty()) out["stack_note"] = r.stack_note;
@@ -154,6 +162,19 @@ absl::Status MetricsFromJson(const json* array, const std::string& path,
     GH_RETURN_IF_ERROR(f.String("name", &m.name, /*required=*/true));
     GH_RETURN_IF_ERROR(f.Double("value", &m.value));
     GH_RETURN_IF_ERROR(f.String("unit", &m.unit));
+    if (const json* samples = f.Find("samples")) {
+      if (!samples->is_array()) return f.Error("samples", "expected an array of numbers");
+      for (size_t s = 0; s < samples->size(); ++s) {
+        const json& v = (*samples)[s];
+        if (v.is_null()) {
+          m.samples.push_back(std::numeric_limits<double>::quiet_NaN());
+        } else if (v.is_number()) {
+          m.samples.push_back(v.get<double>());
+        } else {
+          return f.Error(absl::StrCat("samples[", s, "]"), "expected a number");
+        }
+      }
+    }
     out->push_back(std::move(m));
   }
   return absl::OkStatus();
@@ -185,6 +206,13 @@ absl::Status RankFromJson(const json& object, const std::string& path, RankOutco
   return MetricsFromJson(f.Find("metrics"), f.Path("metrics"), &r->metrics);
 }
 
+bool HasSamples(const std::vector<Metric>& metrics) {
+  for (const Metric& m : metrics) {
+    if (!m.samples.empty()) return true;
+  }
+  return false;
+}
+
 // A fact of the job, "" when the facts do not say.
 std::string FactOf(const EnvironmentFacts& facts, const std::string& name) {
   auto it = facts.values.find(name);
@@ -205,10 +233,14 @@ Record MakeRecord(const ScenarioSpec& spec, const std::string& file, const Point
   record.backend = FactOf(facts, "backend");
   if (!absl::SimpleAtoi(FactOf(facts, "nranks"), &record.nranks)) record.nranks = point.nranks;
   record.gpu_shared = FactOf(facts, "gpu_shared") == "true";
+  record.hardware = FactOf(facts, "hardware");
+  record.warmup = spec.warmup;
+  record.iterations = spec.iterations;
   record.trial = trial;
   record.trials = spec.trials;
   record.verdict = spec.verdict;
   record.expected = ExpectationFor(spec.expect, point, facts);
+  record.metric_bounds = MetricBoundsFor(spec.expect_metrics, point, facts);
   SetResult(record, PointOutcome{});
   return record;
 }
@@ -233,6 +265,7 @@ json RecordToJson(const Record& record) {
     expected["signature"] = *record.expected.signature_regex;
   }
   expected["reason"] = record.expected.reason;
+  if (!record.metric_bounds.empty()) expected["metrics"] = MetricBoundsToJson(record.metric_bounds);
 
   json ranks = json::array();
   for (const RankOutcome& r : record.result.ranks) ranks.push_back(RankToJson(r));
@@ -258,11 +291,15 @@ json RecordToJson(const Record& record) {
       {"gpu_shared", record.gpu_shared},
       {"started_at", record.started_at},
       {"duration_s", Number(record.duration_s)},
-      {"metrics", MetricsToJson(record.result.metrics)},
+      {"metrics", MetricsToJson(record.result.metrics, /*with_samples=*/true)},
       {"ranks", ranks},
       {"cell", cell},
   };
   if (!record.description.empty()) out["description"] = record.description;
+  if (!record.hardware.empty()) out["hardware"] = record.hardware;
+  if (HasSamples(record.result.metrics)) {
+    out["timing"] = {{"warmup", record.warmup}, {"iterations", record.iterations}};
+  }
   if (record.not_run) out["not_run"] = true;
   if (!record.result.hang.empty()) out["hang"] = HangToJson(record.result.hang);
   if (record.trials > 1) {
@@ -325,10 +362,20 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
       record.expected.signature_regex = regex;
     }
     GH_RETURN_IF_ERROR(ef.String("reason", &record.expected.reason));
+    if (const json* bounds = ef.Find("metrics")) {
+      GH_ASSIGN_OR_RETURN(record.metric_bounds, MetricBoundsFromJson(*bounds, "expected.metrics"));
+    }
   }
   GH_RETURN_IF_ERROR(f.Bool("matched", &record.matched));
   GH_RETURN_IF_ERROR(f.Bool("gpu_shared", &record.gpu_shared));
   GH_RETURN_IF_ERROR(f.Bool("not_run", &record.not_run));
+  GH_RETURN_IF_ERROR(f.String("hardware", &record.hardware));
+  if (const json* timing = f.Find("timing")) {
+    Fields tf(*timing, "timing");
+    GH_RETURN_IF_ERROR(tf.Check());
+    GH_RETURN_IF_ERROR(tf.Integer("warmup", &record.warmup));
+    GH_RETURN_IF_ERROR(tf.Integer("iterations", &record.iterations));
+  }
   GH_RETURN_IF_ERROR(f.String("started_at", &record.started_at));
   GH_RETURN_IF_ERROR(f.Double("duration_s", &record.duration_s));
   GH_RETURN_IF_ERROR(MetricsFromJson(f.Find("metrics"), "metrics", &record.result.metrics));

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
+#include "harness/core/metric_expectation.h"
 #include "harness/core/outcome.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_spec.h"
@@ -37,7 +38,15 @@ struct Record {
   PointOutcome result;         // outcome, signature, per-rank details, metrics
   Expectation expected;
   bool matched = true;         // result meets `expected`
+  // Bounds on the point's metrics that hold here (scenario `expect_metrics:`), judged over the
+  // point's passing trials by the comparison (core/metric_expectation.h). Written in `expected`.
+  std::vector<MetricBound> metric_bounds;
   bool gpu_shared = false;     // ranks shared a GPU (--share-gpu)
+  // What the numbers were measured on, for deciding whether two runs' metrics compare: the GPU
+  // model (rank 0's), or on the host backend "cpu: <model>". Written only when not empty.
+  std::string hardware;
+  int warmup = 0;              // the spec's untimed and timed iterations per trial; written
+  int iterations = 0;          // (as `timing`) only when a metric carries samples
   // A skip because the job ended before this run could start (another point's timeout, a lost
   // CUDA context): it says nothing about the point, and a sweep runs it again in a new job.
   // Written only when true.

@@ -12,6 +12,7 @@
 #include "harness/core/did_you_mean.h"
 #include "harness/core/exec_block_loader.h"
 #include "harness/core/expectation_loader.h"
+#include "harness/core/metric_expectation_loader.h"
 #include "harness/core/point.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_param_value.h"
@@ -26,7 +27,8 @@ constexpr absl::Duration kMaxTimeout = absl::Hours(24);
 const std::vector<std::string>& TopLevelKeys() {
   static const std::vector<std::string> keys = {
       "name",   "kind",       "description", "params", "ranks",   "trials",
-      "timeout", "warmup",    "iterations",  "expect", "verdict", "exec"};
+      "timeout", "warmup",    "iterations",  "expect", "verdict", "exec",
+      "expect_metrics"};
   return keys;
 }
 
@@ -262,6 +264,9 @@ absl::StatusOr<ScenarioSpec> DocumentReader::Read(const YAML::Node& node) {
   GH_RETURN_IF_ERROR(ReadRanks(top.Child("ranks")));
   GH_RETURN_IF_ERROR(ReadCounts(top));
   if (top.Has("expect")) GH_RETURN_IF_ERROR(LoadExpectations(doc_, top.Child("expect"), *kind_, spec_));
+  if (top.Has("expect_metrics")) {
+    GH_RETURN_IF_ERROR(LoadMetricExpectations(doc_, top.Child("expect_metrics"), *kind_, spec_));
+  }
   if (top.Has("verdict")) GH_RETURN_IF_ERROR(ReadVerdict(top.Child("verdict")));
   GH_RETURN_IF_ERROR(ReadExec(top));
   GH_RETURN_IF_ERROR(top.Finish());

@@ -204,7 +204,7 @@ TEST_F(LoaderTest, UnknownTopLevelKey) {
             "scenarios/x.yaml:3:1: trails: unknown key; did you mean trials?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ncolour: red\n"),
             "scenarios/x.yaml:3:1: colour: unknown key (allowed here: description, exec, expect, "
-            "iterations, kind, name, params, ranks, timeout, trials, verdict, warmup)");
+            "expect_metrics, iterations, kind, name, params, ranks, timeout, trials, verdict, warmup)");
 }
 
 TEST_F(LoaderTest, DuplicateKey) {
@@ -433,7 +433,7 @@ TEST_F(LoaderTest, WhenErrors) {
   EXPECT_EQ(ErrorOf(head + "  - {when: {size: 4K}, outcome: fail}\n"),
             "scenarios/x.yaml:6:13: expect[0].when.size: not a parameter of kind 'fake_ring' nor "
             "a fact (parameters: bytes, dtype, transport, iters, scale, check; facts: backend, "
-            "nranks, nccl, env, gpu_shared)");
+            "nranks, nccl, env, gpu_shared, gpu)");
   EXPECT_EQ(ErrorOf(head + "  - pass\n  - {when: {bytes: [4K, 2M]}, outcome: fail}\n"),
             "scenarios/x.yaml:7:25: expect[1].when.bytes[1]: 2M is not a value the bytes axis "
             "takes (its values: 4K, 1M)");

@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "harness/core/exec_block.h"
 #include "harness/core/expectation.h"
+#include "harness/core/metric_expectation.h"
 #include "harness/core/param.h"
 #include "harness/core/trial_verdict.h"
 
@@ -51,6 +52,9 @@ struct ScenarioSpec {
   int warmup = 5;       // untimed iterations before timing
   int iterations = 20;  // timed iterations
   ExpectationSet expect;  // default: pass
+  // `expect_metrics:` bounds on metrics (core/metric_expectation.h); every rule whose
+  // conditions hold applies.
+  std::vector<MetricBoundRule> expect_metrics;
   // How the trials of a point add up to its result (`verdict:`; default any_failure). Only
   // consulted when trials > 1.
   TrialVerdictRule verdict;

@@ -21,6 +21,7 @@ double Quantile(const std::vector<double>& sorted, double q) {
 TimingStats SummarizeTimings(std::vector<double> samples_us) {
   TimingStats stats;
   if (samples_us.empty()) return stats;
+  stats.samples_us = samples_us;
   std::sort(samples_us.begin(), samples_us.end());
   stats.samples = static_cast<int>(samples_us.size());
   stats.min_us = samples_us.front();
@@ -37,8 +38,13 @@ std::vector<Metric> TimingMetrics(const TimingStats& stats, double bytes_per_ite
       {"time_p10_us", stats.p10_us, "us"},       {"time_p90_us", stats.p90_us, "us"},
       {"time_max_us", stats.max_us, "us"},       {"iterations", double(stats.samples), "count"},
   };
+  metrics[0].samples = stats.samples_us;
   if (bytes_per_iteration > 0 && stats.median_us > 0) {
-    metrics.push_back({"bandwidth_GBps", bytes_per_iteration / (stats.median_us * 1e3), "GB/s"});
+    Metric bandwidth{"bandwidth_GBps", bytes_per_iteration / (stats.median_us * 1e3), "GB/s"};
+    for (double us : stats.samples_us) {
+      if (us > 0) bandwidth.samples.push_back(bytes_per_iteration / (us * 1e3));
+    }
+    metrics.push_back(std::move(bandwidth));
   }
   return metrics;
 }

@@ -484,7 +484,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
       std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
     }
   }
-  const BaselineMatch match{options_.baseline_ignore_axes};
+  const BaselineMatch match{options_.baseline_ignore_axes, options_.perf};
   if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);
       !checked.ok()) {
     return checked;

@@ -33,6 +33,7 @@ struct SweepOptions {
   std::string baseline_dir;           // "" for none
   // Axes left out when cells meet their baseline cells (--baseline-ignore; a version axis).
   std::set<std::string> baseline_ignore_axes;
+  PerfOptions perf;  // how metrics compare with the baseline's (--perf-threshold, --perf-warn-only)
   std::string program;                // the gpuharness binary the jobs run
   bool dry_run = false;               // print the cells and their command lines, write nothing
   absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/trial_verdict.h"
+#include "harness/report/perf_report.h"
 
 namespace gh {
 namespace {
@@ -99,6 +100,11 @@ std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison, co
     } else if (regression) {
       line.outcome = now.worst;
       line.detail = RegressionDetail(now);
+    } else if (entry.perf_regressed()) {
+      line.outcome = now.worst;
+      line.detail = absl::StrCat(PerfRegressionText(entry), " vs the baseline",
+                                 comparison.perf_options.warn_only ? " (warn only)" : "");
+      if (comparison.perf_options.warn_only) line.word = "WARNING";
     } else if (verbose) {
       line = MetLine(now);
     } else {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/report/result_matrix.h"
+#include "harness/report/perf_report.h"
 
 namespace gh {
 namespace {
@@ -131,10 +132,11 @@ struct Testcase {
 // One key's testcase: an <error> when a trial ended infra (the launcher or the harness failed;
 // CI tells errors from failures), a <failure> when its expectation is unmet or it regressed
 // against the baseline (whatever the outcome, a skip included), <skipped> when it skipped as
-// expected, else a plain testcase; trials and the expectation a non-pass outcome met go to
+// expected, else a plain testcase (a <failure type="perf regression"> when a metric got slower
+// than the baseline's, unless warn-only); trials and the expectation a non-pass outcome met go to
 // <system-out>.
 Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Record*>& trials,
-                        const std::string& matrix) {
+                        const std::string& matrix, bool perf_warn_only) {
   const PointTrials& now = *entry.now;
   double seconds = 0;
   for (const Record* r : trials) seconds += r->duration_s > 0 ? r->duration_s : 0;
@@ -144,6 +146,7 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
   const std::string expected = now.expected.ToString();
   const std::string got = TrialsText(now);
   const bool regression = entry.change == BaselineChange::kRegression;
+  const bool perf_failure = entry.perf_regressed() && !perf_warn_only;
   std::string inner;
   if (now.worst == Outcome::kInfra) {
     out.error = true;
@@ -162,6 +165,11 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
     absl::StrAppend(&inner, "      <failure message=\"", Escape(message, true), "\" type=\"",
                     regression && now.expectation_met() ? "regression" : std::string(OutcomeName(now.worst)),
                     "\">", Escape(body, false), "</failure>\n");
+  } else if (perf_failure) {
+    out.failure = true;
+    const std::string message = absl::StrCat("perf regression: ", PerfRegressionText(entry));
+    absl::StrAppend(&inner, "      <failure message=\"", Escape(message, true),
+                    "\" type=\"perf regression\">", Escape(message, false), "</failure>\n");
   } else if (now.worst == Outcome::kSkip) {
     out.skipped = true;
     absl::StrAppend(&inner, "      <skipped message=\"", Escape(now.skip_reason, true), "\"/>\n");
@@ -204,7 +212,7 @@ std::string RenderJUnit(const std::vector<Record>& records, const std::string& s
     if (!entry.now) continue;  // vanished: only the baseline has it
     const std::vector<const Record*>& trials = trials_of[entry.key];
     for (const Record* r : trials) total_s += r->duration_s > 0 ? r->duration_s : 0;
-    Testcase testcase = RenderTestcase(entry, trials, matrix);
+    Testcase testcase = RenderTestcase(entry, trials, matrix, comparison->perf_options.warn_only);
     ++tests;
     failures += testcase.failure;
     errors += testcase.error;

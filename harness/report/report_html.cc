@@ -13,6 +13,7 @@
 #include "harness/report/report_palette.h"
 #include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
+#include "harness/report/perf_report.h"
 
 namespace gh {
 namespace {
@@ -431,6 +432,7 @@ std::string RenderReportHtml(const ReportInput& input) {
     absl::StrAppend(&out, "<h2>", EscapeHtml(section.title), " (", section.rows.size(), ")</h2>\n");
     AppendTable(out, section.headers, section.rows);
   }
+  out += PerfChartsHtml(comparison);
   for (const ScenarioMatrix& matrix : BuildScenarioMatrices(comparison, sweep)) AppendMatrix(out, matrix);
   AppendEnvironment(out, input.environments);
   out += "</body></html>\n";

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/report/perf_report.h"
 #include "harness/report/result_matrix.h"
 
 namespace gh {
@@ -72,6 +73,7 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
   sections.push_back(EntrySection("Regressions", comparison, sweep,
                                   change_is(BaselineChange::kRegression),
                                   {"baseline", "now", "signature"}, before_after));
+  sections.push_back(PerfSection(comparison, sweep));
   sections.push_back(EntrySection("Fixes", comparison, sweep, change_is(BaselineChange::kFix),
                                   {"baseline", "now"}, [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline),

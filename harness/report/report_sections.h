@@ -20,7 +20,7 @@ struct ReportSection {
 };
 
 // In report order, only those with rows: "Cells not run" (with a sweep), "Unmet expectations",
-// "Regressions", "Fixes", "Changed signatures", "New points", "Vanished points", "Hangs" (the
+// "Regressions", "Performance vs baseline" (report/perf_report.h), "Fixes", "Changed signatures", "New points", "Vanished points", "Hangs" (the
 // first hang report of each point that timed out). Signatures and
 // cell details longer than `max_text_chars` are cut to that many characters, ending "...".
 std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,

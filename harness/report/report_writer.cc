@@ -27,7 +27,7 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
     baseline = std::move(*loaded);
   }
 
-  const BaselineMatch match{options.baseline_ignore_axes};
+  const BaselineMatch match{options.baseline_ignore_axes, options.perf};
   if (!match.ignore_axes.empty()) {
     if (!baseline) return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
     for (const std::string& axis : match.ignore_axes) {

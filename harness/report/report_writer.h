@@ -17,6 +17,7 @@ struct ReportOptions {
   std::string dir;           // the results directory (see results_dir.h)
   std::string baseline_dir;  // "" for no baseline comparison
   std::set<std::string> baseline_ignore_axes;  // left out when cells meet (BaselineMatch)
+  PerfOptions perf;  // how metrics compare with the baseline's (--perf-threshold, --perf-warn-only)
   std::string out_dir;       // where the files go; "" means `dir`
   std::string title;         // "" means "gpuharness sweep <matrix>" or "gpuharness results <dir>"
 };

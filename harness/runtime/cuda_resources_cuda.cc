@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/runtime/cuda_errors_cuda.h"
+#include "harness/runtime/nvml_clocks.h"
 
 namespace gh {
 namespace {
@@ -292,6 +293,7 @@ void CudaResources::FillFingerprint(EnvironmentFingerprint& fp) const {
     gpu.sm_major = prop.major;
     gpu.sm_minor = prop.minor;
     gpu.memory_bytes = static_cast<int64_t>(prop.totalGlobalMem);
+    FillNvmlClocks(gpu);
     fp.gpus.push_back(std::move(gpu));
   }
   fp.driver_version = DriverVersionFromNvml();

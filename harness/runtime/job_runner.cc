@@ -20,6 +20,7 @@
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/runtime/cpu_model.h"
 #include "harness/runtime/crash_guard.h"
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/gpu_binding.h"
@@ -195,6 +196,7 @@ EnvironmentFingerprint JobRunner::Fingerprint() const {
   fp.devices = devices_;
   fp.gpu_shared = gpu_shared_;
   fp.mpi_library = world_.library_version();
+  fp.cpu_model = HostCpuModel();
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     const std::string_view text(*entry);
     const size_t eq = text.find('=');

@@ -11,7 +11,9 @@ namespace {
 
 constexpr char kMagic[4] = {'G', 'H', 'R', 'O'};
 constexpr uint8_t kVersion = 1;
-// Opens the optional stack section after the metrics.
+// Open the optional sections after the metrics: every metric's samples (timed points), then
+// the stack.
+constexpr uint8_t kSamplesTag = 'P';
 constexpr uint8_t kStackTag = 'S';
 
 class Writer {
@@ -128,6 +130,16 @@ std::string EncodeRankOutcome(const RankOutcome& outcome) {
     w.F64(m.value);
     w.Str(m.unit);
   }
+  // Present only when a metric has samples: per metric, its count and values.
+  bool any_samples = false;
+  for (const Metric& m : outcome.metrics) any_samples = any_samples || !m.samples.empty();
+  if (any_samples) {
+    w.U8(kSamplesTag);
+    for (const Metric& m : outcome.metrics) {
+      w.U64(m.samples.size());
+      for (double v : m.samples) w.F64(v);
+    }
+  }
   // An optional tail, present only when the rank has a stack or a note about it (timeouts,
   // crashes): the common outcome stays as short as before.
   if (!outcome.stack.empty() || !outcome.stack_note.empty()) {
@@ -179,9 +191,23 @@ absl::StatusOr<RankOutcome> DecodeRankOutcome(std::string_view bytes) {
   }
   uint64_t frames = 0;
   if (ok && r.AtEnd()) return out;
-  const size_t tail = r.pos();
+  size_t tail = r.pos();
   uint8_t tag = 0;
-  ok = ok && r.U8("stack tag", &tag);
+  ok = ok && r.U8("section tag", &tag);
+  if (ok && tag == kSamplesTag) {
+    for (Metric& m : out.metrics) {
+      uint64_t count = 0;
+      ok = ok && r.U64("sample count", &count);
+      for (uint64_t i = 0; ok && i < count; ++i) {
+        double v = 0;
+        ok = r.F64("sample", &v);
+        m.samples.push_back(v);
+      }
+    }
+    if (ok && r.AtEnd()) return out;
+    tail = r.pos();
+    ok = ok && r.U8("stack tag", &tag);
+  }
   if (ok && tag != kStackTag) return error(absl::StrCat("trailing bytes after byte ", tail));
   ok = ok && r.U64("stack frame count", &frames);
   for (uint64_t i = 0; ok && i < frames; ++i) {

@@ -150,3 +150,25 @@ TEST(RankOutcomeCodec, GatheredBytesThatDoNotDecodeAreThatRanksErrorInCollectRes
 
 }  // namespace
 }  // namespace gh
+
+namespace gh {
+namespace {
+
+TEST(RankOutcomeCodecSamplesTest, MetricSamplesSurviveTheGatherWithAStack) {
+  RankOutcome outcome;
+  outcome.rank = 1;
+  outcome.metrics = {{"time_median_us", 2, "us", {3, 1, 2}}, {"iterations", 3, "count", {}}};
+  outcome.stack = {"frame"};
+  absl::StatusOr<RankOutcome> back = DecodeRankOutcome(EncodeRankOutcome(outcome));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->metrics[0].samples, (std::vector<double>{3, 1, 2}));
+  EXPECT_TRUE(back->metrics[1].samples.empty());
+  EXPECT_EQ(back->stack, std::vector<std::string>{"frame"});
+  outcome.stack.clear();
+  back = DecodeRankOutcome(EncodeRankOutcome(outcome));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->metrics[0].samples, (std::vector<double>{3, 1, 2}));
+}
+
+}  // namespace
+}  // namespace gh
