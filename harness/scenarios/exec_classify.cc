@@ -65,7 +65,8 @@ std::string DefaultFailureSignature(const std::vector<std::string_view>& lines, 
   std::string signature = absl::StrCat("exit status ", exit_status);
   if (!last.empty()) {
     const size_t start = last.find_first_not_of(" \t");
-    absl::StrAppend(&signature, ": ", cut(last.substr(start)));
+    const size_t end = last.find_last_not_of(" \t");
+    absl::StrAppend(&signature, ": ", cut(last.substr(start, end + 1 - start)));
   }
   return signature;
 }

@@ -46,7 +46,7 @@ rc=$?
 set -e
 echo "bisect took $(( $(date +%s) - start ))s, exit $rc"
 cat bisect.txt
-[ "$rc" = 1 ] || fail "bisect exit $rc, expected 1 (a first bad version found)"
+[ "$rc" = 0 ] || fail "bisect exit $rc, expected 0 (a first bad version found)"
 python3 - "$work/out/summary.json" "${rev[6]}" "${rev[5]}" <<'PY' || fail "summary.json"
 import json, sys
 s = json.load(open(sys.argv[1]))

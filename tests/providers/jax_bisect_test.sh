@@ -33,7 +33,7 @@ rc=$?
 set -e
 echo "bisect took $(( $(date +%s) - start ))s, exit $rc"
 cat bisect.txt
-[ "$rc" = 1 ] || fail "bisect exit $rc, expected 1"
+[ "$rc" = 0 ] || fail "bisect exit $rc, expected 0 (found)"
 python3 - out/summary.json <<'PY' || fail "summary.json: the first bad is not 0.6.0"
 import json, sys
 s = json.load(open(sys.argv[1]))
