@@ -2,8 +2,9 @@
 // ncclRecv from 0; ncclGroupEnd) timed exactly as the harness times it, so that the two can be
 // compared in the same device run (docs/performance.md). Per size: warm-ups, then timed
 // iterations each bracketed by CUDA events on a non-blocking stream (nothing else between the
-// events); prints the median, the spread and nccl-tests' style loop mean (first start to last
-// stop over the iterations). One process, no MPI.
+// events); prints the median, the spread, the loop of those iterations (first start to last
+// stop) and a bare loop (the iterations again with no event between them: nccl-tests'
+// statistic, as the harness's time_loop_mean_us). One process, no MPI.
 //
 // Usage: nccl_sendrecv_baseline [--sizes 1K,4K,...] [--warmup N] [--iters N] [--device D]
 #include <cuda_runtime.h>
@@ -126,8 +127,8 @@ int main(int argc, char** argv) {
   std::printf("# nccl_sendrecv_baseline: %s, NCCL %d (compiled %d), 1 rank self send/recv, "
               "warmup %d, iters %d, ncclFloat32\n",
               prop.name, nccl_version, NCCL_VERSION_CODE, warmup, iters);
-  std::printf("%10s %12s %12s %12s %12s %12s %12s %s\n", "bytes", "median_us", "min_us", "p90_us",
-              "loop_us", "GB/s_median", "GB/s_loop", "check");
+  std::printf("%10s %12s %12s %12s %12s %12s %12s %12s %s\n", "bytes", "median_us", "min_us",
+              "p90_us", "loop_us", "bare_us", "GB/s_median", "GB/s_bare", "check");
   for (size_t bytes : sizes) {
     const size_t count = bytes / 4;
     const uint32_t salt = static_cast<uint32_t>(bytes * 40503u);
@@ -156,6 +157,15 @@ int main(int argc, char** argv) {
     float loop_ms = 0;
     CHECK_CUDA(cudaEventElapsedTime(&loop_ms, events[0], events[2 * iters - 1]));
     const double loop_us = loop_ms * 1e3 / iters;
+    // The same iterations with no event between them (an event between two NCCL kernels costs
+    // them ~3 us): the statistic nccl-tests prints, and the harness's time_loop_mean_us.
+    CHECK_CUDA(cudaEventRecord(events[0], stream));
+    for (int i = 0; i < iters; ++i) exchange();
+    CHECK_CUDA(cudaEventRecord(events[1], stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    float bare_ms = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&bare_ms, events[0], events[1]));
+    const double bare_us = bare_ms * 1e3 / iters;
     // The received block must equal the sent one (first and last word at least).
     uint32_t first = 0, last = 0;
     CHECK_CUDA(cudaMemcpy(&first, recv, 4, cudaMemcpyDeviceToHost));
@@ -163,9 +173,9 @@ int main(int argc, char** argv) {
     const bool ok = first == (0u ^ salt) &&
                     last == (static_cast<uint32_t>((count - 1) * 2654435761u) ^ salt);
     const double median = Quantile(us, 0.5);
-    std::printf("%10s %12.2f %12.2f %12.2f %12.2f %12.1f %12.1f %s\n", FormatSize(bytes).c_str(),
-                median, Quantile(us, 0.0), Quantile(us, 0.9), loop_us, bytes / (median * 1e3),
-                bytes / (loop_us * 1e3), ok ? "ok" : "WRONG");
+    std::printf("%10s %12.2f %12.2f %12.2f %12.2f %12.2f %12.1f %12.1f %s\n",
+                FormatSize(bytes).c_str(), median, Quantile(us, 0.0), Quantile(us, 0.9), loop_us,
+                bare_us, bytes / (median * 1e3), bytes / (bare_us * 1e3), ok ? "ok" : "WRONG");
     if (!ok) return 1;
   }
   for (cudaEvent_t event : events) cudaEventDestroy(event);

@@ -15,4 +15,5 @@ gh_harness_test_cases(gh_gpu_test LABEL gpu TIMEOUT 300 SUITE RingShiftGpu CASES
   CorruptElementFailsNamingTheRank
   StaleAndPartialBlocksFailWithExactCounts
   StalledRankTimesOutNamingItsStep
-  LostContextOnOneRankEndsTheJobWithoutAHang)
+  LostContextOnOneRankEndsTheJobWithoutAHang
+  CopyEngineTransportPassesAndPlantedFaultsFail)

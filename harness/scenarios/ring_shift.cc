@@ -1,6 +1,6 @@
 // ring_shift: registration, parameters, and the host backend (CPU memory, MPI transports).
 // The cuda backend lives in ring_shift_nccl_cuda.cc (kernels in ring_shift_kernels.cu) and
-// ring_shift_device_cuda.cc (nccl_device); Run() dispatches.
+// ring_shift_device_cuda.cc (nccl_device, nccl_ce); Run() dispatches.
 //
 // Host data: each element's bits are PatternBits(rank, index, seed) cut to the dtype's width,
 // the seed distinct per trial and iteration. Before the final, verified exchange the receive
@@ -310,7 +310,9 @@ class RingShift : public Scenario {
         return RankOutcome::Skip(absl::StrCat("transport ", transport, " runs on the host backend"));
       }
 #if defined(GH_HAVE_CUDA)
-      if (params.transport == RingTransport::kNcclDevice) return RunRingShiftDeviceCuda(ctx, params);
+      if (params.transport == RingTransport::kNcclDevice || params.transport == RingTransport::kNcclCe) {
+        return RunRingShiftDeviceCuda(ctx, params);
+      }
       return RunRingShiftCuda(ctx, params);
 #endif
     }
@@ -345,8 +347,9 @@ KindInfo DescribeRingShift() {
                 "auto = mpi_p2p on host, nccl_p2p on cuda; mpi_p2p = MPI_Sendrecv, mpi_put = "
                 "MPI_Put into the neighbour's window (host); nccl_p2p = grouped "
                 "ncclSend/ncclRecv (cuda); nccl_device = each rank's kernel stores into the "
-                "right neighbour's symmetric window (NCCL device API, cuda); a transport of the "
-                "other backend is a skip")
+                "right neighbour's symmetric window (NCCL device API, cuda); nccl_ce = a "
+                "cudaMemcpyAsync (copy engine) into that window, between LSA barriers (cuda); a "
+                "transport of the other backend is a skip")
           .Enum("fault", RingFault::kNone,
                 "harness self-test: inject a fault on fault_rank (wrong element, stale data, "
                 "half a block, a stall past the timeout, SIGSEGV, an illegal address on the GPU "

@@ -26,11 +26,11 @@ std::string FormatRingElement(RingDtype dtype, uint64_t bits);
 
 // How blocks move: kAuto resolves per backend (mpi_p2p on host, nccl_p2p on cuda); a transport
 // of the other backend is a skip.
-enum class RingTransport { kAuto, kMpiP2p, kMpiPut, kNcclP2p, kNcclDevice };
+enum class RingTransport { kAuto, kMpiP2p, kMpiPut, kNcclP2p, kNcclDevice, kNcclCe };
 inline constexpr EnumName<RingTransport> kRingTransportNames[] = {
     {RingTransport::kAuto, "auto"},          {RingTransport::kMpiP2p, "mpi_p2p"},
     {RingTransport::kMpiPut, "mpi_put"},     {RingTransport::kNcclP2p, "nccl_p2p"},
-    {RingTransport::kNcclDevice, "nccl_device"}};
+    {RingTransport::kNcclDevice, "nccl_device"}, {RingTransport::kNcclCe, "nccl_ce"}};
 constexpr std::span<const EnumName<RingTransport>> EnumNames(RingTransport) {
   return kRingTransportNames;
 }

@@ -42,6 +42,16 @@ class LsaRingShift {
                        size_t store_bytes, const int64_t* device_begin_row, size_t row_bytes,
                        cudaStream_t stream);
 
+  // The copy-engine transport (`nccl_ce`), on `stream`: barrier; cudaMemcpyAsync of
+  // `store_bytes` (<= `bytes`; none for the stale-block fault) from `src` to `peer`; barrier.
+  // `peer` is RightPeerPointer's address.
+  absl::Status EnqueueCopyEngine(void* peer, const void* src, size_t bytes, size_t store_bytes,
+                                 cudaStream_t stream);
+  // The right neighbour's address of `window_offset` in `window`, as this process maps it
+  // (ncclGetLsaPointer, read on the device). Waits for `stream`: call it outside timed regions.
+  absl::StatusOr<void*> RightPeerPointer(ncclWindow_t window, size_t window_offset,
+                                         cudaStream_t stream);
+
   int ctas() const;
 
   // Whether NCCL's communicator must be re-created after Create() refused with `refusal`.
@@ -61,9 +71,10 @@ class LsaRingShift {
   std::unique_ptr<Impl> impl_;
 };
 
-// ring_shift over the `nccl_device` transport: the send buffer (cudaMalloc) is stored into the
-// neighbour's receive buffer (ncclMemAlloc, symmetric window). Records bandwidth_GBps and, in
-// the same run, a device-to-device copy of the same bytes (copy_bandwidth_GBps) and their ratio.
+// ring_shift over the `nccl_device` transport (SM stores) or `nccl_ce` (the copy engine, a
+// cudaMemcpyAsync): the send buffer (cudaMalloc) goes into the neighbour's receive buffer
+// (ncclMemAlloc, symmetric window). Records bandwidth_GBps and, in the same run, a
+// device-to-device copy of the same bytes (copy_bandwidth_GBps) and their ratio.
 RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& params);
 
 }  // namespace gh

@@ -1,6 +1,7 @@
 // Device-initiated ring shift through NCCL's device API: a device communicator with one LSA
 // barrier per CTA, the receive buffer in a symmetric window, and the kernel of
-// ring_shift_device_kernels.cu storing into the right neighbour's window.
+// ring_shift_device_kernels.cu storing into the right neighbour's window (nccl_device) or a
+// cudaMemcpyAsync into it between two one-CTA barriers (nccl_ce, the copy engine).
 #include <cstddef>
 
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/status_macros.h"
 #include "harness/core/timing_stats.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/cuda_resources.h"
@@ -28,6 +30,8 @@
 #include "harness/scenarios/ring_shift_device.h"
 #include "harness/scenarios/ring_shift_device_kernels_cuda.h"
 #include "harness/scenarios/ring_shift_kernels_cuda.h"
+#include "harness/scenarios/ring_shift_loop_cuda.h"
+#include "harness/scenarios/ring_shift_timing.h"
 
 namespace gh {
 namespace {
@@ -63,6 +67,35 @@ LsaRingShift::~LsaRingShift() {
 }
 
 int LsaRingShift::ctas() const { return impl_->ctas; }
+
+absl::Status LsaRingShift::EnqueueCopyEngine(void* peer, const void* src, size_t bytes,
+                                             size_t store_bytes, cudaStream_t stream) {
+  if (store_bytes > bytes) store_bytes = bytes;
+  GH_RETURN_IF_ERROR(CudaOk(LaunchLsaBarrier(impl_->dev, stream), "LaunchLsaBarrier"));
+  if (store_bytes > 0) {
+    GH_RETURN_IF_ERROR(CudaOk(
+        cudaMemcpyAsync(peer, src, store_bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync"));
+  }
+  return CudaOk(LaunchLsaBarrier(impl_->dev, stream), "LaunchLsaBarrier");
+}
+
+absl::StatusOr<void*> LsaRingShift::RightPeerPointer(ncclWindow_t window, size_t window_offset,
+                                                     cudaStream_t stream) {
+  void** slot = nullptr;
+  GH_RETURN_IF_ERROR(CudaOk(cudaMallocAsync(reinterpret_cast<void**>(&slot), sizeof(void*), stream),
+                            "cudaMallocAsync"));
+  void* peer = nullptr;
+  absl::Status status = CudaOk(
+      LaunchRightLsaPointer(impl_->dev, window, window_offset, slot, stream), "LaunchRightLsaPointer");
+  if (status.ok()) {
+    status = CudaOk(cudaMemcpyAsync(&peer, slot, sizeof(peer), cudaMemcpyDeviceToHost, stream),
+                    "cudaMemcpyAsync");
+  }
+  status.Update(CudaOk(cudaFreeAsync(slot, stream), "cudaFreeAsync"));
+  status.Update(CudaOk(cudaStreamSynchronize(stream), "cudaStreamSynchronize"));
+  if (!status.ok()) return status;
+  return peer;
+}
 
 bool LsaRingShift::RefusalNeedsNewCommunicator(const absl::Status& refusal) {
   std::string_view text(refusal.message().data(), refusal.message().size());
@@ -179,14 +212,27 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
                        "cudaMemsetAsync"));
 
-  ctx.SetStep("exchange", "device remote store", int64_t(bytes));
+  // nccl_ce copies into the neighbour's window through its address in this process.
+  const bool copy_engine = params.transport == RingTransport::kNcclCe;
+  void* peer = nullptr;
+  if (status.ok() && copy_engine) {
+    absl::StatusOr<void*> found_peer = (*lsa)->RightPeerPointer(win, 0, stream);
+    if (found_peer.ok()) peer = *found_peer;
+    status = found_peer.status();
+  }
+
+  ctx.SetStep("exchange", copy_engine ? "device copy engine" : "device remote store", int64_t(bytes));
   auto enqueue = [&](size_t store_bytes) {
+    if (copy_engine) {
+      return (*lsa)->EnqueueCopyEngine(peer, send.allocation->data(), bytes, store_bytes, stream);
+    }
     return (*lsa)->Enqueue(win, 0, send.allocation->data(), bytes, store_bytes, nullptr, 0, stream);
   };
   for (int i = 0; status.ok() && i < ctx.warmup(); ++i) status = enqueue(bytes);
 
-  // Timed: the kernel alone between two events per iteration; then a device-to-device copy of
-  // the same bytes on the same stream, the bound a remote store can approach.
+  // Timed: the transport's iterations back to back, an event after each;
+  // then a device-to-device copy of the same bytes, timed alike: the bound a remote store can
+  // approach.
   const int iterations = std::max(ctx.iterations(), 1);
   std::vector<cudaEvent_t> events(size_t(iterations) + 1);
   for (auto& e : events) status.Update(CudaOk(cudaEventCreate(&e), "cudaEventCreate"));
@@ -206,13 +252,23 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
     }
     return samples;
   };
-  std::vector<double> store_us = time_loop([&] { return enqueue(bytes); });
-  std::vector<double> copy_us = time_loop([&] {
+  auto copy_once = [&] {
     return CudaOk(cudaMemcpyAsync(recv.allocation->data(), send.allocation->data(), bytes,
                                   cudaMemcpyDeviceToDevice, stream),
                   "cudaMemcpyAsync");
-  });
+  };
+  std::vector<double> store_us = time_loop([&] { return enqueue(bytes); });
+  std::vector<double> copy_us = time_loop(copy_once);
   for (auto& e : events) cudaEventDestroy(e);
+  // Both again with no event between iterations: the loop means (ring_shift_timing.h).
+  auto bare_loop = [&](auto&& body) -> double {
+    if (!status.ok()) return 0;
+    absl::StatusOr<double> us = TimeBareLoopUs(stream, iterations, body, [&] { return cuda->Synchronize(); });
+    status = us.status();
+    return us.ok() ? *us : 0;
+  };
+  const double store_loop_us = bare_loop([&] { return enqueue(bytes); });
+  const double copy_loop_us = bare_loop(copy_once);
 
   // The verified exchange: fresh data (next seed), so a stale block cannot pass.
   ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
@@ -289,7 +345,14 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   if (store.median_us > 0) {
     out.metrics.push_back({"bandwidth_vs_copy", copy.median_us / store.median_us, "ratio"});
   }
-  out.metrics.push_back({"ctas", double((*lsa)->ctas()), "count"});
+  for (std::vector<Metric> loop : {LoopMetrics("", store_loop_us, iterations, double(bytes)),
+                                   LoopMetrics("copy_", copy_loop_us, iterations, double(bytes))}) {
+    for (Metric& m : loop) out.metrics.push_back(std::move(m));
+  }
+  if (store_loop_us > 0) {
+    out.metrics.push_back({"bandwidth_loop_vs_copy", copy_loop_us / store_loop_us, "ratio"});
+  }
+  if (!copy_engine) out.metrics.push_back({"ctas", double((*lsa)->ctas()), "count"});
 
   ctx.SetStep("release");
   absl::Status released = send.Release();

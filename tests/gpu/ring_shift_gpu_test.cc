@@ -1,6 +1,9 @@
 // Whole-binary GPU tests: `gpuharness run` on the cuda backend, at 1 rank and with 2 and 4 ranks
 // sharing one GPU (--share-gpu), asserting the records rank by rank. Where no GPU is visible the
 // binary prints why and exits 77, which CTest reports as skipped (tests/gpu.cmake).
+#include <stdlib.h>
+
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -143,6 +146,61 @@ TEST(RingShiftGpu, LostContextOnOneRankEndsTheJobWithoutAHang) {
     EXPECT_EQ(records[i].result.signature,
               "not run: the NCCL communicator could not be re-created after an error in " +
                   faulted.point + ": the CUDA context of rank 1 is lost");
+  }
+}
+
+// The copy-engine transport (nccl_ce: cudaMemcpyAsync into the neighbour's symmetric window)
+// at 1 rank: a clean block passes with its bandwidth beside the in-run copy's; a half-written
+// and a stale block fail with exact counts, as over NCCL send/recv.
+TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
+  char dir_template[] = "/tmp/gh_ring_shift_ce_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  const std::string yaml = std::string(dir) + "/ce.yaml";
+  const std::string point = "kind: ring_shift\nranks: 1\ntimeout: 60s\nwarmup: 1\niterations: 3\n";
+  std::ofstream(yaml) << "name: gpu_ce\n" << point
+                      << "params: {transport: nccl_ce, dtype: [f32, bf16], bytes: [1000, 1M]}\n"
+                      << "---\nname: gpu_ce_partial\n" << point
+                      << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: partial_write, fault_rank: 0}\n"
+                      << "expect: fail\n"
+                      << "---\nname: gpu_ce_stale\n" << point
+                      << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: stale_block, fault_rank: 0}\n"
+                      << "expect: fail\n";
+  HarnessRun run = RunHarness(1, yaml, "cuda");
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), 6u) << run.console;
+  if (records[0].result.outcome == Outcome::kSkip) {
+    // NCCL without a device communicator at one rank (before 2.28.4): every point says so.
+    GTEST_SKIP() << records[0].result.signature;
+  }
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    ASSERT_EQ(record.result.ranks.size(), 1u);
+    const RankOutcome& rank = record.result.ranks[0];
+    if (record.scenario == "gpu_ce") {
+      ASSERT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
+      EXPECT_EQ(MetricOr(rank.metrics, "iterations", -1), 3);
+      EXPECT_GT(MetricOr(rank.metrics, "bandwidth_GBps", -1), 0);
+      EXPECT_GT(MetricOr(rank.metrics, "copy_bandwidth_GBps", -1), 0);
+      EXPECT_GT(MetricOr(rank.metrics, "bandwidth_vs_copy", -1), 0);
+      EXPECT_GT(MetricOr(rank.metrics, "time_loop_mean_us", -1), 0);
+      EXPECT_EQ(MetricOr(rank.metrics, "ctas", -1), -1) << "no kernel of its own";
+      continue;
+    }
+    EXPECT_EQ(record.result.outcome, Outcome::kFail);
+    EXPECT_TRUE(record.matched);
+    ASSERT_TRUE(rank.mismatch.has_value());
+    EXPECT_EQ(rank.mismatch->checked_elements, 16384);
+    if (record.scenario == "gpu_ce_partial") {
+      EXPECT_EQ(rank.mismatch->wrong_elements, 8192);  // the unwritten second half
+      EXPECT_EQ(rank.mismatch->first_index, 8192);
+      EXPECT_EQ(rank.mismatch->actual, "0xa5a5a5a5");  // the poison
+    } else {
+      EXPECT_EQ(record.scenario, "gpu_ce_stale");
+      EXPECT_EQ(rank.mismatch->wrong_elements, 16384);  // nothing copied: the poison throughout
+      EXPECT_EQ(rank.mismatch->first_index, 0);
+    }
   }
 }
 

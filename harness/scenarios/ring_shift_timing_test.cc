@@ -1,0 +1,72 @@
+// ring_shift's loop statistic (ring_shift_timing.h) and its nccl_ce transport, without a GPU.
+#include "harness/scenarios/ring_shift_timing.h"
+
+#include <mpi.h>
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "harness/core/point.h"
+#include "harness/core/registry.h"
+#include "harness/core/scenario_loader.h"
+#include "harness/runtime/point_context.h"
+#include "harness/scenarios/ring_shift.h"
+
+namespace gh {
+namespace {
+
+TEST(LoopMetricsTest, MeanTimeAndBandwidthOfTheLoop) {
+  // 50 iterations of 1 MB in 2000 us: 40 us each, 25 GB/s.
+  std::vector<Metric> metrics = LoopMetrics("", 2000, 50, 1e6);
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].name, "time_loop_mean_us");
+  EXPECT_DOUBLE_EQ(metrics[0].value, 40);
+  EXPECT_EQ(metrics[0].unit, "us");
+  EXPECT_EQ(metrics[1].name, "bandwidth_loop_GBps");
+  EXPECT_DOUBLE_EQ(metrics[1].value, 25);
+  EXPECT_EQ(metrics[1].unit, "GB/s");
+}
+
+TEST(LoopMetricsTest, PrefixNamesTheReferenceCopy) {
+  std::vector<Metric> metrics = LoopMetrics("copy_", 100, 4, 2e6);
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].name, "copy_time_loop_mean_us");
+  EXPECT_DOUBLE_EQ(metrics[0].value, 25);
+  EXPECT_EQ(metrics[1].name, "copy_bandwidth_loop_GBps");
+  EXPECT_DOUBLE_EQ(metrics[1].value, 80);
+}
+
+TEST(LoopMetricsTest, NoBytesGivesTheTimeAlone) {
+  std::vector<Metric> metrics = LoopMetrics("", 30, 3, 0);
+  ASSERT_EQ(metrics.size(), 1u);
+  EXPECT_EQ(metrics[0].name, "time_loop_mean_us");
+  EXPECT_DOUBLE_EQ(metrics[0].value, 10);
+}
+
+TEST(LoopMetricsTest, NoIterationsOrNoTimeGivesNothing) {
+  EXPECT_TRUE(LoopMetrics("", 30, 0, 1e6).empty());
+  EXPECT_TRUE(LoopMetrics("", 0, 5, 1e6).empty());
+}
+
+// The copy-engine transport parses from YAML and, on the host backend, is a skip that names it
+// (before any MPI or CUDA call: the context has neither).
+TEST(RingShiftHostTest, CopyEngineTransportIsASkipOnTheHostBackend) {
+  absl::StatusOr<std::vector<ScenarioSpec>> specs = LoadScenarioText(
+      "name: ce\nkind: ring_shift\nparams: {transport: nccl_ce, bytes: 4K}\n", "ce.yaml");
+  ASSERT_TRUE(specs.ok()) << specs.status();
+  ASSERT_EQ(specs->size(), 1u);
+  absl::StatusOr<std::vector<Point>> points = ExpandPoints((*specs)[0], 1);
+  ASSERT_TRUE(points.ok()) << points.status();
+  ASSERT_EQ(points->size(), 1u);
+  EXPECT_EQ((*points)[0].name, "ce/bytes=4K/transport=nccl_ce/np=1");
+  const KindInfo* kind = ScenarioRegistry::Global().Find("ring_shift");
+  ASSERT_NE(kind, nullptr);
+  PointContext ctx((*points)[0], 0, Backend::kHost, 0, 1, 0, MPI_COMM_NULL, nullptr, nullptr);
+  RankOutcome out = kind->make()->Run(ctx);
+  EXPECT_EQ(out.outcome, Outcome::kSkip);
+  EXPECT_EQ(out.signature, "transport nccl_ce needs the cuda backend");
+}
+
+}  // namespace
+}  // namespace gh
