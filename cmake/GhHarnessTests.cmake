@@ -13,6 +13,7 @@ function(gh_harness_test_program target source)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "LIBS;DEFINES;DEPENDS")
   add_executable(${target} ${source})
   target_link_libraries(${target} PRIVATE ${arg_LIBS} GTest::gtest gh_warnings)
+  target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR})  # tests/common/*.h
   target_compile_definitions(${target} PRIVATE GH_GPUHARNESS_BIN="$<TARGET_FILE:gpuharness>"
                              GH_SOURCE_DIR="${PROJECT_SOURCE_DIR}" ${arg_DEFINES})
   add_dependencies(${target} gpuharness ${arg_DEPENDS})

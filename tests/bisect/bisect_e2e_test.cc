@@ -20,49 +20,28 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/shell_run.h"
 
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string console;
-};
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using gh::testing::CommandRun;
+using gh::testing::ReadWholeFile;
+using gh::testing::ShellWord;
 
 // Runs a shell command line with the synthetic range's environment; stdout+stderr captured.
 CommandRun Shell(const std::string& command) {
-  std::string line = "GH_BISECT_TESTDATA=" + Quote(GH_BISECT_TESTDATA_DIR) +
-                     " GH_BISECT_FAKE_LIB=" + Quote(GH_BISECT_FAKE_LIB_PATH) + " " + command + " 2>&1";
-  CommandRun run;
-  FILE* pipe = popen(line.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
-  int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return run;
+  std::string line = "GH_BISECT_TESTDATA=" + ShellWord(GH_BISECT_TESTDATA_DIR) +
+                     " GH_BISECT_FAKE_LIB=" + ShellWord(GH_BISECT_FAKE_LIB_PATH) + " " + command;
+  return gh::testing::RunShell(line);
 }
 
 CommandRun Bisect(const std::vector<std::string>& args) {
-  std::string command = Quote(GH_GPUHARNESS_BIN) + " bisect " +
-                        Quote(std::string(GH_BISECT_TESTDATA_DIR) + "/versions.yaml");
-  for (const std::string& a : args) command += " " + Quote(a);
+  std::string command = ShellWord(GH_GPUHARNESS_BIN) + " bisect " +
+                        ShellWord(std::string(GH_BISECT_TESTDATA_DIR) + "/versions.yaml");
+  for (const std::string& a : args) command += " " + ShellWord(a);
   return Shell(command);
 }
 
@@ -76,7 +55,7 @@ std::string FreshDir(const std::string& name) {
 // Runs a repro script with its arms' results under `arms`: it says it reproduced, the failing
 // arm's records fail and the workaround arm's pass.
 void ExpectReproduces(const std::string& script, const std::string& arms) {
-  CommandRun replay = Shell("GH_REPRO_OUT=" + Quote(arms) + " bash " + Quote(script));
+  CommandRun replay = Shell("GH_REPRO_OUT=" + ShellWord(arms) + " bash " + ShellWord(script));
   EXPECT_EQ(replay.exit_code, 0) << replay.console;
   EXPECT_THAT(replay.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
   EXPECT_THAT(ReadWholeFile(arms + "/failing/records.jsonl"), HasSubstr("\"outcome\":\"fail\""));
@@ -192,7 +171,7 @@ TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
   EXPECT_THAT(script, HasSubstr("--filter bisect_probe/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"));
   const std::string repro_out = FreshDir("repro_arms");
   ExpectReproduces(out + "/repro_first_bad.sh", repro_out);
-  CommandRun last_good = Shell("GH_REPRO_OUT=" + Quote(repro_out + "_good") + " bash " + Quote(out + "/repro_last_good.sh"));
+  CommandRun last_good = Shell("GH_REPRO_OUT=" + ShellWord(repro_out + "_good") + " bash " + ShellWord(out + "/repro_last_good.sh"));
   EXPECT_EQ(last_good.exit_code, 0) << last_good.console;
   EXPECT_THAT(last_good.console, HasSubstr("as recorded: the arm passes"));
 }
@@ -296,8 +275,8 @@ TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
   const std::string bad_matrix = FreshDir("bad_matrix_file") + ".yaml";
   std::ofstream(bad_matrix) << "name: m\nscenarios:\n  - file: " << GH_BISECT_TESTDATA_DIR
                             << "/probe.yaml\nversions:\n  values:\n    - {label: a, colour: red}\n";
-  CommandRun matrix = Shell(Quote(GH_GPUHARNESS_BIN) + " bisect " + Quote(bad_matrix) +
-                     " --good a --bad a --out " + Quote(out));
+  CommandRun matrix = Shell(ShellWord(GH_GPUHARNESS_BIN) + " bisect " + ShellWord(bad_matrix) +
+                     " --good a --bad a --out " + ShellWord(out));
   EXPECT_EQ(matrix.exit_code, 2);
   EXPECT_THAT(matrix.console, HasSubstr(bad_matrix + ":6:"));
   EXPECT_THAT(matrix.console, HasSubstr("colour"));
@@ -308,8 +287,8 @@ TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
 // the passing one (cumem=off, proto=simple) differ in GH_FAKE_BEHAVIOUR, GH_FAKE_PROTO and two
 // GH_FAKE_FLAGS flags; only GH_FAKE_BEHAVIOUR=corrupt makes the fake library corrupt data.
 CommandRun Driver(const std::string& subcommand, const std::vector<std::string>& args) {
-  std::string command = Quote(GH_GPUHARNESS_BIN) + " " + subcommand;
-  for (const std::string& a : args) command += " " + Quote(a);
+  std::string command = ShellWord(GH_GPUHARNESS_BIN) + " " + subcommand;
+  for (const std::string& a : args) command += " " + ShellWord(a);
   return Shell(command);
 }
 
@@ -356,7 +335,7 @@ TEST(MinimizeE2eTest, FindsTheOneVariableThatFlipsTheResultAndItsReproReproduces
   const std::string again = out + "/again.sh";
   CommandRun repro = Driver("repro", {out, kProbePoint, "--out", again});
   ASSERT_EQ(repro.exit_code, 0) << repro.console;
-  CommandRun replay_again = Shell("GH_REPRO_OUT=" + Quote(arms + "_again") + " bash " + Quote(again));
+  CommandRun replay_again = Shell("GH_REPRO_OUT=" + ShellWord(arms + "_again") + " bash " + ShellWord(again));
   EXPECT_EQ(replay_again.exit_code, 0) << replay_again.console;
   EXPECT_THAT(replay_again.console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/core/records_file.h"
+#include "tests/common/shell_run.h"
 
 namespace gh::testing {
 
@@ -41,13 +42,6 @@ struct HarnessOptions {
   std::vector<std::string> mpirun_env;  // each passed as `-x ENTRY` (NAME or NAME=VALUE)
   bool stdin_null = false;  // < /dev/null
 };
-
-inline std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs the command `options` describe, its console going to a log beside the results dir, and
 // echoes the command and console (for ctest -V).

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "tests/common/shell_run.h"
 
 namespace gh {
 namespace {
@@ -27,28 +28,12 @@ using ::testing::Not;
 
 namespace fs = std::filesystem;
 
-struct CommandRun {
-  int exit_code = -1;   // 128 + N where a signal N ended it
-  std::string console;  // stdout and stderr
-};
-
-std::string Quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+using gh::testing::CommandRun;
+using gh::testing::ShellWord;
 
 // Runs a shell command line, stdin from /dev/null; stdout+stderr captured and echoed.
 CommandRun Shell(const std::string& command) {
-  CommandRun run;
-  const std::string line = command + " < /dev/null 2>&1";
-  FILE* pipe = popen(line.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
-  const int status = pclose(pipe);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  CommandRun run = gh::testing::RunShell(command + " < /dev/null");
   std::printf("$ %s\n%s[exit %d]\n", command.c_str(), run.console.c_str(), run.exit_code);
   return run;
 }
@@ -58,7 +43,7 @@ CommandRun Gpuharness(const std::string& args, const std::string& env_prefix = "
   setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", /*overwrite=*/0);
   setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", /*overwrite=*/0);
   setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", /*overwrite=*/0);
-  return Shell(env_prefix + Quote(GH_GPUHARNESS_BIN) + " " + args);
+  return Shell(env_prefix + ShellWord(GH_GPUHARNESS_BIN) + " " + args);
 }
 
 std::string FreshDir(const std::string& name) {
@@ -118,7 +103,7 @@ TEST(VerdictsE2E, ALauncherThatExitsAtOnceIsInfraAndCannotPass) {
   Write(dir + "/s.yaml", kExpectCrash);
   Write(dir + "/false.yaml", "name: false\nargv: [\"false\", \"{program}\", \"{args}\"]\n");
   Write(dir + "/m.yaml", Matrix("false.yaml"));
-  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
   ExpectAllInfra(sweep, dir + "/out",
                  "infrastructure: job ended before recording anything (empty log) (job exited with "
                  "status 1)");
@@ -131,7 +116,7 @@ TEST(VerdictsE2E, AMissingLauncherIsInfraQuotingWhyItCannotExecute) {
   Write(dir + "/gone.yaml",
         "name: gone\nargv: [\"/nonexistent/gh-mpirun\", \"{program}\", \"{args}\"]\n");
   Write(dir + "/m.yaml", Matrix("gone.yaml"));
-  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
   ExpectAllInfra(sweep, dir + "/out",
                  "infrastructure: gpuharness sweep: cannot execute '/nonexistent/gh-mpirun': No "
                  "such file or directory (job exited with status 127)");
@@ -144,7 +129,7 @@ TEST(VerdictsE2E, MpirunRefusingRootIsInfraQuotingMpirun) {
   Write(dir + "/s.yaml", kExpectCrash);
   Write(dir + "/m.yaml", Matrix("mpirun"));
   CommandRun sweep = Gpuharness(
-      "sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"),
+      "sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"),
       "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
   ExpectAllInfra(sweep, dir + "/out",
                  "infrastructure: mpirun has detected an attempt to run as root. (job exited with "
@@ -168,7 +153,7 @@ TEST(VerdictsE2E, ARankKilledFromOutsideIsACrashNamingTheRankAndSigkill) {
         "  - pass\n");
   Write(dir + "/m.yaml", "name: oom\nscenarios: [s.yaml]\n"
                          "defaults: {backend: host, ranks: 2, timeout: 120s, launcher: mpirun}\n");
-  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(dir + "/out"));
+  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
   EXPECT_EQ(sweep.exit_code, 0) << "the kill was expected by rank and signal, the calm point passes";
   std::map<std::string, Record> by_variant;
   for (Record& r : Records(dir + "/out/records.jsonl")) by_variant[r.params.value("variant", "?")] = r;
@@ -192,7 +177,7 @@ TEST(VerdictsE2E, ARunCutShortByACrashLeavesWhatReportNeeds) {
         "name: ring\nkind: ring_shift\nparams: {bytes: [4K, 8K], fault: [none, crash], "
         "fault_rank: 0, transport: mpi_p2p}\ntimeout: 30s\nwarmup: 0\niterations: 1\n");
   const std::string out = dir + "/out";
-  CommandRun run = Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(out));
+  CommandRun run = Gpuharness("run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + ShellWord(out));
   EXPECT_EQ(run.exit_code, 139) << "the process dies of SIGSEGV: a shell shows 128 + 11";
   std::vector<Record> records = Records(out + "/records.jsonl");
   ASSERT_EQ(records.size(), 2u);
@@ -204,7 +189,7 @@ TEST(VerdictsE2E, ARunCutShortByACrashLeavesWhatReportNeeds) {
             "ring/bytes=8K/transport=mpi_p2p/fault=none/fault_rank=0/np=1\t0\n"
             "ring/bytes=8K/transport=mpi_p2p/fault=crash/fault_rank=0/np=1\t0\n");
   EXPECT_FALSE(fs::exists(out + "/junit.xml")) << "rank 0 died with the job";
-  CommandRun report = Gpuharness("report " + Quote(out));
+  CommandRun report = Gpuharness("report " + ShellWord(out));
   EXPECT_EQ(report.exit_code, 1) << "the crash was not expected";
   EXPECT_THAT(report.console,
               HasSubstr("2 of 4 planned runs never ran (the job ended before them; the plan is " +
@@ -215,8 +200,8 @@ TEST(VerdictsE2E, ARunCutShortByACrashLeavesWhatReportNeeds) {
   const std::string whole = dir + "/whole";
   Write(dir + "/ok.yaml", "name: ok\nkind: ring_shift\nparams: {bytes: 4K, transport: mpi_p2p}\n"
                           "timeout: 30s\nwarmup: 0\niterations: 1\n");
-  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/ok.yaml") + " --backend host --out " + Quote(whole)).exit_code, 0);
-  CommandRun clean = Gpuharness("report " + Quote(whole));
+  ASSERT_EQ(Gpuharness("run " + ShellWord(dir + "/ok.yaml") + " --backend host --out " + ShellWord(whole)).exit_code, 0);
+  CommandRun clean = Gpuharness("report " + ShellWord(whole));
   EXPECT_EQ(clean.exit_code, 0);
   EXPECT_THAT(clean.console, Not(HasSubstr("never ran")));
 }
@@ -245,14 +230,14 @@ TEST(VerdictsE2E, AnUnwritableOutExitsThreeForEveryCommand) {
   Write(dir + "/bisect.yaml", kBisectMatrix);
   Write(dir + "/minimize.yaml", kMinimizeMatrix);
   const std::string bad = "/proc/gh_verdicts_no_such/out";
-  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(dir + "/ran")).exit_code, 0);
+  ASSERT_EQ(Gpuharness("run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + ShellWord(dir + "/ran")).exit_code, 0);
   const std::map<std::string, std::string> commands = {
-      {"run", "run " + Quote(dir + "/s.yaml") + " --backend host --out " + bad},
-      {"sweep", "sweep " + Quote(dir + "/m.yaml") + " --out " + bad},
-      {"bisect", "bisect " + Quote(dir + "/bisect.yaml") + " --good v1 --bad v2 --out " + bad},
-      {"minimize", "minimize " + Quote(dir + "/minimize.yaml") +
+      {"run", "run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + bad},
+      {"sweep", "sweep " + ShellWord(dir + "/m.yaml") + " --out " + bad},
+      {"bisect", "bisect " + ShellWord(dir + "/bisect.yaml") + " --good v1 --bad v2 --out " + bad},
+      {"minimize", "minimize " + ShellWord(dir + "/minimize.yaml") +
                        " --failing proto=a --passing proto=b --out " + bad},
-      {"report", "report " + Quote(dir + "/ran") + " --out " + bad},
+      {"report", "report " + ShellWord(dir + "/ran") + " --out " + bad},
   };
   for (const auto& [name, args] : commands) {
     CommandRun run = Gpuharness(args);
@@ -271,7 +256,7 @@ TEST(VerdictsE2E, AnExistingDirOnAReadOnlyMountSaysNotWritable) {
   Write(dir + "/m.yaml", "name: one\nscenarios: [s.yaml]\n"
                          "defaults: {backend: host, ranks: 1, timeout: 60s, launcher: direct}\n");
   const std::string ro = dir + "/ro";
-  ASSERT_EQ(Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(ro)).exit_code, 0);
+  ASSERT_EQ(Gpuharness("run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + ShellWord(ro)).exit_code, 0);
   if (mount(ro.c_str(), ro.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     GTEST_SKIP() << "cannot bind-mount here (needs CAP_SYS_ADMIN)";
   }
@@ -280,14 +265,14 @@ TEST(VerdictsE2E, AnExistingDirOnAReadOnlyMountSaysNotWritable) {
     ~Unmount() { umount(path.c_str()); }
   } unmount{ro};
   ASSERT_EQ(mount(ro.c_str(), ro.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr), 0);
-  CommandRun sweep = Gpuharness("sweep " + Quote(dir + "/m.yaml") + " --out " + Quote(ro));
+  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(ro));
   EXPECT_EQ(sweep.exit_code, 3);
   EXPECT_THAT(sweep.console, HasSubstr("--out " + ro + ": not writable: Read-only file system"));
   EXPECT_THAT(sweep.console, Not(HasSubstr("another sweep")));
-  CommandRun report = Gpuharness("report " + Quote(ro));
+  CommandRun report = Gpuharness("report " + ShellWord(ro));
   EXPECT_EQ(report.exit_code, 3);
   EXPECT_THAT(report.console, HasSubstr(ro + ": not writable: Read-only file system"));
-  CommandRun run = Gpuharness("run " + Quote(dir + "/s.yaml") + " --backend host --out " + Quote(ro));
+  CommandRun run = Gpuharness("run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + ShellWord(ro));
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_THAT(run.console, HasSubstr("Read-only file system"));
 }

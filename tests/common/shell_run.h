@@ -1,0 +1,50 @@
+// Runs a shell command line and captures what it printed: shared by the whole-binary tests that
+// drive gpuharness through sh (bisect, perf, verdicts) and by harness_run.h.
+#ifndef GPUHARNESS_TESTS_COMMON_SHELL_RUN_H_
+#define GPUHARNESS_TESTS_COMMON_SHELL_RUN_H_
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace gh::testing {
+
+struct CommandRun {
+  int exit_code = -1;   // 128 + N where a signal N ended it
+  std::string console;  // stdout and stderr
+};
+
+inline std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// One shell word: single-quoted, so the shell expands nothing in it.
+inline std::string ShellWord(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `command` with sh, stdout and stderr captured together.
+inline CommandRun RunShell(const std::string& command) {
+  const std::string line = command + " 2>&1";
+  CommandRun run;
+  FILE* pipe = popen(line.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
+  const int status = pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run;
+}
+
+}  // namespace gh::testing
+
+#endif  // GPUHARNESS_TESTS_COMMON_SHELL_RUN_H_
