@@ -115,16 +115,7 @@ ProbeTally CountWithoutHunt(const std::vector<TrialResult>& trials) {
 ProbeTally CountEveryTrial(const Hunt& hunt, const std::vector<TrialResult>& trials) {
   ProbeTally tally;
   for (const TrialResult& trial : trials) {
-    ++tally.trials;
-    switch (hunt.Classify(trial)) {
-      case Hunt::TrialClass::kPass: ++tally.passes; break;
-      case Hunt::TrialClass::kHunted: ++tally.hunted; break;
-      case Hunt::TrialClass::kOther: ++tally.others; break;
-      case Hunt::TrialClass::kSkip: ++tally.skips; break;
-    }
-    if (trial.outcome != Outcome::kPass) {
-      ++tally.signatures[absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature)];
-    }
+    CountTrial(hunt, trial, tally);
   }
   return tally;
 }

@@ -123,14 +123,7 @@ std::string ProbeTally::Counts() const {
   return out;
 }
 
-ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials) {
-  ProbeTally tally;
-  for (const TrialResult& trial : trials) {
-    if (trial.unrunnable()) {
-      tally.setup_failure = trial.unrunnable_reason();
-      tally.verdict = ProbeVerdict::kSkip;
-      return tally;
-    }
+void CountTrial(const Hunt& hunt, const TrialResult& trial, ProbeTally& tally) {
     ++tally.trials;
     switch (hunt.Classify(trial)) {
       case Hunt::TrialClass::kPass: ++tally.passes; break;
@@ -141,6 +134,17 @@ ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vect
     if (trial.outcome != Outcome::kPass) {
       ++tally.signatures[absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature)];
     }
+}
+
+ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials) {
+  ProbeTally tally;
+  for (const TrialResult& trial : trials) {
+    if (trial.unrunnable()) {
+      tally.setup_failure = trial.unrunnable_reason();
+      tally.verdict = ProbeVerdict::kSkip;
+      return tally;
+    }
+    CountTrial(hunt, trial, tally);
     if (tally.skips > 0) {  // the scenario declined to run here: it will again
       tally.verdict = ProbeVerdict::kSkip;
       return tally;

@@ -99,6 +99,8 @@ struct ProbeTally {
 // an unrunnable trial (set-up failure, infra) or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
 // the other-failure SPRT accepting "bad" while no hunted failure was seen -> other; both
 // accepting "good" -> good. Trials after the deciding one are not counted.
+// Adds one trial to the tally's counts (trials, passes, hunted, others, skips, signatures).
+void CountTrial(const Hunt& hunt, const TrialResult& trial, ProbeTally& tally);
 ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials);
 
 }  // namespace gh
