@@ -35,12 +35,13 @@ class JobLedgerTest : public ::testing::Test {
     ASSERT_TRUE(MakeDirectories(dir_).ok());
   }
 
-  // Starts a leader that starts a 300 s sleeper in a process group of its own, writes its pid to
-  // DIR/child.pid, then runs `then` ("wait": stays; "exit 0": ends at once).
+  // Starts a leader that starts a 300 s sleeper in a process group of its own, which writes its
+  // pid to DIR/child.pid once it is in that group (not before: the test reads its group), then runs `then` ("wait": stays; "exit 0": ends at once).
   ProcessId StartLeader(ProcessRunner& runner, const std::string& then) {
     ProcessSpec spec;
     spec.argv = {"/bin/sh", "-c",
-                 "perl -e 'setpgrp(0, 0); sleep 300' & echo $! > child.pid.tmp && mv child.pid.tmp child.pid; " +
+                 "perl -e 'setpgrp(0, 0); open(F, \">child.pid.tmp\"); print F $$; close F; "
+                 "rename(\"child.pid.tmp\", \"child.pid\"); sleep 300' & " +
                      then};
     spec.env = CurrentEnvironment();
     spec.cwd = dir_;
