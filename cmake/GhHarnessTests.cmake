@@ -46,7 +46,8 @@ endfunction()
 # A test program (gh_harness_test_program; LIBS default to gh_core GTest::gmock
 # GTest::gtest_main) whose gtest cases CTest discovers as gpuharness.N.<Suite>.<case>, each
 # labelled L with TIMEOUT S, RUN_SERIAL when SERIAL, and any further test PROPERTIES
-# (ENVIRONMENT "A=1;B=2", SKIP_REGULAR_EXPRESSION ...).
+# (SKIP_REGULAR_EXPRESSION ...). Not an ENVIRONMENT list: CMake 3.25's gtest_discover_tests keeps
+# only its first entry; what every test needs is set in gh_test_env.cmake (CMakeLists.txt).
 function(gh_harness_test_suite target source)
   cmake_parse_arguments(PARSE_ARGV 2 arg "SERIAL" "NAME;LABEL;TIMEOUT" "LIBS;DEFINES;DEPENDS;PROPERTIES")
   if(NOT arg_LIBS)

@@ -23,5 +23,4 @@ gh_harness_test_program(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bi
 
 include(GoogleTest)
 gtest_discover_tests(gh_bisect_e2e_test TEST_PREFIX "gpuharness.bisect." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE)

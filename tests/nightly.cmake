@@ -8,5 +8,4 @@ if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
 endif()
 
 gh_harness_test_suite(gh_nightly_console_test ${CMAKE_CURRENT_SOURCE_DIR}/nightly/nightly_console_test.cc
-  NAME nightly LABEL mpi TIMEOUT 600 SERIAL
-  PROPERTIES ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
+  NAME nightly LABEL mpi TIMEOUT 600 SERIAL)

@@ -20,5 +20,4 @@ gh_harness_test_program(gh_perf_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/perf/perf_e
 
 include(GoogleTest)
 gtest_discover_tests(gh_perf_e2e_test TEST_PREFIX "gpuharness.perf." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS perf TIMEOUT 300 RUN_SERIAL TRUE
-  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  PROPERTIES LABELS perf TIMEOUT 300 RUN_SERIAL TRUE)

@@ -5,5 +5,4 @@
 find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
 gh_harness_test_suite(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc
-  NAME sweep LABEL mpi TIMEOUT 600 SERIAL
-  PROPERTIES ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
+  NAME sweep LABEL mpi TIMEOUT 600 SERIAL)
