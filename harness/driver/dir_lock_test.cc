@@ -1,31 +1,21 @@
 #include "harness/driver/dir_lock.h"
 
-#include <filesystem>
 #include <optional>
 #include <string>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "harness/core/file_util.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh::driver {
 namespace {
 
 using ::testing::HasSubstr;
 
-std::string TestDir() {
-  std::string dir = (std::filesystem::path(::testing::TempDir()) /
-                     (std::string("dir_lock_test_") +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-                        .lexically_normal()
-                        .string();
-  std::filesystem::remove_all(dir);
-  EXPECT_TRUE(MakeDirectories(dir).ok());
-  return dir;
-}
+using DirLockTest = ::gh::testing::TempDirTest;
 
-TEST(DirLockTest, SecondHolderIsRefusedUntilTheFirstLetsGo) {
-  const std::string dir = TestDir();
+TEST_F(DirLockTest, SecondHolderIsRefusedUntilTheFirstLetsGo) {
+  const std::string dir = temp_dir();
   std::optional<DirLock> first;
   {
     absl::StatusOr<DirLock> lock = DirLock::Acquire(dir);
@@ -42,8 +32,8 @@ TEST(DirLockTest, SecondHolderIsRefusedUntilTheFirstLetsGo) {
   EXPECT_TRUE(DirLock::Acquire(dir).ok());
 }
 
-TEST(DirLockTest, MissingDirectoryIsNotCalledBusy) {
-  absl::StatusOr<DirLock> lock = DirLock::Acquire(TestDir() + "/missing");
+TEST_F(DirLockTest, MissingDirectoryIsNotCalledBusy) {
+  absl::StatusOr<DirLock> lock = DirLock::Acquire(temp_dir() + "/missing");
   ASSERT_FALSE(lock.ok());
   EXPECT_TRUE(absl::IsInternal(lock.status()));
   EXPECT_THAT(std::string(lock.status().message()), HasSubstr("cannot open"));

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/driver/process_table.h"
 
 namespace gh::driver {
@@ -23,21 +24,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class JobLedgerTest : public ::testing::Test {
+class JobLedgerTest : public ::gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            (std::string("job_ledger_test_") +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .lexically_normal()
-               .string();
-    std::filesystem::remove_all(dir_);
-    ASSERT_TRUE(MakeDirectories(dir_).ok());
-  }
+  struct LeaderAndChild {
+    ProcessId leader;
+    int child;
+  };
 
   // Starts a leader that starts a 300 s sleeper in a process group of its own, which writes its
-  // pid to DIR/child.pid once it is in that group (not before: the test reads its group), then runs `then` ("wait": stays; "exit 0": ends at once).
-  ProcessId StartLeader(ProcessRunner& runner, const std::string& then) {
+  // pid to DIR/child.pid once it is in that group (not before: the test reads its group), then
+  // runs `then` ("wait": stays; "exit 0": ends at once). Returns once the child's pid is known.
+  LeaderAndChild StartLeader(ProcessRunner& runner, const std::string& then) {
     ProcessSpec spec;
     spec.argv = {"/bin/sh", "-c",
                  "perl -e 'setpgrp(0, 0); open(F, \">child.pid.tmp\"); print F $$; close F; "
@@ -48,7 +45,7 @@ class JobLedgerTest : public ::testing::Test {
     spec.log_path = dir_ + "/leader.log";
     absl::StatusOr<ProcessId> id = runner.Start(spec);
     EXPECT_TRUE(id.ok()) << id.status();
-    return id.value_or(0);
+    return {id.value_or(0), ChildPid()};
   }
 
   // The background child's pid, once the leader has written it.
@@ -76,14 +73,13 @@ class JobLedgerTest : public ::testing::Test {
     return !Alive(pid);
   }
 
-  std::string dir_;
+  const std::string dir_ = temp_dir();
   RealClock clock_;
 };
 
 TEST_F(JobLedgerTest, ChildInItsOwnGroupStaysInTheJobsSession) {
   PosixProcessRunner runner;
-  ProcessId leader = StartLeader(runner, "wait");
-  int child = ChildPid();
+  auto [leader, child] = StartLeader(runner, "wait");
   std::optional<ProcessStat> stat = ReadProcessStat(child);
   ASSERT_TRUE(stat);
   EXPECT_EQ(stat->sid, leader);
@@ -97,8 +93,7 @@ TEST_F(JobLedgerTest, RerunStopsWhatADeadDriverLeftAndRemovesTheEntry) {
   PosixProcessRunner posix;
   JobLedger ledger(dir_);
   LedgeredProcessRunner runner(posix, ledger);
-  ProcessId leader = StartLeader(runner, "wait");
-  int child = ChildPid();
+  auto [leader, child] = StartLeader(runner, "wait");
   const std::string entry = absl::StrCat(dir_, "/.jobs/", leader, ".json");
   ASSERT_TRUE(std::filesystem::exists(entry));
   // The driver dies without collecting the job: its leader goes (as by the parent-death
@@ -127,8 +122,7 @@ TEST_F(JobLedgerTest, EndedJobsSessionIsClearedAndItsEntryRemoved) {
   PosixProcessRunner posix;
   JobLedger ledger(dir_);
   LedgeredProcessRunner runner(posix, ledger);
-  ProcessId leader = StartLeader(runner, "exit 0");
-  int child = ChildPid();
+  auto [leader, child] = StartLeader(runner, "exit 0");
   std::optional<ProcessExit> exit;
   for (int i = 0; i < 500 && !exit; ++i, usleep(10000)) exit = runner.Poll(leader);
   ASSERT_TRUE(exit);
@@ -140,8 +134,7 @@ TEST_F(JobLedgerTest, EndedJobsSessionIsClearedAndItsEntryRemoved) {
 TEST_F(JobLedgerTest, ReusedPidIsNotSignalled) {
   // An entry naming a live session whose leader started at another time: a reused pid.
   PosixProcessRunner runner;
-  ProcessId leader = StartLeader(runner, "wait");
-  int child = ChildPid();
+  auto [leader, child] = StartLeader(runner, "wait");
   std::optional<ProcessStat> stat = ReadProcessStat(leader);
   ASSERT_TRUE(stat);
   ASSERT_TRUE(MakeDirectories(dir_ + "/.jobs").ok());

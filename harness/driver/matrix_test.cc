@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/error_cases.h"
 
 namespace gh::driver {
 namespace {
@@ -268,10 +269,12 @@ TEST(MatrixTest, HostileLabelsAreRefusedWhereTheyAreWritten) {
   EXPECT_EQ(Err(head + "\"a,b\"]\n"),
             "m.yaml:5:14: axes[0].values[0].label: label 'a,b' holds ',' or '=' (cell ids are "
             "axis=label,axis=label: it would make them ambiguous)");
-  EXPECT_THAT(Err(head + "\"x=y\"]\n"), HasSubstr("m.yaml:5:14: axes[0].values[0].label: label 'x=y' holds"));
-  EXPECT_THAT(Err(head + "\"\\e[31m\"]\n"), HasSubstr("axes[0].values[0].label: label '\\x1b[31m' holds a control"));
-  EXPECT_THAT(Err(head + "\"a\\0b\"]\n"), HasSubstr("axes[0].values[0].label: label 'a\\x00b' holds a control"));
-  EXPECT_THAT(Err(head + "\"a\xff\"]\n"), HasSubstr("axes[0].values[0].label: label 'a\\xff' is not valid UTF-8"));
+  ::gh::testing::ExpectErrors(
+      Err, head,
+      {{"\"x=y\"]\n", "m.yaml:5:14: axes[0].values[0].label: label 'x=y' holds"},
+       {"\"\\e[31m\"]\n", "axes[0].values[0].label: label '\\x1b[31m' holds a control"},
+       {"\"a\\0b\"]\n", "axes[0].values[0].label: label 'a\\x00b' holds a control"},
+       {"\"a\xff\"]\n", "axes[0].values[0].label: label 'a\\xff' is not valid UTF-8"}});
   EXPECT_THAT(Err("name: m\nscenarios: [a.yaml]\naxes:\n  - name: \"p\\t\"\n    values: [x]\n"),
               HasSubstr("m.yaml:4:5: name: axis name: label 'p\\x09' holds a control"));
 }
@@ -294,11 +297,13 @@ TEST(MatrixTest, HostileEnvNamesAndValuesAreRefused) {
   EXPECT_EQ(Err(head + "env: {\"A=B\": \"1\"}}]\n"),
             "m.yaml:5:31: axes[0].values[0].env.A=B: 'A=B' is not an environment variable name (letters, "
             "digits and '_', not starting with a digit)");
-  EXPECT_THAT(Err(head + "env: {\"\": \"1\"}}]\n"), HasSubstr("axes[0].values[0].env.: '' is not an environment"));
-  EXPECT_THAT(Err(head + "env: {X: \"a\\0b\"}}]\n"), HasSubstr("axes[0].values[0].env.X: the value 'a\\x00b' holds a NUL"));
-  EXPECT_THAT(Err(head + "env_append: {\"9X\": \"/p\"}}]\n"), HasSubstr("env_append.9X: '9X' is not an environment"));
-  EXPECT_THAT(Err(head + "flags: {\"X-Y\": \"--a\"}}]\n"), HasSubstr("flags.X-Y: 'X-Y' is not an environment"));
-  EXPECT_THAT(Err(head + "timeout: nan}]\n"), HasSubstr("axes[0].values[0].timeout"));
+  ::gh::testing::ExpectErrors(
+      Err, head,
+      {{"env: {\"\": \"1\"}}]\n", "axes[0].values[0].env.: '' is not an environment"},
+       {"env: {X: \"a\\0b\"}}]\n", "axes[0].values[0].env.X: the value 'a\\x00b' holds a NUL"},
+       {"env_append: {\"9X\": \"/p\"}}]\n", "env_append.9X: '9X' is not an environment"},
+       {"flags: {\"X-Y\": \"--a\"}}]\n", "flags.X-Y: 'X-Y' is not an environment"},
+       {"timeout: nan}]\n", "axes[0].values[0].timeout"}});
 }
 
 }  // namespace

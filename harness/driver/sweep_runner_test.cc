@@ -23,6 +23,7 @@
 #include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/registry.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/report/sweep_info.h"
 #include "nlohmann/json.hpp"
 
@@ -58,7 +59,8 @@ class FakeClock : public Clock {
   absl::Time now_ = absl::UnixEpoch();
 };
 
-// What a fake job does.
+// What a fake job does (tests name only the fields they set).
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 struct Behavior {
   absl::Duration duration = absl::Seconds(10);
   int points_recorded = -1;   // records written for the first N points; -1: all
@@ -218,16 +220,9 @@ class FakeRunner : public ProcessRunner {
   std::map<ProcessId, Job> jobs_;
 };
 
-class SweepTest : public ::testing::Test {
+class SweepTest : public ::gh::testing::TempDirTest {
  protected:
   void SetUp() override {
-    dir_ = (std::filesystem::path(::testing::TempDir()) /
-            (std::string("sweep_runner_test_") +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .lexically_normal()
-               .string();
-    std::filesystem::remove_all(dir_);
-    ASSERT_TRUE(MakeDirectories(dir_).ok());
     ASSERT_TRUE(WriteFileAtomically(dir_ + "/s.yaml",
                                     "name: s\nkind: fake_sweep_kind\nparams: {size: [1, 2, 3]}\n")
                     .ok());
@@ -243,6 +238,23 @@ class SweepTest : public ::testing::Test {
     options_.poll_interval = absl::Milliseconds(100);
   }
   void TearDown() override { std::fclose(progress_file_); }
+
+  // Every job the sweep starts behaves as `b`.
+  void EveryJob(Behavior b) {
+    runner_.behave = [b](const Started&) { return b; };
+  }
+
+  // Every job dies before recording a point, exiting with `exit_code` after printing `log`.
+  void EveryJobRecordsNothing(int exit_code, std::string log) {
+    EveryJob({.points_recorded = 0, .exit_code = exit_code, .log = std::move(log)});
+  }
+
+  // A cell's first job behaves as `first`; its continuations (started with --runs) as `rest`.
+  void FirstJobThenContinuations(Behavior first, Behavior rest = {}) {
+    runner_.behave = [first, rest](const Started& s) {
+      return s.Arg("--runs").empty() ? first : rest;
+    };
+  }
 
   void WriteMatrix(const std::string& body) {
     ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml",
@@ -272,7 +284,7 @@ class SweepTest : public ::testing::Test {
     return out.substr(begin + 1, end - begin - 1);
   }
 
-  std::string dir_;
+  const std::string dir_ = temp_dir();
   FakeClock clock_;
   FakeRunner runner_{clock_};
   SweepEnvironment env_;
@@ -335,7 +347,7 @@ TEST_F(SweepTest, GpuPackingGivesDisjointDevicesAndWaitsForRoom) {
   EXPECT_THAT(got, ElementsAre("np=a@0s:0,1", "np=b@0s:2,3", "np=c@10s:0,1", "np=e@10s:2",
                                "np=d@20s:0,1,2,3"));
   // CUDA_VISIBLE_DEVICES is exported to the ranks.
-  EXPECT_THAT(runner_.started[0].spec.argv, testing::Contains("CUDA_VISIBLE_DEVICES"));
+  EXPECT_THAT(runner_.started[0].spec.argv, ::testing::Contains("CUDA_VISIBLE_DEVICES"));
 }
 
 TEST_F(SweepTest, CpuSlotsPackAndAnOversizedCellRunsAlone) {
@@ -353,13 +365,7 @@ TEST_F(SweepTest, CpuSlotsPackAndAnOversizedCellRunsAlone) {
 
 TEST_F(SweepTest, TimeoutKillsTheGroupAndRecordsMissingPointsAsTimeout) {
   WriteMatrix("defaults: {timeout: 30s}\n");
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.duration = absl::Hours(1);
-    b.points_recorded = 1;
-    b.ignores_sigterm = true;
-    return b;
-  };
+  EveryJob({.duration = absl::Hours(1), .points_recorded = 1, .ignores_sigterm = true});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->exit_status, 1);
@@ -384,13 +390,9 @@ TEST_F(SweepTest, TimeoutKillsTheGroupAndRecordsMissingPointsAsTimeout) {
 
 TEST_F(SweepTest, CrashRecordsNameTheSignalAndTheRank) {
   WriteMatrix("axes: [{name: np, values: [{label: \"2\", ranks: 2}]}]\n");
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.points_recorded = 1;
-    b.signal = SIGSEGV;
-    b.rank_crashes[1] = "SIGSEGV in step exchange\nbacktrace...";
-    return b;
-  };
+  EveryJob({.points_recorded = 1,
+            .signal = SIGSEGV,
+            .rank_crashes = {{1, "SIGSEGV in step exchange\nbacktrace..."}}});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<Record> records = OutRecords();
@@ -408,16 +410,11 @@ TEST_F(SweepTest, CrashRecordsNameTheSignalAndTheRank) {
 // crash costs one point, not the rest of the cell.
 TEST_F(SweepTest, ACrashedJobIsContinuedWithTheRunsItDidNotGetTo) {
   WriteMatrix("defaults: {ranks: 1}\n");
-  runner_.behave = [](const Started& s) {
-    Behavior b;
-    if (s.Arg("--runs").empty()) {
-      // Rank 0's crash guard recorded the point it died in.
-      b.records = {{"1", Outcome::kPass, "", false},
-                   {"2", Outcome::kCrash, "SIGSEGV on rank 0 in step 'exchange'", false}};
-      b.signal = SIGSEGV;
-    }
-    return b;
-  };
+  // Rank 0's crash guard recorded the point it died in.
+  FirstJobThenContinuations({.signal = SIGSEGV,
+                             .records = {{"1", Outcome::kPass, "", false},
+                                         {"2", Outcome::kCrash,
+                                          "SIGSEGV on rank 0 in step 'exchange'", false}}});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(runner_.started.size(), 2u);
@@ -448,14 +445,7 @@ TEST_F(SweepTest, ACrashedJobIsContinuedWithTheRunsItDidNotGetTo) {
 // verdict and is not run again; the points after it are.
 TEST_F(SweepTest, TheUnrecordedPointAJobDiedInKeepsItsCrashAndTheRestRunAgain) {
   WriteMatrix("defaults: {ranks: 1}\n");
-  runner_.behave = [](const Started& s) {
-    Behavior b;
-    if (s.Arg("--runs").empty()) {
-      b.points_recorded = 1;
-      b.signal = SIGKILL;
-    }
-    return b;
-  };
+  FirstJobThenContinuations({.points_recorded = 1, .signal = SIGKILL});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(runner_.started.size(), 2u);
@@ -478,16 +468,11 @@ TEST_F(SweepTest, NotRunRecordsAreRunAgainInANewJob) {
   const std::string lost =
       "not run: the NCCL communicator could not be re-created after an error in s/size=1/np=2: "
       "the CUDA context of rank 1 is lost";
-  runner_.behave = [&](const Started& s) {
-    Behavior b;
-    if (s.Arg("--runs").empty()) {
-      b.records = {{"1", Outcome::kError, "cudaErrorIllegalAddress: an illegal memory access", false},
+  FirstJobThenContinuations(
+      {.exit_code = 3,
+       .records = {{"1", Outcome::kError, "cudaErrorIllegalAddress: an illegal memory access", false},
                    {"2", Outcome::kSkip, lost, true},
-                   {"3", Outcome::kSkip, lost, true}};
-      b.exit_code = 3;
-    }
-    return b;
-  };
+                   {"3", Outcome::kSkip, lost, true}}});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(runner_.started.size(), 2u);
@@ -505,13 +490,7 @@ TEST_F(SweepTest, NotRunRecordsAreRunAgainInANewJob) {
 // the driver killed a job at the cell's timeout (TimeoutKillsTheGroup... below).
 TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
   WriteMatrix("defaults: {ranks: 1}\n");
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.points_recorded = 0;
-    b.exit_code = 3;
-    b.log = "gpuharness run: the cuda backend could not start on every rank\n";
-    return b;
-  };
+  EveryJobRecordsNothing(3, "gpuharness run: the cuda backend could not start on every rank\n");
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(runner_.started.size(), 1u);
@@ -530,18 +509,8 @@ TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
 // Continuations finish the job's work within the job's timeout: the deadline is not reset.
 TEST_F(SweepTest, AContinuationKeepsTheJobsDeadline) {
   WriteMatrix("defaults: {ranks: 1, timeout: 30s}\n");
-  runner_.behave = [](const Started& s) {
-    Behavior b;
-    if (s.Arg("--runs").empty()) {
-      b.duration = absl::Seconds(20);
-      b.points_recorded = 1;
-      b.signal = SIGKILL;
-    } else {
-      b.duration = absl::Hours(1);
-      b.points_recorded = 0;
-    }
-    return b;
-  };
+  FirstJobThenContinuations({.duration = absl::Seconds(20), .points_recorded = 1, .signal = SIGKILL},
+                            {.duration = absl::Hours(1), .points_recorded = 0});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(runner_.started.size(), 2u);
@@ -557,13 +526,8 @@ TEST_F(SweepTest, AContinuationKeepsTheJobsDeadline) {
 
 TEST_F(SweepTest, MpirunReportOfADeadRankIsUsedWithoutCrashFiles) {
   WriteMatrix("defaults: {ranks: 2}\n");
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.points_recorded = 0;
-    b.exit_code = 139;
-    b.log = "mpirun noticed that process rank 1 with PID 4242 on node n1 exited on signal 11 (Segmentation fault).\n";
-    return b;
-  };
+  EveryJobRecordsNothing(139, "mpirun noticed that process rank 1 with PID 4242 on node n1 "
+                              "exited on signal 11 (Segmentation fault).\n");
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   std::vector<Record> records = OutRecords();
@@ -753,12 +717,7 @@ TEST_F(SweepTest, PointFiltersBecomeRunFiltersAndBoundExpectedPoints) {
                                   "name: m\nscenarios:\n  - {file: s.yaml, points: [\"*/size=1/*\"]}\n"
                                   "defaults: {timeout: 5s}\n").ok());
   options_.matrix_path = dir_ + "/m.yaml";
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.duration = absl::Hours(1);
-    b.points_recorded = 0;
-    return b;
-  };
+  EveryJob({.duration = absl::Hours(1), .points_recorded = 0});
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(runner_.started[0].Arg("--filter"), "*/size=1/*");
@@ -774,11 +733,7 @@ TEST_F(SweepTest, BaselineRegressionExitsOne) {
   SweepOptions now = options_;
   now.out_dir = dir_ + "/now";
   now.baseline_dir = options_.out_dir;
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.fail_points = true;
-    return b;
-  };
+  EveryJob({.fail_points = true});
   absl::StatusOr<SweepResult> r = RunSweep(now, env_);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->regressions, 3);
@@ -798,11 +753,7 @@ TEST_F(SweepTest, BaselineIgnoringTheVersionAxisFindsRegressionsAcrossVersions) 
   ASSERT_TRUE(RunSweep(options_, env_).ok());
   const std::string baseline_dir = options_.out_dir;
   WriteMatrix("axes: [{name: p, values: [a]}, {name: ver, values: [v2]}]\n");
-  runner_.behave = [](const Started&) {
-    Behavior b;
-    b.fail_points = true;
-    return b;
-  };
+  EveryJob({.fail_points = true});
   SweepOptions now = options_;
   now.baseline_dir = baseline_dir;
   now.out_dir = dir_ + "/plain";
