@@ -42,9 +42,7 @@ SweepInfo MakeSweepInfo(const SweepPlan& plan, const std::vector<CellStatus>& ce
 absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::vector<CellStatus>& cells,
                                                      const std::string& out_dir,
-                                                     const std::vector<Record>* baseline,
-                                                     const std::string& baseline_dir,
-                                                     const BaselineMatch& match) {
+                                                     const SweepBaseline& baseline) {
   std::vector<Record> records;
   for (size_t i = 0; i < plan.cells.size(); ++i) {
     if (cells[i].status == "pending") continue;
@@ -61,7 +59,7 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   st = WriteFileAtomically(out_dir + "/sweep.json", info.ToJson().dump(2) + "\n");
   if (!st.ok()) return st;
   // A regression against the baseline is a <failure> in junit.xml as in summary.md.
-  Comparison comparison = CompareResults(records, baseline, match);
+  Comparison comparison = CompareResults(records, baseline.records, baseline.match);
   st = WriteFileAtomically(out_dir + "/junit.xml",
                            RenderJUnit(records, plan.matrix.name, &comparison));
   if (!st.ok()) return st;
@@ -71,7 +69,7 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   input.comparison = &comparison;
   input.sweep = &info;
   // Never an absolute machine path: the baseline as seen from DIR (or its name).
-  input.baseline = BaselineLabel(BaselineDisplayPath(baseline_dir, out_dir), match);
+  input.baseline = BaselineLabel(BaselineDisplayPath(baseline.dir, out_dir), baseline.match);
   // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
   absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
   if (dir.ok()) input.environments = std::move(dir->environments);

@@ -36,14 +36,18 @@ struct SweepOutputsResult {
   SweepInfo sweep;
 };
 
-// `baseline` null: no baseline. Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed
-// cells.
+// What the sweep is compared with: `records` null, no baseline.
+struct SweepBaseline {
+  const std::vector<Record>* records = nullptr;
+  std::string dir;      // as the user named it (the reports show it relative to DIR)
+  BaselineMatch match;  // which cell axes a point is matched across
+};
+
+// Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed cells.
 absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::vector<CellStatus>& cells,
                                                      const std::string& out_dir,
-                                                     const std::vector<Record>* baseline,
-                                                     const std::string& baseline_dir,
-                                                     const BaselineMatch& match = {});
+                                                     const SweepBaseline& baseline);
 
 }  // namespace gh::driver
 

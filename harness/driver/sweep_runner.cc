@@ -571,8 +571,8 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   progress_->Finish(env_.clock->Now());
 
   absl::StatusOr<SweepOutputsResult> outputs =
-      WriteSweepOutputs(plan_, status_, out_dir_, baseline ? &baseline->records : nullptr,
-                        options_.baseline_dir, match);
+      WriteSweepOutputs(plan_, status_, out_dir_,
+                        {baseline ? &baseline->records : nullptr, options_.baseline_dir, match});
   if (!outputs.ok()) return outputs.status();
   result_.records = outputs->records;
   result_.unmet = outputs->unmet;
