@@ -6,6 +6,7 @@
 #include "harness/core/point.h"
 #include "harness/core/registry.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/testdata/loaded_scenario.h"
 
 namespace gh {
 namespace {
@@ -14,18 +15,10 @@ using ::testing::HasSubstr;
 
 // A kind with the two axes the sliced_collective expectations key on.
 ScenarioRegistry MakeRegistry() {
-  ScenarioRegistry registry;
-  KindInfo kind;
-  kind.name = "fake_sliced";
-  kind.params = {
-      {"allocator", ParamType::kEnum, std::string("arena"), "where",
-       {"arena", "cuda_malloc", "nccl_mem_alloc"}, {}, {}},
-      {"offset", ParamType::kBytes, int64_t{0}, "bytes before the buffer", {}, 0.0, {}},
-  };
-  kind.backends = {Backend::kHost};
-  kind.ranks = {1, 8};
-  registry.Register(kind);
-  return registry;
+  return testing::RegistryOfOneHostKind(
+      "fake_sliced", {{"allocator", ParamType::kEnum, std::string("arena"), "where",
+                       {"arena", "cuda_malloc", "nccl_mem_alloc"}, {}, {}},
+                      {"offset", ParamType::kBytes, int64_t{0}, "bytes before the buffer", {}, 0.0, {}}});
 }
 
 // What measured NCCL does, in the form scenarios/sliced_collective.yaml writes it.

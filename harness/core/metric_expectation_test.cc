@@ -7,6 +7,8 @@
 #include "harness/core/record.h"
 #include "harness/core/registry.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/testdata/error_cases.h"
+#include "harness/core/testdata/loaded_scenario.h"
 
 namespace gh {
 namespace {
@@ -15,17 +17,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 ScenarioRegistry MakeRegistry() {
-  ScenarioRegistry registry;
-  KindInfo kind;
-  kind.name = "fake_ring";
-  kind.params = {
-      {"transport", ParamType::kEnum, std::string("a"), "how", {"a", "b"}, {}, {}},
-      {"bytes", ParamType::kBytes, int64_t{1024}, "per rank", {}, 0.0, {}},
-  };
-  kind.backends = {Backend::kHost};
-  kind.ranks = {1, 8};
-  registry.Register(kind);
-  return registry;
+  return testing::RegistryOfOneHostKind(
+      "fake_ring", {{"transport", ParamType::kEnum, std::string("a"), "how", {"a", "b"}, {}, {}},
+                    {"bytes", ParamType::kBytes, int64_t{1024}, "per rank", {}, 0.0, {}}});
 }
 
 constexpr char kScenario[] =
@@ -43,11 +37,8 @@ constexpr char kScenario[] =
 class MetricExpectationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::vector<ScenarioSpec>> specs =
-        LoadScenarioText(kScenario, "scenarios/ring.yaml", registry_);
-    ASSERT_TRUE(specs.ok()) << specs.status();
-    spec_ = (*specs)[0];
-    absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec_, 2);
+    absl::StatusOr<std::vector<Point>> points =
+        testing::LoadAndExpand(kScenario, "scenarios/ring.yaml", registry_, 2, spec_);
     ASSERT_TRUE(points.ok()) << points.status();
     points_ = *points;
   }
@@ -125,22 +116,24 @@ TEST_F(MetricExpectationTest, AMetricNotRecordedMissesItsBound) {
 
 TEST_F(MetricExpectationTest, BadYamlNamesFileLineColumnAndKey) {
   const std::string head = "name: ring\nkind: fake_ring\nparams: {transport: [a, b], bytes: 1K}\n";
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {mni: 3}\n"),
-              HasSubstr("scenarios/bad.yaml:5:20: expect_metrics.bandwidth_GBps.mni: unknown key; did you mean min?"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {min: fast}\n"),
-              HasSubstr("scenarios/bad.yaml:5:25: expect_metrics.bandwidth_GBps.min: expected a number, got 'fast'"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {reason: x}\n"),
-              HasSubstr("scenarios/bad.yaml:5:19: expect_metrics.bandwidth_GBps: expected min and/or max"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {min: 2, max: 1}\n"),
-              HasSubstr("expect_metrics.bandwidth_GBps.max: max 1 is below min 2"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {min: 1, vs: {transport: c}}\n"),
-              HasSubstr("expect_metrics.bandwidth_GBps.vs.transport:"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {min: 1, vs: {dtype: f32}}\n"),
-              HasSubstr("expect_metrics.bandwidth_GBps.vs.dtype: not a parameter set in this scenario's params"));
-  EXPECT_THAT(LoadError(head + "expect_metrics:\n  bandwidth_GBps: {min: 1, when: {bytes: \">=lots\"}}\n"),
-              HasSubstr("scenarios/bad.yaml:5:42: expect_metrics.bandwidth_GBps.when.bytes: bad range clause 'lots'"));
-  EXPECT_THAT(LoadError(head + "expect_metrics: [1]\n"),
-              HasSubstr("scenarios/bad.yaml:4:17: expect_metrics: expected a map of metric names to bounds"));
+  ::gh::testing::ExpectErrors(
+      [this](const std::string& text) { return LoadError(text); }, head,
+      {{"expect_metrics:\n  bandwidth_GBps: {mni: 3}\n",
+        "scenarios/bad.yaml:5:20: expect_metrics.bandwidth_GBps.mni: unknown key; did you mean min?"},
+       {"expect_metrics:\n  bandwidth_GBps: {min: fast}\n",
+        "scenarios/bad.yaml:5:25: expect_metrics.bandwidth_GBps.min: expected a number, got 'fast'"},
+       {"expect_metrics:\n  bandwidth_GBps: {reason: x}\n",
+        "scenarios/bad.yaml:5:19: expect_metrics.bandwidth_GBps: expected min and/or max"},
+       {"expect_metrics:\n  bandwidth_GBps: {min: 2, max: 1}\n",
+        "expect_metrics.bandwidth_GBps.max: max 1 is below min 2"},
+       {"expect_metrics:\n  bandwidth_GBps: {min: 1, vs: {transport: c}}\n",
+        "expect_metrics.bandwidth_GBps.vs.transport:"},
+       {"expect_metrics:\n  bandwidth_GBps: {min: 1, vs: {dtype: f32}}\n",
+        "expect_metrics.bandwidth_GBps.vs.dtype: not a parameter set in this scenario's params"},
+       {"expect_metrics:\n  bandwidth_GBps: {min: 1, when: {bytes: \">=lots\"}}\n",
+        "scenarios/bad.yaml:5:42: expect_metrics.bandwidth_GBps.when.bytes: bad range clause 'lots'"},
+       {"expect_metrics: [1]\n",
+        "scenarios/bad.yaml:4:17: expect_metrics: expected a map of metric names to bounds"}});
 }
 
 TEST(GlobMatchesTest, StarAndQuestionMark) {

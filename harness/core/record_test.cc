@@ -6,6 +6,7 @@
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
 #include "harness/core/testdata/fake_kinds.h"
+#include "harness/core/testdata/loaded_scenario.h"
 
 namespace gh {
 namespace {
@@ -273,11 +274,8 @@ constexpr char kRuled[] =
 class MakeRecordTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::vector<ScenarioSpec>> specs =
-        LoadScenarioText(kRuled, "scenarios/ring.yaml", registry_);
-    ASSERT_TRUE(specs.ok()) << specs.status();
-    spec_ = (*specs)[0];
-    absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec_, 2);
+    absl::StatusOr<std::vector<Point>> points =
+        testing::LoadAndExpand(kRuled, "scenarios/ring.yaml", registry_, 2, spec_);
     ASSERT_TRUE(points.ok()) << points.status();
     ASSERT_EQ(points->size(), 2u);
     point_ = (*points)[1];

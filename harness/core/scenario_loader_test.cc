@@ -6,8 +6,11 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/error_cases.h"
 #include "harness/core/testdata/fake_kinds.h"
 
 namespace gh {
@@ -42,6 +45,13 @@ class LoaderTest : public ::testing::Test {
 
   ScenarioRegistry registry_ = testing::MakeFakeRegistry();
 };
+
+// How a spec runs its points, in one line a test compares whole.
+std::string RunSettings(const ScenarioSpec& spec) {
+  return absl::StrCat("ranks ", spec.ranks.min, "..", spec.ranks.max, ", trials ", spec.trials,
+                      ", timeout ", absl::FormatDuration(spec.timeout), ", warmup ", spec.warmup,
+                      ", iterations ", spec.iterations);
+}
 
 std::vector<std::string> Formatted(const Axis& axis) {
   std::vector<std::string> out;
@@ -84,12 +94,7 @@ TEST_F(LoaderTest, FullScenarioLoadsEveryField) {
   EXPECT_THAT(spec.axes[3].values, ElementsAre(ParamValue(int64_t{7})));
   EXPECT_THAT(spec.axes[4].values, ElementsAre(ParamValue(0.25), ParamValue(2.0)));
   EXPECT_THAT(spec.axes[5].values, ElementsAre(ParamValue(false)));
-  EXPECT_EQ(spec.ranks.min, 2);
-  EXPECT_EQ(spec.ranks.max, 4);
-  EXPECT_EQ(spec.trials, 3);
-  EXPECT_EQ(spec.timeout, absl::Milliseconds(500));
-  EXPECT_EQ(spec.warmup, 0);
-  EXPECT_EQ(spec.iterations, 9);
+  EXPECT_EQ(RunSettings(spec), "ranks 2..4, trials 3, timeout 500ms, warmup 0, iterations 9");
   ASSERT_EQ(spec.expect.rules.size(), 1u);
   EXPECT_EQ(spec.expect.rules[0].expect.outcome, Outcome::kPass);
   EXPECT_TRUE(spec.expect.rules[0].when_params.empty());
@@ -105,12 +110,7 @@ TEST_F(LoaderTest, DefaultsFillUnsetParamsAndFields) {
   EXPECT_FALSE(spec.axes[5].from_yaml);
   EXPECT_THAT(spec.axes[5].values, ElementsAre(ParamValue(true)));
   // Unset ranks are the kind's; the rest are ScenarioSpec's defaults.
-  EXPECT_EQ(spec.ranks.min, 1);
-  EXPECT_EQ(spec.ranks.max, 8);
-  EXPECT_EQ(spec.trials, 1);
-  EXPECT_EQ(spec.timeout, absl::Seconds(60));
-  EXPECT_EQ(spec.warmup, 5);
-  EXPECT_EQ(spec.iterations, 20);
+  EXPECT_EQ(RunSettings(spec), "ranks 1..8, trials 1, timeout 1m, warmup 5, iterations 20");
   EXPECT_TRUE(spec.expect.rules.empty());
 }
 
@@ -430,29 +430,31 @@ TEST_F(LoaderTest, ExpectErrors) {
 
 TEST_F(LoaderTest, WhenErrors) {
   const std::string head = "name: a\nkind: fake_ring\nparams:\n  bytes: [4K, 1M]\nexpect:\n";
-  EXPECT_EQ(ErrorOf(head + "  - {when: {size: 4K}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:13: expect[0].when.size: not a parameter of kind 'fake_ring' nor "
-            "a fact (parameters: bytes, dtype, transport, iters, scale, check; facts: backend, "
-            "nranks, nccl, env, gpu_shared, gpu)");
-  EXPECT_EQ(ErrorOf(head + "  - pass\n  - {when: {bytes: [4K, 2M]}, outcome: fail}\n"),
-            "scenarios/x.yaml:7:25: expect[1].when.bytes[1]: 2M is not a value the bytes axis "
-            "takes (its values: 4K, 1M)");
-  EXPECT_EQ(ErrorOf(head + "  - {when: {dtype: bf16}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:20: expect[0].when.dtype: bf16 is not a value the dtype axis "
-            "takes (its values: f32)");
-  EXPECT_EQ(ErrorOf(head + "  - {when: {bytes: lots}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:20: expect[0].when.bytes: expected a byte size such as 4K or 1M, "
-            "got 'lots'");
-  EXPECT_EQ(ErrorOf(head + "  - {when: {backend: rocm}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:22: expect[0].when.backend: expected host or cuda, got 'rocm'");
-  EXPECT_EQ(ErrorOf(head + "  - {when: {nranks: [2, 0]}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:25: expect[0].when.nranks[1]: must be at least 1, got 0");
-  EXPECT_EQ(ErrorOf(head + "  - {when: [bytes], outcome: fail}\n"),
-            "scenarios/x.yaml:6:12: expect[0].when: expected a map of parameters (or backend, "
-            "nranks) to values, got a list");
-  EXPECT_EQ(ErrorOf(head + "  - {when: {bytes: []}, outcome: fail}\n"),
-            "scenarios/x.yaml:6:20: expect[0].when.bytes: expected at least one value, got an "
-            "empty list");
+  ::gh::testing::ExpectExactErrors(
+      [this](const std::string& text) { return ErrorOf(text); }, head,
+      {{"  - {when: {size: 4K}, outcome: fail}\n",
+        "scenarios/x.yaml:6:13: expect[0].when.size: not a parameter of kind 'fake_ring' nor "
+        "a fact (parameters: bytes, dtype, transport, iters, scale, check; facts: backend, "
+        "nranks, nccl, env, gpu_shared, gpu)"},
+       {"  - pass\n  - {when: {bytes: [4K, 2M]}, outcome: fail}\n",
+        "scenarios/x.yaml:7:25: expect[1].when.bytes[1]: 2M is not a value the bytes axis "
+        "takes (its values: 4K, 1M)"},
+       {"  - {when: {dtype: bf16}, outcome: fail}\n",
+        "scenarios/x.yaml:6:20: expect[0].when.dtype: bf16 is not a value the dtype axis "
+        "takes (its values: f32)"},
+       {"  - {when: {bytes: lots}, outcome: fail}\n",
+        "scenarios/x.yaml:6:20: expect[0].when.bytes: expected a byte size such as 4K or 1M, "
+        "got 'lots'"},
+       {"  - {when: {backend: rocm}, outcome: fail}\n",
+        "scenarios/x.yaml:6:22: expect[0].when.backend: expected host or cuda, got 'rocm'"},
+       {"  - {when: {nranks: [2, 0]}, outcome: fail}\n",
+        "scenarios/x.yaml:6:25: expect[0].when.nranks[1]: must be at least 1, got 0"},
+       {"  - {when: [bytes], outcome: fail}\n",
+        "scenarios/x.yaml:6:12: expect[0].when: expected a map of parameters (or backend, "
+        "nranks) to values, got a list"},
+       {"  - {when: {bytes: []}, outcome: fail}\n",
+        "scenarios/x.yaml:6:20: expect[0].when.bytes: expected at least one value, got an "
+        "empty list"}});
 }
 
 TEST_F(LoaderTest, AbsurdPointCountNamesTheAxes) {
