@@ -108,59 +108,51 @@ absl::StatusOr<StateJson> StateJson::Field(absl::string_view key) const {
   return StateJson(*it, file_, Child(key));
 }
 
+template <typename T>
+absl::StatusOr<T> StateJson::Member(absl::string_view key,
+                                    absl::StatusOr<T> (StateJson::*as)() const) const {
+  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
+  return (field.*as)();
+}
+
+template <typename T>
+absl::StatusOr<T> StateJson::MemberOr(absl::string_view key, T fallback,
+                                      absl::StatusOr<T> (StateJson::*as)() const) const {
+  GH_RETURN_IF_ERROR(ExpectObject());
+  if (!Has(key)) return fallback;
+  return Member(key, as);
+}
+
 absl::StatusOr<std::string> StateJson::String(absl::string_view key) const {
-  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
-  return field.AsString();
+  return Member(key, &StateJson::AsString);
 }
-
 absl::StatusOr<std::string> StateJson::StringOr(absl::string_view key, std::string fallback) const {
-  GH_RETURN_IF_ERROR(ExpectObject());
-  if (!Has(key)) return fallback;
-  return String(key);
+  return MemberOr(key, std::move(fallback), &StateJson::AsString);
 }
-
 absl::StatusOr<int64_t> StateJson::Int(absl::string_view key) const {
-  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
-  return field.AsInt();
+  return Member(key, &StateJson::AsInt);
 }
-
 absl::StatusOr<int64_t> StateJson::IntOr(absl::string_view key, int64_t fallback) const {
-  GH_RETURN_IF_ERROR(ExpectObject());
-  if (!Has(key)) return fallback;
-  return Int(key);
+  return MemberOr(key, fallback, &StateJson::AsInt);
 }
-
 absl::StatusOr<double> StateJson::Number(absl::string_view key) const {
-  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
-  return field.AsNumber();
+  return Member(key, &StateJson::AsNumber);
 }
-
 absl::StatusOr<double> StateJson::NumberOr(absl::string_view key, double fallback) const {
-  GH_RETURN_IF_ERROR(ExpectObject());
-  if (!Has(key)) return fallback;
-  return Number(key);
+  return MemberOr(key, fallback, &StateJson::AsNumber);
 }
-
 absl::StatusOr<bool> StateJson::Bool(absl::string_view key) const {
-  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
-  return field.AsBool();
+  return Member(key, &StateJson::AsBool);
 }
-
 absl::StatusOr<bool> StateJson::BoolOr(absl::string_view key, bool fallback) const {
-  GH_RETURN_IF_ERROR(ExpectObject());
-  if (!Has(key)) return fallback;
-  return Bool(key);
+  return MemberOr(key, fallback, &StateJson::AsBool);
 }
 
 absl::StatusOr<std::vector<StateJson>> StateJson::Array(absl::string_view key) const {
-  GH_ASSIGN_OR_RETURN(StateJson field, Field(key));
-  return field.Items();
+  return Member(key, &StateJson::Items);
 }
-
 absl::StatusOr<std::vector<StateJson>> StateJson::ArrayOrEmpty(absl::string_view key) const {
-  GH_RETURN_IF_ERROR(ExpectObject());
-  if (!Has(key)) return std::vector<StateJson>{};
-  return Array(key);
+  return MemberOr(key, std::vector<StateJson>{}, &StateJson::Items);
 }
 
 absl::StatusOr<std::vector<std::string>> StateJson::StringListOrEmpty(absl::string_view key) const {

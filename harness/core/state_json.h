@@ -71,6 +71,12 @@ class StateJson {
   absl::StatusOr<std::map<std::string, std::string>> StringMapOrEmpty(absl::string_view key) const;
 
  private:
+  // Member `key` read by `as` (AsString, AsInt, ...); the *Or form gives `fallback` when absent.
+  template <typename T>
+  absl::StatusOr<T> Member(absl::string_view key, absl::StatusOr<T> (StateJson::*as)() const) const;
+  template <typename T>
+  absl::StatusOr<T> MemberOr(absl::string_view key, T fallback,
+                             absl::StatusOr<T> (StateJson::*as)() const) const;
   std::string Child(absl::string_view key) const;
   absl::Status TypeError(absl::string_view expected) const;
 
