@@ -44,31 +44,31 @@ def read_records(path):
     return points
 
 
-def read_raw_baseline(path):
-    raw = {}
+def line_fields(path):
+    """Each line of a text table, split on whitespace."""
     with open(path) as f:
         for line in f:
-            fields = line.split()
-            # Only the table's rows: a size, then numbers (skip comments, the header, echoed commands).
-            if len(fields) < 5 or not fields[0][0].isdigit():
-                continue
-            # Columns: bytes median min p90 loop [bare] ...; the bare loop compares with the
-            # harness's time_loop_mean_us (older tables have none: their paired-event loop).
-            has_bare = len(fields) >= 9
-            raw[parse_size(fields[0])] = {"median": float(fields[1]),
-                                          "loop": float(fields[5] if has_bare else fields[4])}
+            yield line.split()
+
+
+def read_raw_baseline(path):
+    raw = {}
+    for fields in line_fields(path):
+        # Only the table's rows: a size, then numbers (skip comments, the header, echoed commands).
+        if len(fields) < 5 or not fields[0][0].isdigit():
+            continue
+        # Columns: bytes median min p90 loop [bare] ...; the bare loop compares with the
+        # harness's time_loop_mean_us (older tables have none: their paired-event loop).
+        has_bare = len(fields) >= 9
+        raw[parse_size(fields[0])] = {"median": float(fields[1]),
+                                      "loop": float(fields[5] if has_bare else fields[4])}
     return raw
 
 
 def read_nccl_tests(path):
     """{bytes: out-of-place time in us} from sendrecv_perf's table."""
-    times = {}
-    with open(path) as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 8 and fields[0].isdigit() and fields[1].isdigit():
-                times[int(fields[0])] = float(fields[5])
-    return times
+    return {int(fields[0]): float(fields[5]) for fields in line_fields(path)
+            if len(fields) >= 8 and fields[0].isdigit() and fields[1].isdigit()}
 
 
 def raw_table(baseline_path, records_path):
