@@ -200,4 +200,9 @@ std::vector<EnvironmentSection> EnvironmentSections(const EnvironmentTable& tabl
   return sections;
 }
 
+std::vector<EnvironmentSection> EnvironmentSections(
+    const std::vector<LabeledEnvironment>& environments) {
+  return EnvironmentSections(SummarizeEnvironments(environments));
+}
+
 }  // namespace gh

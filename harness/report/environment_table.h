@@ -45,6 +45,9 @@ struct EnvironmentSection {
   std::vector<std::vector<std::string>> rows;
 };
 std::vector<EnvironmentSection> EnvironmentSections(const EnvironmentTable& table);
+// The same for the environments a report shows (SummarizeEnvironments first).
+std::vector<EnvironmentSection> EnvironmentSections(
+    const std::vector<LabeledEnvironment>& environments);
 
 }  // namespace gh
 

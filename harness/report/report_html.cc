@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/param.h"
 #include "harness/report/report_palette.h"
@@ -383,8 +384,7 @@ void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
-  const std::vector<EnvironmentSection> sections =
-      EnvironmentSections(SummarizeEnvironments(environments));
+  const std::vector<EnvironmentSection> sections = EnvironmentSections(environments);
   if (sections.empty()) return;
   out += "<h2>Environment</h2>\n";
   for (const EnvironmentSection& section : sections) {
@@ -396,19 +396,9 @@ void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& 
 }  // namespace
 
 std::string EscapeHtml(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
+  return absl::StrReplaceAll(absl::string_view(text.data(), text.size()),
+                             {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"},
+                              {"'", "&#39;"}});
 }
 
 std::string RenderReportHtml(const ReportInput& input) {

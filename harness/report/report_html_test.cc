@@ -5,12 +5,14 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/testdata/contains_all.h"
 #include "harness/report/report_palette.h"
 #include "harness/report/report_test_records.h"
 
 namespace gh {
 namespace {
 
+using ::gh::testing::ContainsAll;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -18,6 +20,12 @@ int Count(const std::string& haystack, const std::string& needle) {
   int n = 0;
   for (size_t at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
   return n;
+}
+
+// `plots` charts in all, with `series` lines among them.
+void ExpectCharts(const std::string& html, int plots, int series) {
+  EXPECT_EQ(Count(html, "<svg class=\"plot\""), plots);
+  EXPECT_EQ(Count(html, "<polyline class=\"series\""), series);
 }
 
 std::string RenderSmallSweep(bool with_baseline) {
@@ -61,30 +69,32 @@ TEST(ReportHtmlTest, HeatmapEntriesCarryOutcomeClasses) {
   EXPECT_THAT(html, HasSubstr("title=\"ring/bytes=1M/np=2\nncclUnhandledCudaError\nncclUnhandledCudaError: Cuda "
                               "failure 1 &#39;invalid argument&#39; | see log [ranks 1]\nexpected: pass\n"
                               "baseline: pass\nregression\""));
-  EXPECT_THAT(html, HasSubstr(">ncclUnhandledCudaError (regression)</td>"));
-  EXPECT_THAT(html, HasSubstr(">3 trials, 3 failed (2 swallowed, 1 crash (SIGSEGV))</td>"));
-  EXPECT_THAT(html, HasSubstr(">skip: no symmetric memory</td>"));
+  EXPECT_THAT(html, ContainsAll({
+                  ">ncclUnhandledCudaError (regression)</td>",
+                  ">3 trials, 3 failed (2 swallowed, 1 crash (SIGSEGV))</td>",
+                  ">skip: no symmetric memory</td>"}));
 }
 
 TEST(ReportHtmlTest, RowsAreCellsAndColumnsAreSweptParameters) {
   std::string html = RenderSmallSweep(false);
-  EXPECT_THAT(html, HasSubstr("<tr><th>proto</th><th>nccl</th><th>bytes=4K</th><th>bytes=1M</th></tr>"));
-  EXPECT_THAT(html, HasSubstr("<tr><th>proto</th><th>nccl</th><th>background=on</th><th>background=off</th></tr>"));
-  EXPECT_THAT(html, HasSubstr("<tr><th>simple</th><th>2.28.3</th><td class=\"entry o-pass\""));
+  EXPECT_THAT(html, ContainsAll({
+                  "<tr><th>proto</th><th>nccl</th><th>bytes=4K</th><th>bytes=1M</th></tr>",
+                  "<tr><th>proto</th><th>nccl</th><th>background=on</th><th>background=off</th></tr>",
+                  "<tr><th>simple</th><th>2.28.3</th><td class=\"entry o-pass\""}));
 }
 
 TEST(ReportHtmlTest, PlotsTheMetricPerCell) {
   std::string html = RenderSmallSweep(false);
   // Only ring has metrics and a numeric swept size: one chart per metric (bandwidth, median
   // time), a series per cell that has values.
-  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 2);
-  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 8);
-  EXPECT_THAT(html, HasSubstr("<title>simple / 2.28.3, bytes=1M: 66.0 GB/s</title>"));
-  EXPECT_THAT(html, HasSubstr("<title>ll / 2.28.3, bytes=1M: 33.0 GB/s</title>"));
-  EXPECT_THAT(html, HasSubstr(">bytes (log scale)</text>"));
-  EXPECT_THAT(html, HasSubstr("rotate(-90)\" text-anchor=\"middle\">bandwidth (GB/s)</text>"));
-  EXPECT_THAT(html, HasSubstr("rotate(-90)\" text-anchor=\"middle\">median time (us)</text>"));
-  EXPECT_THAT(html, HasSubstr("<h3>ring: bandwidth (GB/s) by bytes"));
+  ExpectCharts(html, 2, 8);
+  EXPECT_THAT(html, ContainsAll({
+                  "<title>simple / 2.28.3, bytes=1M: 66.0 GB/s</title>",
+                  "<title>ll / 2.28.3, bytes=1M: 33.0 GB/s</title>",
+                  ">bytes (log scale)</text>",
+                  "rotate(-90)\" text-anchor=\"middle\">bandwidth (GB/s)</text>",
+                  "rotate(-90)\" text-anchor=\"middle\">median time (us)</text>",
+                  "<h3>ring: bandwidth (GB/s) by bytes"}));
   // Byte sizes on a log axis are ticked at every power of 4, not only where measured.
   EXPECT_THAT(html, HasSubstr("text-anchor=\"middle\">16K</text>"));
 }
@@ -103,8 +113,7 @@ TEST(ReportHtmlTest, PlotsSeriesPerOtherColumnParameter) {
   ReportInput input{"run", &comparison, nullptr, {}, ""};
   std::string html = RenderReportHtml(input);
   EXPECT_THAT(html, HasSubstr("<th>bytes=4K, dtype=f32</th><th>bytes=4K, dtype=bf16</th>"));
-  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);  // bandwidth only
-  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 2);
+  ExpectCharts(html, 1, 2);  // bandwidth only
   EXPECT_THAT(html, HasSubstr("<title>dtype=f32, bytes=64K: 10.0 GB/s</title>"));
   EXPECT_THAT(html, HasSubstr("<title>dtype=bf16, bytes=1M: 5.00 GB/s</title>"));
   EXPECT_EQ(Count(html, "text-anchor=\"middle\">64K</text>"), 1);  // one tick per size
@@ -124,8 +133,7 @@ TEST(ReportHtmlTest, AtMostEightSeriesAChartTheRestInATable) {
   Comparison comparison = CompareResults(records, nullptr);
   ReportInput input{"wide", &comparison, nullptr, {}, ""};
   std::string html = RenderReportHtml(input);
-  EXPECT_EQ(Count(html, "<svg class=\"plot\""), 1);
-  EXPECT_EQ(Count(html, "<polyline class=\"series\""), 8);
+  ExpectCharts(html, 1, 8);
   EXPECT_EQ(Count(html, "<li><span class=\"series-key\""), 8);
   EXPECT_THAT(html, HasSubstr("<p class=\"muted\">16 more series, not charted:</p>\n"
                               "<table><tr><th>series (not charted)</th><th>bytes=4K</th><th>bytes=1M</th></tr>\n"
@@ -158,15 +166,16 @@ TEST(ReportHtmlTest, NoPlotWithoutANumericSweptParameter) {
 
 TEST(ReportHtmlTest, ComparisonListsAndEnvironment) {
   std::string html = RenderSmallSweep(true);
-  EXPECT_THAT(html, HasSubstr("<p>Matrix matrices/nccl_small.yaml: 4 cells, proto (2) × nccl (2)</p>"));
-  EXPECT_THAT(html, HasSubstr("<h2>Unmet expectations (1)</h2>"));
-  EXPECT_THAT(html, HasSubstr("<h2>Regressions (1)</h2>"));
-  EXPECT_THAT(html, HasSubstr("<h2>Vanished points (1)</h2>"));
-  EXPECT_THAT(html, HasSubstr("<td>ring/bytes=16M/np=2</td>"));
-  EXPECT_THAT(html, HasSubstr("<h2>Environment</h2>"));
-  EXPECT_THAT(html, HasSubstr("<td>2× NVIDIA H200 (sm 9.0)</td>"));
-  EXPECT_THAT(html, HasSubstr("<td>2.28.3 (built with 2.28.9)</td>"));
-  EXPECT_THAT(html, HasSubstr("<td>Open MPI v4.1.6</td>"));
+  EXPECT_THAT(html, ContainsAll({
+                  "<p>Matrix matrices/nccl_small.yaml: 4 cells, proto (2) × nccl (2)</p>",
+                  "<h2>Unmet expectations (1)</h2>",
+                  "<h2>Regressions (1)</h2>",
+                  "<h2>Vanished points (1)</h2>",
+                  "<td>ring/bytes=16M/np=2</td>",
+                  "<h2>Environment</h2>",
+                  "<td>2× NVIDIA H200 (sm 9.0)</td>",
+                  "<td>2.28.3 (built with 2.28.9)</td>",
+                  "<td>Open MPI v4.1.6</td>"}));
 }
 
 TEST(ReportHtmlTest, EscapesUserText) {
@@ -180,9 +189,10 @@ TEST(ReportHtmlTest, EscapesUserText) {
   EXPECT_THAT(html, Not(HasSubstr("<img")));
   EXPECT_THAT(html, Not(HasSubstr("<b>")));
   EXPECT_THAT(html, Not(HasSubstr("<i>")));
-  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"));
-  EXPECT_THAT(html, HasSubstr("<th>&lt;img src=x onerror=y&gt;</th>"));
-  EXPECT_THAT(html, HasSubstr("<title>title &lt;i&gt;</title>"));
+  EXPECT_THAT(html, ContainsAll({
+                  "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;",
+                  "<th>&lt;img src=x onerror=y&gt;</th>",
+                  "<title>title &lt;i&gt;</title>"}));
 }
 
 TEST(EscapeHtmlTest, AllSpecialCharacters) {

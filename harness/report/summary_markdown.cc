@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
@@ -145,8 +146,7 @@ void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
 }
 
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
-  const std::vector<EnvironmentSection> sections =
-      EnvironmentSections(SummarizeEnvironments(environments));
+  const std::vector<EnvironmentSection> sections = EnvironmentSections(environments);
   if (sections.empty()) return;
   out += "## Environment\n\n";
   for (const EnvironmentSection& section : sections) {
@@ -158,20 +158,9 @@ void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& 
 }  // namespace
 
 std::string EscapeMarkdownCell(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '|': out += "\\|"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '\n':
-      case '\r': out += ' '; break;
-      default: out += c;
-    }
-  }
-  return out;
+  return absl::StrReplaceAll(absl::string_view(text.data(), text.size()),
+                             {{"\\", "\\\\"}, {"|", "\\|"}, {"<", "&lt;"}, {">", "&gt;"},
+                              {"\n", " "}, {"\r", " "}});
 }
 
 std::string RenderSummaryMarkdown(const ReportInput& input) {
