@@ -5,18 +5,19 @@
 
 #include <string>
 
+#include "harness/core/testdata/named_value.h"
+
 namespace gh {
 namespace {
 
 TEST(NcclResultNameTest, NamesEveryResultByItsEnumName) {
-  EXPECT_EQ(NcclResultName(ncclSuccess), "ncclSuccess");
-  EXPECT_EQ(NcclResultName(ncclUnhandledCudaError), "ncclUnhandledCudaError");
-  EXPECT_EQ(NcclResultName(ncclSystemError), "ncclSystemError");
-  EXPECT_EQ(NcclResultName(ncclInternalError), "ncclInternalError");
-  EXPECT_EQ(NcclResultName(ncclInvalidArgument), "ncclInvalidArgument");
-  EXPECT_EQ(NcclResultName(ncclInvalidUsage), "ncclInvalidUsage");
-  EXPECT_EQ(NcclResultName(ncclRemoteError), "ncclRemoteError");
-  EXPECT_EQ(NcclResultName(ncclInProgress), "ncclInProgress");
+  for (const testing::NamedValue<ncclResult_t>& r :
+       {GH_NAMED_VALUE(ncclSuccess), GH_NAMED_VALUE(ncclUnhandledCudaError),
+        GH_NAMED_VALUE(ncclSystemError), GH_NAMED_VALUE(ncclInternalError),
+        GH_NAMED_VALUE(ncclInvalidArgument), GH_NAMED_VALUE(ncclInvalidUsage),
+        GH_NAMED_VALUE(ncclRemoteError), GH_NAMED_VALUE(ncclInProgress)}) {
+    EXPECT_EQ(NcclResultName(r.value), r.name);
+  }
 }
 
 TEST(NcclResultNameTest, UnknownValueKeepsItsNumber) {

@@ -3,17 +3,17 @@
 #include <mpi.h>
 
 #include "gtest/gtest.h"
+#include "harness/core/testdata/named_value.h"
 
 namespace gh {
 namespace {
 
 TEST(MpiErrorClassName, NamesTheStandardClasses) {
-  EXPECT_EQ(MpiErrorClassName(MPI_SUCCESS), "MPI_SUCCESS");
-  EXPECT_EQ(MpiErrorClassName(MPI_ERR_TRUNCATE), "MPI_ERR_TRUNCATE");
-  EXPECT_EQ(MpiErrorClassName(MPI_ERR_RANK), "MPI_ERR_RANK");
-  EXPECT_EQ(MpiErrorClassName(MPI_ERR_WIN), "MPI_ERR_WIN");
-  EXPECT_EQ(MpiErrorClassName(MPI_ERR_RMA_SYNC), "MPI_ERR_RMA_SYNC");
-  EXPECT_EQ(MpiErrorClassName(MPI_ERR_NO_MEM), "MPI_ERR_NO_MEM");
+  for (const testing::NamedValue<int>& c :
+       {GH_NAMED_VALUE(MPI_SUCCESS), GH_NAMED_VALUE(MPI_ERR_TRUNCATE), GH_NAMED_VALUE(MPI_ERR_RANK),
+        GH_NAMED_VALUE(MPI_ERR_WIN), GH_NAMED_VALUE(MPI_ERR_RMA_SYNC), GH_NAMED_VALUE(MPI_ERR_NO_MEM)}) {
+    EXPECT_EQ(MpiErrorClassName(c.value), c.name);
+  }
 }
 
 TEST(MpiErrorClassName, UnnamedClassesAreUnknown) {

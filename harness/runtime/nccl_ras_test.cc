@@ -14,19 +14,25 @@
 namespace gh {
 namespace {
 
+// A TCP socket bound to a free loopback port, which `port` returns.
+int BindLoopback(int& port) {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(s, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
+  port = ntohs(address.sin_port);
+  return s;
+}
+
 // A one-connection stand-in for NCCL's RAS service, speaking its client protocol.
 class FakeRas {
  public:
   explicit FakeRas(std::string greeting, std::string report, bool answer_status = true)
       : greeting_(std::move(greeting)), report_(std::move(report)), answer_status_(answer_status) {
-    listener_ = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-    socklen_t length = sizeof(address);
-    getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-    port_ = ntohs(address.sin_port);
+    listener_ = BindLoopback(port_);
     listen(listener_, 1);
     thread_ = std::thread([this] { Serve(); });
   }
@@ -107,15 +113,9 @@ TEST(NcclRas, ASilentServiceIsCutAtTheBound) {
 
 TEST(NcclRas, RefusedAndMalformedAddresses) {
   // A port nobody listens on: bind one, then let it go.
-  const int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(s, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  getsockname(s, reinterpret_cast<sockaddr*>(&address), &length);
-  close(s);
-  const std::string where = absl::StrCat("127.0.0.1:", ntohs(address.sin_port));
+  int port = 0;
+  close(BindLoopback(port));
+  const std::string where = absl::StrCat("127.0.0.1:", port);
   EXPECT_EQ(QueryNcclRas(where, absl::Seconds(1)),
             absl::StrCat("not available: cannot connect to ", where,
                          ": Connection refused (is RAS enabled: NCCL 2.24+, NCCL_RAS_ENABLE?)"));
