@@ -54,6 +54,7 @@ struct ParamDef {
 //   constexpr std::span<const EnumName<RingDtype>> EnumNames(RingDtype) { return kRingDtypeNames; }
 // ParamsBuilder::Enum derives the parameter's choices from it and Point::GetEnum<E> reads the
 // value back through it, so a name cannot be declared in one place and missing in the other.
+// GH_ENUM_NAMES (core/enum_names.h) writes the table and the function in one line.
 template <typename E>
 struct EnumName {
   E value;

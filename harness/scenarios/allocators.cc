@@ -16,13 +16,8 @@ constexpr int64_t kHostBlockAlignment = 4096;
 
 class HostAllocation : public Allocation {
  public:
-  HostAllocation(void* base, int64_t allocation_bytes, int64_t placement, int64_t bytes) {
-    base_ = base;
-    allocation_bytes_ = allocation_bytes;
-    data_ = static_cast<char*>(base) + placement;
-    bytes_ = bytes;
-    on_device_ = false;
-  }
+  HostAllocation(void* base, int64_t allocation_bytes, int64_t placement, int64_t bytes)
+      : Allocation(base, allocation_bytes, placement, bytes, /*on_device=*/false) {}
   ~HostAllocation() override { (void)Free(); }
   absl::Status Free() override {
     std::free(base_);
@@ -32,11 +27,6 @@ class HostAllocation : public Allocation {
 };
 
 }  // namespace
-
-std::string AllocatorName(AllocatorKind kind) {
-  const std::string_view name = EnumToName(kind);
-  return name.empty() ? "unknown" : std::string(name);
-}
 
 bool AllocatorSupports(AllocatorKind kind, Backend backend) {
   if (kind == AllocatorKind::kArena) return true;
@@ -51,7 +41,7 @@ int64_t PlacementOffset(const AllocatorSpec& spec) {
 
 absl::Status CheckAllocationRequest(const AllocatorSpec& spec, int64_t bytes, Backend backend) {
   if (!AllocatorSupports(spec.kind, backend)) {
-    return absl::InvalidArgumentError(absl::StrCat("allocator ", AllocatorName(spec.kind), " needs the ",
+    return absl::InvalidArgumentError(absl::StrCat("allocator ", std::string(EnumToName(spec.kind)), " needs the ",
                                                    backend == Backend::kHost ? "cuda" : "host",
                                                    " backend"));
   }

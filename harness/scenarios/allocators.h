@@ -34,8 +34,7 @@ GH_ENUM_NAMES(AllocatorKind, {AllocatorKind::kMalloc, "malloc"}, {AllocatorKind:
     {AllocatorKind::kCudaMallocAsync, "cuda_malloc_async"},
     {AllocatorKind::kNcclMemAlloc, "nccl_mem_alloc"}, {AllocatorKind::kVmm, "vmm"});
 
-// The kind's name in kAllocatorKindNames ("malloc", "arena", ...); parse with ParseEnum (param.h).
-std::string AllocatorName(AllocatorKind kind);
+// A kind's name: EnumToName (param.h); parse with ParseEnum.
 // Whether `backend` can hand out memory with `kind` (arena exists on both).
 bool AllocatorSupports(AllocatorKind kind, Backend backend);
 
@@ -76,6 +75,12 @@ class Allocation {
   virtual absl::Status Free() = 0;
 
  protected:
+  // The buffer starts `placement` bytes into the allocation that starts at `base`.
+  Allocation(void* base, int64_t allocation_bytes, int64_t placement, int64_t bytes,
+             bool on_device)
+      : data_(static_cast<char*>(base) + placement), base_(base), bytes_(bytes),
+        allocation_bytes_(allocation_bytes), on_device_(on_device) {}
+
   void* data_ = nullptr;
   void* base_ = nullptr;
   int64_t bytes_ = 0;

@@ -34,13 +34,8 @@ class DeviceAllocation : public Allocation {
   using FreeFn = absl::Status (*)(DeviceAllocation&);
   DeviceAllocation(AllocatorKind kind, void* base, int64_t allocation_bytes, int64_t placement,
                    int64_t bytes, cudaStream_t stream)
-      : kind_(kind), stream_(stream) {
-    base_ = base;
-    allocation_bytes_ = allocation_bytes;
-    data_ = static_cast<char*>(base) + placement;
-    bytes_ = bytes;
-    on_device_ = true;
-  }
+      : Allocation(base, allocation_bytes, placement, bytes, /*on_device=*/true),
+        kind_(kind), stream_(stream) {}
   ~DeviceAllocation() override { (void)Free(); }
 
   // VMM bookkeeping: the physical handle and the mapped size.

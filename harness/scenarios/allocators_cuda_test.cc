@@ -105,7 +105,7 @@ INSTANTIATE_TEST_SUITE_P(EveryDeviceAllocator, DeviceReleaseTest,
                          [](const ::testing::TestParamInfo<AllocatorKind>& info) {
                            std::string out;  // cuda_malloc -> CudaMalloc
                            bool upper = true;
-                           for (char c : AllocatorName(info.param)) {
+                           for (char c : EnumToName(info.param)) {
                              if (c == '_') {
                                upper = true;
                              } else {

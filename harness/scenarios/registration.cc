@@ -31,11 +31,6 @@ class MpiWindowRegistration : public Registration {
 
 }  // namespace
 
-std::string RegistrationName(RegistrationKind kind) {
-  const std::string_view name = EnumToName(kind);
-  return name.empty() ? "unknown" : std::string(name);
-}
-
 bool RegistrationSupports(RegistrationKind kind, Backend backend) {
   switch (kind) {
     case RegistrationKind::kNone: return true;
@@ -60,7 +55,7 @@ absl::StatusOr<std::unique_ptr<Registration>> RegisterHost(RegistrationKind kind
   if (kind == RegistrationKind::kNone) return NoRegistration();
   if (kind != RegistrationKind::kMpiWindow) {
     return absl::InvalidArgumentError(
-        absl::StrCat("registration ", RegistrationName(kind), " needs the cuda backend"));
+        absl::StrCat("registration ", std::string(EnumToName(kind)), " needs the cuda backend"));
   }
   // The job's communicators return errors (mpi_errors.h): a refused window is an outcome.
   MPI_Win window = MPI_WIN_NULL;

@@ -37,8 +37,7 @@ GH_ENUM_NAMES(RegistrationKind, {RegistrationKind::kNone, "none"},
     {RegistrationKind::kWindowSymmetric, "window_symmetric"},
     {RegistrationKind::kMpiWindow, "mpi_window"});
 
-// The kind's name in kRegistrationKindNames; parse with ParseEnum (param.h).
-std::string RegistrationName(RegistrationKind kind);
+// A kind's name: EnumToName (param.h); parse with ParseEnum.
 bool RegistrationSupports(RegistrationKind kind, Backend backend);
 // Whether registering is a collective call every rank must make together (windows are; the
 // user-buffer path is not).

@@ -85,7 +85,7 @@ absl::StatusOr<std::unique_ptr<Registration>> RegisterDevice(RegistrationKind ki
       break;
   }
   return absl::InvalidArgumentError(
-      absl::StrCat("registration ", RegistrationName(kind), " needs the host backend"));
+      absl::StrCat("registration ", std::string(EnumToName(kind)), " needs the host backend"));
 }
 
 }  // namespace gh

@@ -15,6 +15,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <climits>
 #include <csignal>
@@ -48,31 +49,28 @@ int DtypeSize(RingDtype dtype) {
   return 1;
 }
 
+RingShiftRank::RingShiftRank(PointContext& ctx, const RingShiftParams& params)
+    : ctx_(ctx), params_(params), rank_(ctx.rank()), right_((ctx.rank() + 1) % ctx.nranks()),
+      left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
+      count_(params.count()) {}
+
+void RingShiftRank::Step(const char* step, const char* operation, int64_t bytes) {
+  step_ = step;
+  ctx_.SetStep(step, operation, bytes);
+}
+
 std::string FormatRingElement(RingDtype dtype, uint64_t bits) {
+  const uint32_t low32 = static_cast<uint32_t>(bits);
+  const uint32_t low16 = static_cast<uint32_t>(bits & 0xFFFF);
   switch (dtype) {
-    case RingDtype::kF32: {
-      const uint32_t b = static_cast<uint32_t>(bits);
-      float value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%.9g (0x%08x)", value, b);
-    }
-    case RingDtype::kBF16: {
-      const uint32_t b = static_cast<uint32_t>(bits & 0xFFFF) << 16;  // a float's top half
-      float value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%.4g (0x%04x)", value, static_cast<uint32_t>(bits & 0xFFFF));
-    }
-    case RingDtype::kI32: {
-      const uint32_t b = static_cast<uint32_t>(bits);
-      int32_t value;
-      std::memcpy(&value, &b, sizeof(value));
-      return absl::StrFormat("%d (0x%08x)", value, b);
-    }
-    case RingDtype::kF64: {
-      double value;
-      std::memcpy(&value, &bits, sizeof(value));
-      return absl::StrFormat("%.17g (0x%016x)", value, bits);
-    }
+    case RingDtype::kF32:
+      return absl::StrFormat("%.9g (0x%08x)", std::bit_cast<float>(low32), low32);
+    case RingDtype::kBF16:  // a float's top half
+      return absl::StrFormat("%.4g (0x%04x)", std::bit_cast<float>(low16 << 16), low16);
+    case RingDtype::kI32:
+      return absl::StrFormat("%d (0x%08x)", std::bit_cast<int32_t>(low32), low32);
+    case RingDtype::kF64:
+      return absl::StrFormat("%.17g (0x%016x)", std::bit_cast<double>(bits), bits);
   }
   return absl::StrFormat("0x%x", bits);
 }
@@ -122,13 +120,10 @@ uint64_t SeedFor(int trial, int iteration) {
   return (static_cast<uint64_t>(trial) << 20) | static_cast<uint64_t>(iteration + 1);
 }
 
-class RingShiftHost {
+class RingShiftHost : public RingShiftRank {
  public:
   RingShiftHost(PointContext& ctx, const RingShiftParams& params)
-      : ctx_(ctx), params_(params), comm_(ctx.comm()), rank_(ctx.rank()),
-        nranks_(ctx.nranks()), right_((ctx.rank() + 1) % ctx.nranks()),
-        left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
-        count_(params.count()), bytes_(params.count() * DtypeSize(params.dtype)),
+      : RingShiftRank(ctx, params), comm_(ctx.comm()), bytes_(count_ * width_),
         put_(params.transport == RingTransport::kMpiPut) {}
 
   ~RingShiftHost() {
@@ -147,14 +142,6 @@ class RingShiftHost {
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-  bool FaultHere(RingFault fault) const {
-    return params_.fault == fault && params_.fault_rank == rank_;
-  }
-
   // Sends `send_bytes` of this rank's block to the right neighbour and receives the left
   // neighbour's into the receive buffer (or, for stale_block on the fault rank, `landing`).
   int Exchange(int64_t send_bytes, uint8_t* landing) {
@@ -285,17 +272,13 @@ class RingShiftHost {
     return MPI_SUCCESS;
   }
 
-  PointContext& ctx_;
-  const RingShiftParams& params_;
   MPI_Comm comm_;
-  const int rank_, nranks_, right_, left_, width_;
-  const int64_t count_, bytes_;
+  const int64_t bytes_;
   const bool put_;
   std::vector<uint8_t> send_, receive_storage_, stale_sink_;
   uint8_t* receive_ = nullptr;
   MPI_Win window_ = MPI_WIN_NULL;
   bool window_healthy_ = true;
-  const char* step_ = "setup";
 };
 
 class RingShift : public Scenario {

@@ -5,9 +5,9 @@
 #define GPUHARNESS_SCENARIOS_RING_SHIFT_H_
 
 #include <cstdint>
-#include <span>
 #include <string>
 
+#include "harness/core/enum_names.h"
 #include "harness/core/outcome.h"
 #include "harness/core/param.h"
 
@@ -16,10 +16,8 @@ namespace gh {
 class PointContext;
 
 enum class RingDtype { kF32, kBF16, kI32, kF64 };
-inline constexpr EnumName<RingDtype> kRingDtypeNames[] = {
-    {RingDtype::kF32, "f32"}, {RingDtype::kBF16, "bf16"}, {RingDtype::kI32, "i32"},
-    {RingDtype::kF64, "f64"}};
-constexpr std::span<const EnumName<RingDtype>> EnumNames(RingDtype) { return kRingDtypeNames; }
+GH_ENUM_NAMES(RingDtype, {RingDtype::kF32, "f32"}, {RingDtype::kBF16, "bf16"},
+    {RingDtype::kI32, "i32"}, {RingDtype::kF64, "f64"});
 int DtypeSize(RingDtype dtype);
 // "<value> (0x<bits>)": an element as the dtype reads it, and its exact bits (mismatch reports).
 std::string FormatRingElement(RingDtype dtype, uint64_t bits);
@@ -27,13 +25,9 @@ std::string FormatRingElement(RingDtype dtype, uint64_t bits);
 // How blocks move: kAuto resolves per backend (mpi_p2p on host, nccl_p2p on cuda); a transport
 // of the other backend is a skip.
 enum class RingTransport { kAuto, kMpiP2p, kMpiPut, kNcclP2p, kNcclDevice, kNcclCe };
-inline constexpr EnumName<RingTransport> kRingTransportNames[] = {
-    {RingTransport::kAuto, "auto"},          {RingTransport::kMpiP2p, "mpi_p2p"},
-    {RingTransport::kMpiPut, "mpi_put"},     {RingTransport::kNcclP2p, "nccl_p2p"},
-    {RingTransport::kNcclDevice, "nccl_device"}, {RingTransport::kNcclCe, "nccl_ce"}};
-constexpr std::span<const EnumName<RingTransport>> EnumNames(RingTransport) {
-  return kRingTransportNames;
-}
+GH_ENUM_NAMES(RingTransport, {RingTransport::kAuto, "auto"}, {RingTransport::kMpiP2p, "mpi_p2p"},
+    {RingTransport::kMpiPut, "mpi_put"}, {RingTransport::kNcclP2p, "nccl_p2p"},
+    {RingTransport::kNcclDevice, "nccl_device"}, {RingTransport::kNcclCe, "nccl_ce"});
 
 // Deliberate faults, for testing the harness itself (the `fault` parameter).
 enum class RingFault {
@@ -46,15 +40,10 @@ enum class RingFault {
   kDeviceFault,     // cuda: after the exchange fault_rank's kernel stores through a null
                     // pointer, a sticky cudaErrorIllegalAddress that ends its CUDA context
 };
-inline constexpr EnumName<RingFault> kRingFaultNames[] = {
-    {RingFault::kNone, "none"},
-    {RingFault::kCorruptElement, "corrupt_element"},
-    {RingFault::kStaleBlock, "stale_block"},
-    {RingFault::kPartialWrite, "partial_write"},
-    {RingFault::kStall, "stall"},
-    {RingFault::kCrash, "crash"},
-    {RingFault::kDeviceFault, "device_fault"}};
-constexpr std::span<const EnumName<RingFault>> EnumNames(RingFault) { return kRingFaultNames; }
+GH_ENUM_NAMES(RingFault, {RingFault::kNone, "none"},
+    {RingFault::kCorruptElement, "corrupt_element"}, {RingFault::kStaleBlock, "stale_block"},
+    {RingFault::kPartialWrite, "partial_write"}, {RingFault::kStall, "stall"},
+    {RingFault::kCrash, "crash"}, {RingFault::kDeviceFault, "device_fault"});
 
 struct RingShiftParams {
   int64_t bytes = 0;      // per rank block, rounded down to whole elements
@@ -63,6 +52,25 @@ struct RingShiftParams {
   RingFault fault = RingFault::kNone;
   int fault_rank = 0;
   int64_t count() const { return bytes / DtypeSize(dtype); }
+};
+
+// What the host and the cuda implementation of one rank share: its place in the ring, the step
+// it is in (which its error outcome names) and whether a deliberate fault is its to do.
+class RingShiftRank {
+ protected:
+  RingShiftRank(PointContext& ctx, const RingShiftParams& params);
+
+  // Enters `step` (and tells the context, which the watchdog and the crash record read).
+  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0);
+  bool FaultHere(RingFault fault) const {
+    return params_.fault == fault && params_.fault_rank == rank_;
+  }
+
+  PointContext& ctx_;
+  const RingShiftParams& params_;
+  const int rank_, right_, left_, width_;
+  const int64_t count_;
+  const char* step_ = "setup";
 };
 
 #if defined(GH_HAVE_CUDA)

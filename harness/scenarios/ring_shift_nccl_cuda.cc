@@ -68,14 +68,10 @@ uint64_t SeedFor(int trial, bool verified) {
   return (static_cast<uint64_t>(trial) << 8) | (verified ? 2u : 1u);
 }
 
-class RingShiftCuda {
+class RingShiftCuda : public RingShiftRank {
  public:
   RingShiftCuda(PointContext& ctx, const RingShiftParams& params)
-      : ctx_(ctx), params_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
-        rank_(ctx.rank()), nranks_(ctx.nranks()),
-        right_((ctx.rank() + 1) % ctx.nranks()),
-        left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()),
-        width_(DtypeSize(params.dtype)), count_(params.count()),
+      : RingShiftRank(ctx, params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
         type_(NcclType(params.dtype)) {}
 
   RankOutcome Run() {
@@ -93,14 +89,6 @@ class RingShiftCuda {
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-  bool FaultHere(RingFault fault) const {
-    return params_.fault == fault && params_.fault_rank == rank_;
-  }
-
   // One grouped send to the right and receive from the left. The group is always closed, so
   // a failed enqueue cannot leave NCCL inside an open group.
   absl::Status Exchange(const void* send, int64_t send_count, void* recv, int64_t recv_count) {
@@ -235,14 +223,9 @@ class RingShiftCuda {
     return absl::OkStatus();
   }
 
-  PointContext& ctx_;
-  const RingShiftParams& params_;
   CudaResources& cuda_;
   cudaStream_t stream_;
-  const int rank_, nranks_, right_, left_, width_;
-  const int64_t count_;
   const ncclDataType_t type_;
-  const char* step_ = "setup";
 };
 
 }  // namespace

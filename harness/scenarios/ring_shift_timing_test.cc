@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/point.h"
 #include "harness/core/registry.h"
@@ -16,32 +17,32 @@
 namespace gh {
 namespace {
 
+using ::testing::DoubleEq;
+using ::testing::ElementsAre;
+using ::testing::Field;
+
+// A metric with this name, unit and value (to 4 ULPs, as EXPECT_DOUBLE_EQ).
+::testing::Matcher<const Metric&> IsMetric(const std::string& name, double value,
+                                           const std::string& unit) {
+  return ::testing::AllOf(Field(&Metric::name, name), Field(&Metric::value, DoubleEq(value)),
+                          Field(&Metric::unit, unit));
+}
+
 TEST(LoopMetricsTest, MeanTimeAndBandwidthOfTheLoop) {
   // 50 iterations of 1 MB in 2000 us: 40 us each, 25 GB/s.
-  std::vector<Metric> metrics = LoopMetrics("", 2000, 50, 1e6);
-  ASSERT_EQ(metrics.size(), 2u);
-  EXPECT_EQ(metrics[0].name, "time_loop_mean_us");
-  EXPECT_DOUBLE_EQ(metrics[0].value, 40);
-  EXPECT_EQ(metrics[0].unit, "us");
-  EXPECT_EQ(metrics[1].name, "bandwidth_loop_GBps");
-  EXPECT_DOUBLE_EQ(metrics[1].value, 25);
-  EXPECT_EQ(metrics[1].unit, "GB/s");
+  EXPECT_THAT(LoopMetrics("", 2000, 50, 1e6),
+              ElementsAre(IsMetric("time_loop_mean_us", 40, "us"),
+                          IsMetric("bandwidth_loop_GBps", 25, "GB/s")));
 }
 
 TEST(LoopMetricsTest, PrefixNamesTheReferenceCopy) {
-  std::vector<Metric> metrics = LoopMetrics("copy_", 100, 4, 2e6);
-  ASSERT_EQ(metrics.size(), 2u);
-  EXPECT_EQ(metrics[0].name, "copy_time_loop_mean_us");
-  EXPECT_DOUBLE_EQ(metrics[0].value, 25);
-  EXPECT_EQ(metrics[1].name, "copy_bandwidth_loop_GBps");
-  EXPECT_DOUBLE_EQ(metrics[1].value, 80);
+  EXPECT_THAT(LoopMetrics("copy_", 100, 4, 2e6),
+              ElementsAre(IsMetric("copy_time_loop_mean_us", 25, "us"),
+                          IsMetric("copy_bandwidth_loop_GBps", 80, "GB/s")));
 }
 
 TEST(LoopMetricsTest, NoBytesGivesTheTimeAlone) {
-  std::vector<Metric> metrics = LoopMetrics("", 30, 3, 0);
-  ASSERT_EQ(metrics.size(), 1u);
-  EXPECT_EQ(metrics[0].name, "time_loop_mean_us");
-  EXPECT_DOUBLE_EQ(metrics[0].value, 10);
+  EXPECT_THAT(LoopMetrics("", 30, 3, 0), ElementsAre(IsMetric("time_loop_mean_us", 10, "us")));
 }
 
 TEST(LoopMetricsTest, NoIterationsOrNoTimeGivesNothing) {

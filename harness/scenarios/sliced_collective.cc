@@ -137,11 +137,11 @@ uint64_t SlicedCollectiveSeed(const Point& point, int trial) {
 std::optional<std::string> SlicedCollectiveSkipReason(const SlicedCollectiveParams& params,
                                                       Backend backend) {
   if (!AllocatorSupports(params.allocator.kind, backend)) {
-    return absl::StrCat("allocator ", AllocatorName(params.allocator.kind), " is not available on the ",
+    return absl::StrCat("allocator ", std::string(EnumToName(params.allocator.kind)), " is not available on the ",
                         std::string(BackendName(backend)), " backend");
   }
   if (!RegistrationSupports(params.registration, backend)) {
-    return absl::StrCat("registration ", RegistrationName(params.registration),
+    return absl::StrCat("registration ", std::string(EnumToName(params.registration)),
                         " is not available on the ", std::string(BackendName(backend)), " backend");
   }
   if (params.collective == SlicedCollectiveOp::kRingShiftDevice) {

@@ -1,39 +1,39 @@
 #include "harness/scenarios/window_schedule.h"
 
 namespace gh {
+namespace {
+
+// The ring part of every step of rank `rank` of `tp`; each schedule fills in what it moves.
+template <typename Step>
+std::vector<Step> RingSteps(int rank, int tp) {
+  std::vector<Step> steps(tp);
+  for (int s = 0; s < tp; ++s) {
+    steps[s].step = s;
+    steps[s].communicates = s + 1 < tp;
+    if (steps[s].communicates) {
+      steps[s].send_to = RingNext(rank, tp);
+      steps[s].recv_from = RingPrev(rank, tp);
+    }
+  }
+  return steps;
+}
+
+}  // namespace
 
 std::vector<AllGatherStep> AllGatherSchedule(int rank, int tp) {
-  std::vector<AllGatherStep> steps;
-  steps.reserve(tp);
-  for (int s = 0; s < tp; ++s) {
-    AllGatherStep step;
-    step.step = s;
-    step.held_shard = HeldShard(rank, s, tp);
-    step.communicates = s + 1 < tp;
-    if (step.communicates) {
-      step.send_to = RingNext(rank, tp);
-      step.recv_from = RingPrev(rank, tp);
-      step.recv_shard = HeldShard(rank, s + 1, tp);
-    }
-    steps.push_back(step);
+  std::vector<AllGatherStep> steps = RingSteps<AllGatherStep>(rank, tp);
+  for (AllGatherStep& step : steps) {
+    step.held_shard = HeldShard(rank, step.step, tp);
+    if (step.communicates) step.recv_shard = HeldShard(rank, step.step + 1, tp);
   }
   return steps;
 }
 
 std::vector<ReduceScatterStep> ReduceScatterSchedule(int rank, int tp) {
-  std::vector<ReduceScatterStep> steps;
-  steps.reserve(tp);
-  for (int s = 0; s < tp; ++s) {
-    ReduceScatterStep step;
-    step.step = s;
-    step.block = ReduceBlock(rank, s, tp);
-    step.adds_received = s > 0;
-    step.communicates = s + 1 < tp;
-    if (step.communicates) {
-      step.send_to = RingNext(rank, tp);
-      step.recv_from = RingPrev(rank, tp);
-    }
-    steps.push_back(step);
+  std::vector<ReduceScatterStep> steps = RingSteps<ReduceScatterStep>(rank, tp);
+  for (ReduceScatterStep& step : steps) {
+    step.block = ReduceBlock(rank, step.step, tp);
+    step.adds_received = step.step > 0;
   }
   return steps;
 }

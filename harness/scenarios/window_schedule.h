@@ -18,22 +18,24 @@
 
 namespace gh {
 
-struct AllGatherStep {
+// What every step of both schedules has: whether it passes data round the ring, and where.
+struct RingStep {
   int step = 0;
-  int held_shard = 0;     // shard of x this rank computes on at this step
   bool communicates = false;  // false at the last step (and always at tp = 1)
-  int send_to = -1;       // rank the held shard goes to; -1 when !communicates
-  int recv_from = -1;     // rank the next shard comes from; -1 when !communicates
-  int recv_shard = -1;    // shard received at this step (held at step + 1); -1 when none
+  int send_to = -1;           // the next rank; -1 when !communicates
+  int recv_from = -1;         // the previous rank; -1 when !communicates
 };
 
-struct ReduceScatterStep {
-  int step = 0;
-  int block = 0;              // output block (row block of y) this rank's partial is for
-  bool adds_received = false; // adds the running sum received at the previous step
-  bool communicates = false;  // sends the running sum on; false at the last step
-  int send_to = -1;
-  int recv_from = -1;
+// all-gather: the held shard goes to send_to, the next shard comes from recv_from.
+struct AllGatherStep : RingStep {
+  int held_shard = 0;   // shard of x this rank computes on at this step
+  int recv_shard = -1;  // shard received at this step (held at step + 1); -1 when none
+};
+
+// reduce-scatter: the running sum goes on to send_to.
+struct ReduceScatterStep : RingStep {
+  int block = 0;               // output block (row block of y) this rank's partial is for
+  bool adds_received = false;  // adds the running sum received at the previous step
 };
 
 // Every step of rank `rank` of `tp` (1 <= tp, 0 <= rank < tp), in order.
