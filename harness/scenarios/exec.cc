@@ -28,6 +28,7 @@
 #include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/exec_classify.h"
+#include "harness/scenarios/exec_command_record.h"
 #include "harness/scenarios/exec_process.h"
 #include "harness/scenarios/exec_stack_dump.h"
 #include "harness/scenarios/kind_backends.h"
@@ -173,6 +174,8 @@ class Exec : public Scenario {
     if (absl::Status prepared = stacks.Prepare(command); !prepared.ok()) {
       return ErrorOutcome(std::string(prepared.message()));
     }
+    // For repro scripts; a failure to write it costs the repro, not the point.
+    (void)WriteExecCommandRecord(command, point.name, ctx.rank(), ctx.nranks(), coordinator, block.exit_status);
     ctx.SetStep("exec");
     absl::StatusOr<ExecEnd> end = RunExecCommand(command);
     if (!end.ok()) return ErrorOutcome(std::string(end.status().message()));
