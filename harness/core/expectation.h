@@ -64,9 +64,7 @@ bool ConditionsHold(const ExpectationRule& rule, const Point& point, const Envir
 bool GlobMatches(std::string_view pattern, std::string_view text);
 
 // Whether an observed outcome and signature meet an expectation. An infra outcome meets none:
-// it says the machinery failed, not what the code under test did. A "not applicable here" skip
-// (core/skip_cause.h: gpuharness built against another library version than it runs) meets
-// every expectation: it says nothing about the code under test either way.
+// it says the machinery failed, not what the code under test did.
 bool MeetsExpectation(const Expectation& expected, Outcome observed, const std::string& signature);
 
 // An outcome a scenario may expect: any but infra. InvalidArgument "unknown outcome 'x'
