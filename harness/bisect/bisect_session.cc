@@ -104,7 +104,8 @@ absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs&
     return absl::OkStatus();
   }
   auto& [failing, working] = *arms;
-  SetSeenFailing(failing, bad_probe->tally), SetSeenFailing(working, good_probe->tally);
+  SetSeenFailing(failing, bad_probe->tally);
+  SetSeenFailing(working, good_probe->tally);
   const std::string source = absl::StrCat("the bisect in ", out_dir);
   const std::string point = bad_trial->point;
   std::string both = RenderReproScript(point, source, failing, working);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -143,8 +144,9 @@ std::string CommandSection(const Side& bad, const PathPlaceholders& places) {
   absl::StatusOr<std::vector<ReproRank>> ranks = ReadReproRanks(bad.out, bad.trial->point);
   std::vector<std::string> vars;
   if (bad.job.contains("env") && bad.job["env"].is_object()) {
-    for (const auto& [name, value] : bad.job["env"].items()) {
-      if (value.is_string()) vars.push_back(absl::StrCat(name, "=", value.get<std::string>()));
+    const nlohmann::json& env = bad.job["env"];
+    for (auto it = env.begin(); it != env.end(); ++it) {
+      if (it.value().is_string()) vars.push_back(absl::StrCat(it.key(), "=", it.value().get<std::string>()));
     }
   }
   if (ranks.ok() && !ranks->empty()) {
