@@ -243,7 +243,8 @@ std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
     std::error_code ec2;
     for (const fs::directory_entry& e : fs::directory_iterator(lib.path() / "site-packages", ec2)) {
       std::string name = e.path().filename().string();
-      if (!absl::ConsumeSuffix(&name, ".dist-info")) continue;
+      if (!absl::EndsWith(name, ".dist-info")) continue;
+      name.resize(name.size() - std::string(".dist-info").size());
       const size_t dash = name.find('-');
       if (dash == std::string::npos) continue;
       const std::string package = name.substr(0, dash);

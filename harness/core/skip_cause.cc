@@ -3,15 +3,16 @@
 #include <optional>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
 #include "harness/core/regex.h"
 
 namespace gh {
 
 std::string HarnessBuildMismatchSkip(std::string_view library, std::string_view compiled, std::string_view runtime,
                                      std::string_view detail) {
-  return absl::StrCat("built against ", library, " ", compiled, ", runtime ", runtime,
-                      detail.empty() ? "" : ": ", detail);
+  std::string text = "built against " + std::string(library) + " " + std::string(compiled) + ", runtime " +
+                     std::string(runtime);
+  if (!detail.empty()) text += ": " + std::string(detail);
+  return text;
 }
 
 bool IsNotApplicableSkip(Outcome outcome, std::string_view signature) {
