@@ -175,7 +175,7 @@ TEST(ReadReproRanks, EveryRanksCommandOfThePointInRankOrderOrNone) {
   };
   auto rank = [](int r, const std::string& point) {
     return nlohmann::json{{"point", point}, {"rank", r}, {"nranks", 2}, {"coordinator", "127.0.0.1:9"},
-                          {"argv", {"prog", absl::StrCat(r)}}, {"env", {{"A", "1"}}}, {"workdir", "/w"},
+                          {"argv", {"prog", absl::StrCat(r)}}, {"env", nlohmann::json::array({nlohmann::json::array({"A", "1"})})}, {"workdir", "/w"},
                           {"exit_status", 0}};
   };
   write("rank1.log.command.json", rank(1, "exec_repro/np=2"));

@@ -170,12 +170,13 @@ class Exec : public Scenario {
                            : absl::StrCat(log_dir, "/rank", ctx.rank(), ".trial", ctx.trial(), ".log");
     command.timeout = block.timeout.value_or(DefaultCommandTimeout(point.spec->timeout));
 
+    // For repro scripts, before the stack dump's own variables join the command's; a failure to
+    // write it costs the repro, not the point.
+    (void)WriteExecCommandRecord(command, point.name, ctx.rank(), ctx.nranks(), coordinator, block.exit_status);
     ExecStackDump stacks(absl::StrCat(command.log_path, ".stacks"));
     if (absl::Status prepared = stacks.Prepare(command); !prepared.ok()) {
       return ErrorOutcome(std::string(prepared.message()));
     }
-    // For repro scripts; a failure to write it costs the repro, not the point.
-    (void)WriteExecCommandRecord(command, point.name, ctx.rank(), ctx.nranks(), coordinator, block.exit_status);
     ctx.SetStep("exec");
     absl::StatusOr<ExecEnd> end = RunExecCommand(command);
     if (!end.ok()) return ErrorOutcome(std::string(end.status().message()));

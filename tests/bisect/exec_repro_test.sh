@@ -67,6 +67,7 @@ want '    <DIR>/repro_first_bad.sh [--repeat N] [--arm NAME]'
 # The repro, from another directory: the user's command per process, no harness.
 cd "$work/elsewhere"
 script=$work/out/repro_first_bad.sh
+grep -q "GH_STACK_DUMP_DIR\|\.stacks" "$script" && fail "the repro script carries the harness's stack-dump variables"
 grep -q "gpuharness" <(grep -v '^#' "$script") && fail "the repro script runs gpuharness:
 $(cat "$script")"
 set +e
