@@ -24,3 +24,11 @@ gh_harness_test_program(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bi
 include(GoogleTest)
 gtest_discover_tests(gh_bisect_e2e_test TEST_PREFIX "gpuharness.bisect." DISCOVERY_TIMEOUT 60
   PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE)
+
+# An exec bisect's summary.md as a bug report and its standalone repro script
+# (tests/bisect/exec_repro_test.sh).
+add_test(NAME gpuharness.bisect.ExecBugReportAndStandaloneRepro
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/exec_repro_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/bisect_exec_repro)
+set_tests_properties(gpuharness.bisect.ExecBugReportAndStandaloneRepro PROPERTIES LABELS "mpi" TIMEOUT 300
+  RUN_SERIAL TRUE ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")

@@ -11,3 +11,9 @@ gh_harness_test_suite(gh_verdicts_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/
   NAME verdicts LABEL mpi TIMEOUT 300 SERIAL
   PROPERTIES SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 # (The Open MPI run-as-root settings are the test's own: set where unset, see verdicts_test.cc.)
+
+# A "not applicable here" skip (core/skip_cause.h) meets `expect: pass` at the sweep level.
+add_test(NAME gpuharness.verdicts.NotApplicableSkipMeetsAnExpectedPass
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/not_applicable_skip_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/verdicts_not_applicable_skip)
+set_tests_properties(gpuharness.verdicts.NotApplicableSkipMeetsAnExpectedPass PROPERTIES LABELS "mpi" TIMEOUT 120)

@@ -103,7 +103,9 @@ absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs&
     PrintProgress(env, absl::StrCat("no repro script: ", arms.status().message()));
     return absl::OkStatus();
   }
-  const auto& [failing, working] = *arms;
+  auto& [failing, working] = *arms;
+  SetSeenFailing(failing, bad_probe->tally);
+  SetSeenFailing(working, good_probe->tally);
   const std::string source = absl::StrCat("the bisect in ", out_dir);
   const std::string point = bad_trial->point;
   std::string both = RenderReproScript(point, source, failing, working);
@@ -171,6 +173,7 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   out.cached_trials = caching.hits();
   out.exit_status = out.result.status == BisectStatus::kFound ? 0 : 1;
   BisectContext context = MakeContext(options, *in);
+  context.out_dir = out_dir;
   if (absl::Status st = WriteBisectRepros(options, *in, out_dir, env, out, context); !st.ok()) return st;
   if (absl::Status st = WriteSummaries(options.out_dir, RenderBisectMarkdown(config, out.result, context),
                                        BisectSummaryJson(config, out.result, context));

@@ -60,7 +60,7 @@ absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::strin
   const std::string path = trial.detail + "/job.json";
   absl::StatusOr<nlohmann::json> job = ParseStateFile(path);
   if (!job.ok()) return job.status();
-  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(StateJson(*job, path));
+  absl::StatusOr<ReproArm> arm = ReproArmFromJobJson(StateJson(*job, path), trial.point);
   if (!arm.ok()) return arm.status();
   arm->name = name;
   arm->title = title;

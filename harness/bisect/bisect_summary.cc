@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "harness/bisect/bisect_state.h"
+#include "harness/bisect/bisect_summary_report.h"
 
 namespace gh {
 
@@ -59,10 +60,16 @@ std::string ProbeCell(const ProbeRecord& probe) {
   return out;
 }
 
+void SetSeenFailing(ReproArm& arm, const ProbeTally& tally) {
+  arm.seen_failed = tally.hunted + tally.others;
+  arm.seen_trials = tally.trials;
+}
+
 std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult& result,
                                  const BisectContext& context) {
-  std::string md = absl::StrCat("# Bisect over ", context.version_axis, ": ", LabelOf(config, config.good),
-                                " (good) .. ", LabelOf(config, config.bad), " (bad)\n\n");
+  std::string md = RenderBugReport(config, result, context);
+  absl::StrAppend(&md, "## Harness details\n\n", "Bisect over ", context.version_axis, ": ",
+                  LabelOf(config, config.good), " (good) .. ", LabelOf(config, config.bad), " (bad)\n\n");
   if (result.status == BisectStatus::kFound) {
     const bool fix = result.find == BisectFind::kFix;
     const std::string failing = Code(LabelOf(config, result.answer.first_bad));
@@ -105,7 +112,7 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   for (const std::string& script : context.repro_scripts) {
     absl::StrAppend(&md, "- Repro: ", Code(script), "\n");
   }
-  absl::StrAppend(&md, "\n## Probes\n\n",
+  absl::StrAppend(&md, "\n### Probes\n\n",
                   "| # | round | version | verdict | trials | pass | hunted | other | skip | signatures |\n",
                   "|---|---|---|---|---|---|---|---|---|---|\n");
   int n = 0;
@@ -116,7 +123,7 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
                     t.trials, " | ", t.passes, " | ", t.hunted, " | ", t.others, " | ", t.skips, " | ",
                     Cell(signatures), " |\n");
   }
-  absl::StrAppend(&md, "\n## Versions in order\n\n| ", Cell(context.version_axis), " | result | verdict |\n|---|---|---|\n");
+  absl::StrAppend(&md, "\n### Versions in order\n\n| ", Cell(context.version_axis), " | result | verdict |\n|---|---|---|\n");
   std::map<int, const ProbeRecord*> by_version;
   for (const ProbeRecord& p : result.probes) by_version[p.version] = &p;
   for (const auto& [version, probe] : by_version) {

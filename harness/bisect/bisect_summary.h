@@ -1,5 +1,6 @@
-// A bisect's outputs: summary.md (the answer, then a table of every probe: version, trials,
-// counts, signatures, verdict; then the versions in order, in the seeds' row shape) and
+// A bisect's outputs: summary.md (a bug report, then the harness details: the answer, a table
+// of every probe: version, trials, counts, signatures, verdict; then the versions in order, in
+// the seeds' row shape) and
 // summary.json (the same, for tools and for `gpuharness repro`).
 #ifndef GPUHARNESS_BISECT_BISECT_SUMMARY_H_
 #define GPUHARNESS_BISECT_BISECT_SUMMARY_H_
@@ -9,12 +10,14 @@
 
 #include "harness/bisect/bisect_runner.h"
 #include "harness/bisect/probe.h"
+#include "harness/bisect/repro_script.h"
 #include "harness/report/failure_lines.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
 
 struct BisectContext {
+  std::string out_dir;       // the bisect's output directory (absolute), <DIR> in the report
   std::string matrix;        // the matrix file as given
   std::string scenario;      // scenario file(s), as run
   std::string points;        // the point filter ("" for every point)
@@ -36,6 +39,11 @@ std::string ProbeCell(const ProbeRecord& probe);
 std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probes, const std::string& axis,
                                            const Hunt* hunt);
 
+// How often the bisect saw the arm's version fail, for its repro script.
+void SetSeenFailing(ReproArm& arm, const ProbeTally& tally);
+
+// The bug report (bisect_summary_report.h), then "## Harness details": the answer, the hunt,
+// the settings and trial economy, every probe, the versions in order.
 std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult& result,
                                  const BisectContext& context);
 nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult& result,

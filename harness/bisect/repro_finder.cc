@@ -54,7 +54,8 @@ absl::StatusOr<ReproArm> ArmOfTrial(const StateJson& trial, const std::string& n
   GH_ASSIGN_OR_RETURN(std::string detail, trial.String("detail"));
   const std::string job_path = AbsolutePath(detail + "/job.json");
   GH_ASSIGN_OR_RETURN(nlohmann::json job, ReadStateJson(job_path));
-  GH_ASSIGN_OR_RETURN(ReproArm arm, ReproArmFromJobJson(StateJson(job, job_path)));
+  GH_ASSIGN_OR_RETURN(std::string point, trial.StringOr("point", ""));
+  GH_ASSIGN_OR_RETURN(ReproArm arm, ReproArmFromJobJson(StateJson(job, job_path), point));
   arm.name = name;
   arm.title = title;
   GH_ASSIGN_OR_RETURN(arm.observed, Observed(trial));
@@ -121,12 +122,26 @@ absl::StatusOr<ReproArms> FromBisect(const std::string& dir, const StateJson& su
   }
   ReproArms arms;
   arms.kind = "bisect";
+  // How often the bisect saw each arm's version fail (a probe's "hunted" and "others" counts).
+  auto seen = [&](const std::string& version, ReproArm& arm) -> absl::Status {
+    GH_ASSIGN_OR_RETURN(std::optional<StateJson> probe,
+                        ProbeWhere(probes, "version", [&](const std::string& v) { return v == version; }));
+    if (!probe) return absl::OkStatus();
+    GH_ASSIGN_OR_RETURN(int64_t hunted, probe->IntOr("hunted", 0));
+    GH_ASSIGN_OR_RETURN(int64_t others, probe->IntOr("others", 0));
+    GH_ASSIGN_OR_RETURN(int64_t trials, probe->IntOr("trials", 0));
+    arm.seen_failed = static_cast<int>(hunted + others);
+    arm.seen_trials = static_cast<int>(trials);
+    return absl::OkStatus();
+  };
   arms.source = absl::StrCat("the bisect in ", dir);
   GH_ASSIGN_OR_RETURN(arms.failing, ArmOfTrial(*bad_trial, "failing", absl::StrCat(axis, "=", bad, bad_role)));
+  GH_RETURN_IF_ERROR(seen(bad, arms.failing));
   GH_ASSIGN_OR_RETURN(std::optional<StateJson> good_trial, TrialOfProbe(probes, "version", good, point, true));
   if (good_trial) {
     GH_ASSIGN_OR_RETURN(arms.workaround,
                         ArmOfTrial(*good_trial, "workaround", absl::StrCat(axis, "=", good, good_role)));
+    GH_RETURN_IF_ERROR(seen(good, *arms.workaround));
   }
   return arms;
 }

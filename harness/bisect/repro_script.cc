@@ -2,13 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 
 namespace gh {
 
-absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job) {
+absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job, const std::string& point) {
   GH_RETURN_IF_ERROR(job.ExpectObject());
   ReproArm arm;
   GH_ASSIGN_OR_RETURN(arm.argv, job.StringListOrEmpty("argv"));
@@ -23,6 +24,12 @@ absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job) {
   GH_ASSIGN_OR_RETURN(arm.version, job.StringOr("version", ""));
   GH_ASSIGN_OR_RETURN(arm.version_dir, job.StringOr("version_dir", ""));
   GH_ASSIGN_OR_RETURN(arm.setup, job.StringOr("setup", ""));
+  GH_ASSIGN_OR_RETURN(arm.out, job.StringOr("out", ""));
+  if (!point.empty() && !arm.out.empty()) {
+    // A relative "out" is the job's, from its cwd.
+    const std::string out = arm.out[0] == '/' || arm.cwd.empty() ? arm.out : absl::StrCat(arm.cwd, "/", arm.out);
+    GH_ASSIGN_OR_RETURN(arm.ranks, ReadReproRanks(out, point));
+  }
   return arm;
 }
 
@@ -65,7 +72,7 @@ std::string RenderCommand(const std::vector<std::string>& argv) {
   std::vector<std::string> words;
   for (const std::string& a : argv) {
     if (a.rfind(kOutMarker, 0) == 0) {
-      words.push_back(absl::StrCat("\"$OUT/", a.substr(sizeof(kOutMarker) - 1), "\""));
+      words.push_back(absl::StrCat("\"$OUT/", a.substr(sizeof(kOutMarker) - 1), "$run_suffix\""));
     } else {
       words.push_back(ShellQuote(a));
     }
@@ -85,17 +92,105 @@ void AppendSetup(std::string& out, const ReproArm& arm) {
                   "fi\n\n");
 }
 
-void AppendArm(std::string& out, const ReproArm& arm, const std::string& point) {
-  std::vector<std::string> argv = RetargetRunArgs(arm.argv, absl::StrCat(kOutMarker, arm.name), point);
-  absl::StrAppend(&out, ShellComment(absl::StrCat(arm.name, " arm: ", arm.title)));
-  if (!arm.observed.empty()) absl::StrAppend(&out, ShellComment(absl::StrCat("recorded: ", arm.observed)));
-  absl::StrAppend(&out, arm.name, "_arm() {\n  (\n");
-  if (!arm.cwd.empty()) absl::StrAppend(&out, "    cd ", ShellQuote(arm.cwd), " 2>/dev/null || cd /\n");
+// A word with the recorded coordinator address replaced by the script's "$coordinator".
+std::string WithCoordinator(const std::string& word, const std::string& coordinator) {
+  if (coordinator.empty()) return ShellQuote(word);
+  std::vector<std::string> parts = absl::StrSplit(word, coordinator);
+  if (parts.size() == 1) return ShellQuote(word);
+  std::vector<std::string> quoted;
+  for (const std::string& part : parts) quoted.push_back(part.empty() ? "" : ShellQuote(part));
+  return absl::StrJoin(quoted, "\"$coordinator\"");
+}
+
+void AppendArmEnv(std::string& out, const ReproArm& arm, const char* indent) {
   for (const auto& [name, value] : arm.env) {
     // Name and value quoted as one word: a name that is no identifier makes export fail, not run.
-    absl::StrAppend(&out, "    export ", ShellQuote(absl::StrCat(name, "=", value)), "\n");
+    absl::StrAppend(&out, indent, "export ", ShellQuote(absl::StrCat(name, "=", value)), "\n");
   }
+}
+
+// The gpuharness job as recorded, its records under "$OUT/<arm><run suffix>".
+void AppendJobArm(std::string& out, const ReproArm& arm, const std::string& point) {
+  std::vector<std::string> argv = RetargetRunArgs(arm.argv, absl::StrCat(kOutMarker, arm.name), point);
+  absl::StrAppend(&out, arm.name, "_arm() {\n  (\n");
+  if (!arm.cwd.empty()) absl::StrAppend(&out, "    cd ", ShellQuote(arm.cwd), " 2>/dev/null || cd /\n");
+  AppendArmEnv(out, arm, "    ");
   absl::StrAppend(&out, "    exec ", RenderCommand(argv), "\n  )\n}\n\n");
+}
+
+// The user's own command on every rank, started here with a local coordinator; the arm fails
+// when any rank does not exit as a passing command does.
+void AppendRanksArm(std::string& out, const ReproArm& arm) {
+  const int n = static_cast<int>(arm.ranks.size());
+  absl::StrAppend(&out, arm.name, "_arm() {\n",
+                  "  local dir=\"$OUT/", arm.name, "$run_suffix\" coordinator pids=() status=0 r s\n",
+                  "  mkdir -p \"$dir\"\n",
+                  "  coordinator=\"127.0.0.1:$(free_port)\"\n");
+  for (int r = 0; r < n; ++r) {
+    const ReproRank& rank = arm.ranks[r];
+    absl::StrAppend(&out, "  (\n");
+    if (!rank.workdir.empty()) absl::StrAppend(&out, "    cd ", ShellQuote(rank.workdir), " || exit 127\n");
+    AppendArmEnv(out, arm, "    ");
+    for (const auto& [name, value] : rank.env) {
+      absl::StrAppend(&out, "    export ", WithCoordinator(absl::StrCat(name, "=", value), rank.coordinator), "\n");
+    }
+    std::vector<std::string> words;
+    for (const std::string& a : rank.argv) words.push_back(WithCoordinator(a, rank.coordinator));
+    absl::StrAppend(&out, "    exec ", absl::StrJoin(words, " "), "\n",
+                    "  ) </dev/null >\"$dir/rank", r, ".log\" 2>&1 &\n  pids+=($!)\n");
+  }
+  std::vector<std::string> passing;
+  for (const ReproRank& rank : arm.ranks) passing.push_back(absl::StrCat(rank.exit_status));
+  absl::StrAppend(&out, "  local passing=(", absl::StrJoin(passing, " "), ")\n",
+                  "  for r in \"${!pids[@]}\"; do\n",
+                  "    wait \"${pids[$r]}\"; s=$?\n",
+                  "    if [ \"$s\" -ne \"${passing[$r]}\" ]; then\n",
+                  "      status=1\n",
+                  "      echo \"-- rank $r of ", n, " exited $s; the last lines of $dir/rank$r.log:\"\n",
+                  "      tail -n 20 \"$dir/rank$r.log\"\n",
+                  "    fi\n",
+                  "  done\n",
+                  "  return $status\n}\n\n");
+}
+
+void AppendArm(std::string& out, const ReproArm& arm, const std::string& point) {
+  absl::StrAppend(&out, ShellComment(absl::StrCat(arm.name, " arm: ", arm.title)));
+  if (!arm.observed.empty()) absl::StrAppend(&out, ShellComment(absl::StrCat("recorded: ", arm.observed)));
+  if (arm.ranks.empty()) {
+    AppendJobArm(out, arm, point);
+  } else {
+    absl::StrAppend(&out, ShellComment(absl::StrCat("the user's command on each of ", arm.ranks.size(),
+                                                   " processes, as the job ran it")));
+    AppendRanksArm(out, arm);
+  }
+}
+
+// "the bisect saw this fail 3 of 5 times", or "" when not known.
+std::string Seen(const ReproArm& arm) {
+  if (arm.seen_trials <= 0) return "";
+  return absl::StrCat("the bisect saw this fail ", arm.seen_failed, " of ", arm.seen_trials,
+                      arm.seen_trials == 1 ? " time" : " times");
+}
+
+// Runs arm `name` $repeat times, counting its failed runs in <name>_failed.
+void AppendRunLoop(std::string& out, const ReproArm& arm) {
+  const std::string& f = arm.name;
+  const std::string records = arm.ranks.empty() ? "records: $OUT/" + f + "$run_suffix/records.jsonl"
+                                                : "output: $OUT/" + f + "$run_suffix/rank*.log";
+  absl::StrAppend(&out, "run_", f, "() {\n  ", f, "_failed=0\n",
+                  "  for run in $(seq 1 \"$repeat\"); do\n",
+                  "    run_suffix=\"\"; [ \"$run\" -gt 1 ] && run_suffix=\".run$run\"\n",
+                  "    ", ShellPrintLine(absl::StrCat("== ", f, " arm: ", arm.title)), "\n",
+                  "    [ \"$repeat\" -gt 1 ] && echo \"   run $run of $repeat\"\n",
+                  "    ", f, "_arm; ", f, "_status=$?\n",
+                  "    echo \"   exit status $", f, "_status; ", records, "\"\n",
+                  "    [ \"$", f, "_status\" -ne 0 ] && ", f, "_failed=$((", f, "_failed + 1))\n",
+                  "  done\n",
+                  "  echo \"", f, " arm: failed $", f, "_failed of $repeat runs\"\n");
+  if (const std::string seen = Seen(arm); !seen.empty()) {
+    absl::StrAppend(&out, "  ", ShellPrintLine(absl::StrCat("   ", seen)), "\n");
+  }
+  absl::StrAppend(&out, "}\n\n");
 }
 
 }  // namespace
@@ -107,43 +202,68 @@ std::string RenderReproScript(const std::string& point, const std::string& sourc
   failing.name = failing_expected || workaround_in ? "failing" : "passing";
   std::optional<ReproArm> workaround = workaround_in;
   if (workaround) workaround->name = "workaround";
+  const std::string& f = failing.name;
   std::string out = "#!/usr/bin/env bash\n";
   absl::StrAppend(&out, ShellComment(absl::StrCat("Reproduces ", point, " without the gpuharness driver.")));
   absl::StrAppend(&out, ShellComment(absl::StrCat("Recorded in ", source, ".")));
-  absl::StrAppend(&out, ShellComment(absl::StrCat("  ", failing.name, " arm:    ", failing.title,
-                                                  failing.observed.empty() ? "" : absl::StrCat(" -> ", failing.observed))));
+  const std::string seen = Seen(failing);
+  absl::StrAppend(&out, ShellComment(absl::StrCat("  ", f, " arm:    ", failing.title,
+                                                  failing.observed.empty() ? "" : absl::StrCat(" -> ", failing.observed),
+                                                  seen.empty() ? "" : absl::StrCat(" (", seen, ")"))));
   if (workaround) {
     absl::StrAppend(&out, ShellComment(absl::StrCat("  workaround arm: ", workaround->title,
                                                     workaround->observed.empty() ? "" : absl::StrCat(" -> ", workaround->observed))));
   }
-  absl::StrAppend(&out,
-                  "# Each arm's records land in $OUT/<arm>/records.jsonl; set GH_REPRO_OUT to choose $OUT.\n"
-                  "# Exit status: 0 when the ", failing.name, " arm ", failing.name == "passing" ? "passes" : "fails",
-                  workaround ? " and the workaround arm passes" : "", ", 1 otherwise, 3 when a set-up fails.\n");
-  absl::StrAppend(&out, "set -u\n",
+  absl::StrAppend(&out, "# usage: ", "$0 [--repeat N] [--arm ", f, workaround ? "|workaround" : "", "]\n",
+                  "# Each arm's output lands in $OUT/<arm>/ ($OUT/<arm>.run<k>/ for later runs); set GH_REPRO_OUT to\n"
+                  "# choose $OUT. --repeat N runs each arm N times (for a flaky failure); --arm runs one arm alone.\n"
+                  "# Exit status: 0 when the ", f, " arm ", f == "passing" ? "passes every run" : "fails at least once",
+                  workaround ? " and the workaround arm passes every run" : "",
+                  ", 1 otherwise, 2 for bad arguments, 3 when a set-up fails;\n"
+                  "# with --arm, 1 when any run of that arm failed, else 0.\n");
+  absl::StrAppend(&out, "set -u\n", "repeat=1 only=\"\"\n",
+                  "while [ $# -gt 0 ]; do\n",
+                  "  case \"$1\" in\n",
+                  "    --repeat) repeat=\"${2:-}\"; shift 2 2>/dev/null || shift ;;\n",
+                  "    --repeat=*) repeat=\"${1#--repeat=}\"; shift ;;\n",
+                  "    --arm) only=\"${2:-}\"; shift 2 2>/dev/null || shift ;;\n",
+                  "    --arm=*) only=\"${1#--arm=}\"; shift ;;\n",
+                  "    *) echo \"usage: $0 [--repeat N] [--arm ", f, workaround ? "|workaround" : "",
+                  "] (unknown argument '$1')\" >&2; exit 2 ;;\n",
+                  "  esac\n",
+                  "done\n",
+                  "case \"$repeat\" in ''|*[!0-9]*|0) echo \"--repeat: expected a whole number >= 1, got '$repeat'\" >&2; exit 2 ;; esac\n",
+                  "case \"$only\" in ''|", f, workaround ? "|workaround" : "",
+                  ") ;; *) echo \"--arm: expected ", f, workaround ? " or workaround" : "",
+                  ", got '$only'\" >&2; exit 2 ;; esac\n",
                   "OUT=\"${GH_REPRO_OUT:-$(mktemp -d \"${TMPDIR:-/tmp}/gh-repro.XXXXXX\")}\"\n",
-                  "mkdir -p \"$OUT\"\n\n");
+                  "mkdir -p \"$OUT\"\n",
+                  "run_suffix=\"\"\n",
+                  "free_port() {\n",
+                  "  python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])' 2>/dev/null ||\n",
+                  "    echo $((20000 + RANDOM % 20000))\n",
+                  "}\n\n");
   AppendSetup(out, failing);
   if (workaround && (workaround->version_dir != failing.version_dir)) AppendSetup(out, *workaround);
   AppendArm(out, failing, point);
   if (workaround) AppendArm(out, *workaround, point);
-  const std::string& f = failing.name;
-  absl::StrAppend(&out, ShellPrintLine(absl::StrCat("== ", f, " arm: ", failing.title)), "\n", f, "_arm; ", f,
-                  "_status=$?\n",
-                  "echo \"   exit status $", f, "_status; records: $OUT/", f, "/records.jsonl\"\n");
+  AppendRunLoop(out, failing);
+  if (workaround) AppendRunLoop(out, *workaround);
+  absl::StrAppend(&out, "if [ -n \"$only\" ]; then\n  \"run_$only\"\n",
+                  "  failed_var=\"${only}_failed\"; [ \"${!failed_var}\" -eq 0 ]; exit $?\nfi\n");
+  absl::StrAppend(&out, "run_", f, "\n");
   if (workaround) {
-    absl::StrAppend(&out, ShellPrintLine(absl::StrCat("== workaround arm: ", workaround->title)),
-                    "\nworkaround_arm; workaround_status=$?\n",
-                    "echo \"   exit status $workaround_status; records: $OUT/workaround/records.jsonl\"\n",
-                    "if [ \"$failing_status\" -ne 0 ] && [ \"$workaround_status\" -eq 0 ]; then\n",
+    absl::StrAppend(&out, "run_workaround\n",
+                    "if [ \"$failing_failed\" -gt 0 ] && [ \"$workaround_failed\" -eq 0 ]; then\n",
                     "  echo \"reproduced: the failing arm fails, the workaround arm passes\"; exit 0\n",
                     "fi\n",
-                    "echo \"not reproduced (failing arm: $failing_status, workaround arm: $workaround_status)\"; exit 1\n");
+                    "echo \"not reproduced (failing arm: failed $failing_failed of $repeat, workaround arm: failed "
+                    "$workaround_failed of $repeat)\"; exit 1\n");
   } else if (f == "passing") {
-    absl::StrAppend(&out, "if [ \"$passing_status\" -eq 0 ]; then echo \"as recorded: the arm passes\"; exit 0; fi\n",
-                    "echo \"not as recorded: the arm failed (exit status $passing_status)\"; exit 1\n");
+    absl::StrAppend(&out, "if [ \"$passing_failed\" -eq 0 ]; then echo \"as recorded: the arm passes\"; exit 0; fi\n",
+                    "echo \"not as recorded: the arm failed $passing_failed of $repeat runs\"; exit 1\n");
   } else {
-    absl::StrAppend(&out, "if [ \"$failing_status\" -ne 0 ]; then echo \"reproduced: the failing arm fails\"; exit 0; fi\n",
+    absl::StrAppend(&out, "if [ \"$failing_failed\" -gt 0 ]; then echo \"reproduced: the failing arm fails\"; exit 0; fi\n",
                     "echo \"not reproduced: the failing arm passed\"; exit 1\n");
   }
   return out;

@@ -7,9 +7,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/bisect/repro_script_ranks.h"
 #include "harness/core/state_json.h"
 
 namespace gh {
@@ -24,13 +26,22 @@ struct ReproArm {
   std::string version;      // "" without a version axis
   std::string version_dir;  // where the version's set-up ran
   std::string setup;        // its set-up command ("" for none)
+  std::string out;          // the job's output directory ("" when not recorded)
+  // Exec: each rank's own command, rank order; empty: the arm runs the recorded gpuharness job.
+  std::vector<ReproRank> ranks;
+  // How often the bisect saw this arm's version fail: `seen_failed` of `seen_trials` (0 trials:
+  // not known).
+  int seen_failed = 0, seen_trials = 0;
 };
+
+
 
 // An arm from a recorded job: a bisect/minimize probe's job.json or one entry of a sweep cell's
 // cell.json "jobs" (argv, env, and optionally cwd, version, version_dir, setup), read strictly:
 // InvalidArgument naming the file and the key for a wrong type or an env name that is no
 // environment variable name (core/name_rules).
-absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job);
+// With `point`, an exec job's rank commands for it are read too (ReadReproRanks of "out").
+absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job, const std::string& point = "");
 
 // The argv with the `gpuharness run` job pointed at `out` (the element after --out) and run
 // for `point` only (--filter replaced, or added after --out's value when absent; --runs dropped).
@@ -44,6 +55,12 @@ std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, c
 // dir); at the end the arms' exit statuses and whether the failure reproduced (exit 0 when
 // the failing arm failed and the workaround arm, if any, passed; 1 otherwise).
 // The arms are named "failing" and "workaround" in the script whatever their `name`.
+// An arm with `ranks` starts each rank's own command in the background (its output in
+// $OUT/<arm>/rank<r>.log, the coordinator 127.0.0.1 at a free port), waits for all, and prints
+// the last lines of every rank that did not exit as a passing command does.
+// `--repeat N` runs each arm N times and prints how often it failed beside how often the
+// bisect saw it fail; `--arm failing|workaround|passing` runs that arm alone and exits 1 when
+// any of its runs failed, else 0.
 // A script of one arm that is expected to pass (a last good version's) says so with
 // `failing_expected = false`: it then exits 0 when that arm passes.
 std::string RenderReproScript(const std::string& point, const std::string& source,

@@ -20,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Scratch {
   std::string dir;
@@ -52,11 +53,11 @@ ReproArm HostileArm(const Scratch& s, int status) {
 }
 
 // Runs the script under bash with $OUT in the scratch dir; its exit status.
-int RunScript(const Scratch& s, const std::string& script) {
+int RunScript(const Scratch& s, const std::string& script, const std::string& args = "") {
   const std::string path = s.dir + "/repro.sh";
   EXPECT_TRUE(WriteFileAtomically(path, script).ok());
   const std::string command = absl::StrCat("GH_REPRO_OUT=", ShellQuote(s.dir + "/out"), " bash ", ShellQuote(path),
-                                           " >", ShellQuote(s.dir + "/console"), " 2>&1");
+                                           args, " >", ShellQuote(s.dir + "/console"), " 2>&1");
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -99,6 +100,104 @@ TEST(ReproScript, AFailedSetUpPrintsTheVersionAsWritten) {
   absl::StatusOr<std::string> console = ReadFileToString(s.dir + "/console");
   ASSERT_TRUE(console.ok());
   EXPECT_THAT(*console, HasSubstr(absl::StrCat("set-up of version ", arm.version, " failed")));
+}
+
+// An exec arm: two ranks running their own command; rank 1 of the failing arm raises.
+ReproArm ExecArm(const Scratch& s, bool failing) {
+  const std::string t = Touch(s.marker);
+  ReproArm arm;
+  arm.title = failing ? "version=v4 (first bad)" : "version=v3 (last good)";
+  arm.env = {{"GH_CELL", absl::StrCat("$(", t, ")")}};
+  arm.seen_failed = failing ? 3 : 0;
+  arm.seen_trials = 5;
+  for (int r = 0; r < 2; ++r) {
+    ReproRank rank;
+    // $1 the coordinator, $2 the rank; the env value quotes a command that must not run.
+    rank.argv = {"/bin/sh", "-c",
+                 absl::StrCat("echo \"coordinator $1 rank $2 env $COORD $GH_CELL\"; ",
+                              failing ? "[ \"$2\" = 1 ] && { echo 'ValueError: boom'; exit 1; }; " : "", "exit 0"),
+                 "sh", "127.0.0.9:5555", absl::StrCat(r)};
+    rank.env = {{"COORD", "tcp://127.0.0.9:5555/x"}};
+    rank.workdir = s.dir;
+    rank.coordinator = "127.0.0.9:5555";
+    arm.ranks.push_back(rank);
+  }
+  return arm;
+}
+
+TEST(ReproScript, AnExecArmRunsEachRanksOwnCommandWithALocalCoordinator) {
+  const Scratch s = MakeScratch("exec");
+  const std::string script = RenderReproScript("p", "here", ExecArm(s, true), ExecArm(s, false));
+  EXPECT_THAT(script, Not(HasSubstr("gpuharness run")));
+  EXPECT_EQ(RunScript(s, script), 0);
+  absl::StatusOr<std::string> console = ReadFileToString(s.dir + "/console");
+  ASSERT_TRUE(console.ok());
+  EXPECT_THAT(*console, HasSubstr("-- rank 1 of 2 exited 1; the last lines of "));
+  EXPECT_THAT(*console, HasSubstr("\nValueError: boom\n"));
+  EXPECT_THAT(*console, Not(HasSubstr("-- rank 0 of 2"))) << "rank 0 passed";
+  EXPECT_THAT(*console, HasSubstr("reproduced: the failing arm fails, the workaround arm passes"));
+  EXPECT_FALSE(fs::exists(s.marker));
+  absl::StatusOr<std::string> rank1 = ReadFileToString(s.dir + "/out/failing/rank1.log");
+  ASSERT_TRUE(rank1.ok());
+  // The recorded coordinator gives way to a local one, in argv and env alike.
+  EXPECT_THAT(*rank1, ::testing::MatchesRegex("coordinator 127\\.0\\.0\\.1:[0-9]+ rank 1 env "
+                                              "tcp://127\\.0\\.0\\.1:[0-9]+/x \\$\\(touch [^\n]*\\)\n"
+                                              "ValueError: boom\n"));
+}
+
+TEST(ReproScript, RepeatCountsTheRunsAndArmRunsOneArmAlone) {
+  const Scratch s = MakeScratch("repeat");
+  const std::string script = RenderReproScript("p", "here", ExecArm(s, true), ExecArm(s, false));
+  EXPECT_EQ(RunScript(s, script, " --repeat 3"), 0);
+  absl::StatusOr<std::string> console = ReadFileToString(s.dir + "/console");
+  ASSERT_TRUE(console.ok());
+  EXPECT_THAT(*console, HasSubstr("failing arm: failed 3 of 3 runs\n   the bisect saw this fail 3 of 5 times\n"));
+  EXPECT_THAT(*console, HasSubstr("workaround arm: failed 0 of 3 runs\n   the bisect saw this fail 0 of 5 times\n"));
+  EXPECT_TRUE(fs::exists(s.dir + "/out/failing.run3/rank1.log"));
+  EXPECT_EQ(RunScript(s, script, " --arm failing"), 1);
+  console = ReadFileToString(s.dir + "/console");
+  ASSERT_TRUE(console.ok());
+  EXPECT_THAT(*console, HasSubstr("ValueError: boom"));
+  EXPECT_THAT(*console, Not(HasSubstr("workaround arm")));
+  EXPECT_EQ(RunScript(s, script, " --arm workaround --repeat 2"), 0);
+  EXPECT_EQ(RunScript(s, script, " --repeat 0"), 2);
+  EXPECT_EQ(RunScript(s, script, " --arm other"), 2);
+  EXPECT_EQ(RunScript(s, script, " --bogus"), 2);
+  EXPECT_FALSE(fs::exists(s.marker));
+}
+
+TEST(ReadReproRanks, EveryRanksCommandOfThePointInRankOrderOrNone) {
+  const Scratch s = MakeScratch("ranks");
+  const std::string logs = s.dir + "/job/logs/exec_repro/np=2";
+  fs::create_directories(logs);
+  auto write = [&](const std::string& name, const nlohmann::json& j) {
+    ASSERT_TRUE(WriteFileAtomically(logs + "/" + name, j.dump()).ok());
+  };
+  auto rank = [](int r, const std::string& point) {
+    return nlohmann::json{{"point", point}, {"rank", r}, {"nranks", 2}, {"coordinator", "127.0.0.1:9"},
+                          {"argv", {"prog", absl::StrCat(r)}}, {"env", nlohmann::json::array({nlohmann::json::array({"A", "1"})})}, {"workdir", "/w"},
+                          {"exit_status", 0}};
+  };
+  write("rank1.log.command.json", rank(1, "exec_repro/np=2"));
+  absl::StatusOr<std::vector<ReproRank>> ranks = ReadReproRanks(s.dir + "/job", "exec_repro/np=2");
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  EXPECT_TRUE(ranks->empty()) << "rank 0's is missing: no standalone command";
+  write("rank0.log.command.json", rank(0, "exec_repro/np=2"));
+  write("rank0.trial1.log.command.json", rank(0, "other"));  // a later trial's: not read
+  ranks = ReadReproRanks(s.dir + "/job", "exec_repro/np=2");
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  ASSERT_EQ(ranks->size(), 2u);
+  EXPECT_EQ((*ranks)[0].argv, (std::vector<std::string>{"prog", "0"}));
+  EXPECT_EQ((*ranks)[1].argv, (std::vector<std::string>{"prog", "1"}));
+  EXPECT_EQ((*ranks)[1].coordinator, "127.0.0.1:9");
+  EXPECT_EQ((*ranks)[1].env, (std::vector<std::pair<std::string, std::string>>{{"A", "1"}}));
+  EXPECT_TRUE(ReadReproRanks(s.dir + "/job", "another/point")->empty());
+  EXPECT_TRUE(ReadReproRanks(s.dir + "/nothing", "exec_repro/np=2")->empty());
+  nlohmann::json bad = rank(1, "exec_repro/np=2");
+  bad["argv"] = "prog";
+  write("rank1.log.command.json", bad);
+  EXPECT_EQ(ReadReproRanks(s.dir + "/job", "exec_repro/np=2").status().message(),
+            logs + "/rank1.log.command.json: argv: expected a list, got string");
 }
 
 TEST(ReproScript, AJobJsonWithABadEnvNameIsRefused) {

@@ -28,6 +28,7 @@
 #include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/exec_classify.h"
+#include "harness/scenarios/exec_command_record.h"
 #include "harness/scenarios/exec_process.h"
 #include "harness/scenarios/exec_stack_dump.h"
 #include "harness/scenarios/kind_backends.h"
@@ -169,6 +170,9 @@ class Exec : public Scenario {
                            : absl::StrCat(log_dir, "/rank", ctx.rank(), ".trial", ctx.trial(), ".log");
     command.timeout = block.timeout.value_or(DefaultCommandTimeout(point.spec->timeout));
 
+    // For repro scripts, before the stack dump's own variables join the command's; a failure to
+    // write it costs the repro, not the point.
+    (void)WriteExecCommandRecord(command, point.name, ctx.rank(), ctx.nranks(), coordinator, block.exit_status);
     ExecStackDump stacks(absl::StrCat(command.log_path, ".stacks"));
     if (absl::Status prepared = stacks.Prepare(command); !prepared.ok()) {
       return ErrorOutcome(std::string(prepared.message()));

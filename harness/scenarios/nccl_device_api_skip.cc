@@ -1,5 +1,7 @@
 #include "harness/scenarios/nccl_device_api_skip.h"
 
+#include "harness/core/skip_cause.h"
+
 namespace gh {
 
 std::optional<std::string> DeviceApiVersionSkip(std::string_view refusal, std::string_view compiled,
@@ -8,8 +10,7 @@ std::optional<std::string> DeviceApiVersionSkip(std::string_view refusal, std::s
   const bool version_refusal = refusal.find("ncclDevCommRequirements") != std::string_view::npos ||
                                refusal.find("Cannot create device communicator") != std::string_view::npos;
   if (!version_refusal) return std::nullopt;
-  return "built against NCCL " + std::string(compiled) + ", runtime " + std::string(runtime) + ": " +
-         std::string(refusal);
+  return HarnessBuildMismatchSkip("NCCL", compiled, runtime, refusal);
 }
 
 }  // namespace gh

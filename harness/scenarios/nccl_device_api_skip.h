@@ -2,7 +2,8 @@
 // NCCL's nccl_device headers; a runtime NCCL whose device API differs refuses ncclDevCommCreate
 // (2.28.9 headers against 2.29.2+: "Cannot create device communicator: ncclDevCommRequirements_t
 // ..."; FACTS.md). That says nothing about the code under test: the point is a skip naming both
-// versions. Pure, so the rule is unit-tested without a GPU.
+// versions, a "not applicable here" skip (core/skip_cause.h) that meets any expectation. Pure,
+// so the rule is unit-tested without a GPU.
 #ifndef GPUHARNESS_SCENARIOS_NCCL_DEVICE_API_SKIP_H_
 #define GPUHARNESS_SCENARIOS_NCCL_DEVICE_API_SKIP_H_
 
