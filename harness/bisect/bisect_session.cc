@@ -150,7 +150,17 @@ absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, c
   const std::string boundary = BoundaryText(level.versions->axis, level.config, out.result);
   const std::string source = level.prepare ? absl::StrCat("the boundary search in ", out_dir, ": ", boundary)
                                            : absl::StrCat("the bisect in ", out_dir);
-  const std::string point = bad_trial->point;
+  std::string point = bad_trial->point;
+  if (level.prepare) {
+    // Each arm runs its own value's scenario copy: one filter, the parameter's value left open,
+    // selects each arm's point.
+    const std::string key = absl::StrCat("/", level.versions->axis, "=");
+    size_t at = point.find(key);
+    if (at != std::string::npos) {
+      size_t end = point.find('/', at + key.size());
+      point.replace(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size(), "*");
+    }
+  }
   std::string both = RenderReproScript(point, source, failing, working);
   std::string last_good = RenderReproScript(point, source, working, std::nullopt, /*failing_expected=*/false);
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"repro_first_bad.sh", both},

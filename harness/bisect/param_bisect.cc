@@ -186,6 +186,7 @@ absl::Status MaterializeParamValue(const ParamVersions& values, const ProbePlan&
   job.files[0].path = path;
   job.files[0].specs = std::make_shared<const std::vector<ScenarioSpec>>(std::move(specs));
   GH_ASSIGN_OR_RETURN(config.cell.jobs, driver::PlanCellJobs({job}, config.cell.plan));
+  config.job = std::move(job);
   return absl::OkStatus();
 }
 

@@ -30,7 +30,7 @@ cat list.txt
 [ "$rc" = 0 ] || fail "list mode exit $rc"
 grep -q "boundary: count in (1024, 2048\]: 1024 passes, 2048 fails" list.txt || fail "list mode headline"
 grep -q "count in (1024, 2048\]" list/summary.md || fail "summary.md names no boundary: $(head -20 list/summary.md)"
-grep -q "ValueError: per-device shard 2048 exceeds 1500" list/summary.md || fail "summary.md lacks the signature"
+grep -q "ValueError: the per-device shard exceeds 1500" list/summary.md || fail "summary.md lacks the signature"
 grep -q "count in (1024, 2048\]" list/repro_first_bad.sh || fail "the repro names no boundary"
 grep -q "count=2048 (first bad)" list/repro_first_bad.sh || fail "the repro's failing arm is not count=2048"
 python3 - list/summary.json <<'PY' || fail "summary.json"
