@@ -101,7 +101,7 @@ absl::Status JobTrialRunner::Start(Running& job) {
   if (absl::Status st = MakeDirectories(job.dir); !st.ok()) return st;
   driver::CellJobInputs inputs;
   inputs.cell = &job.config->cell;
-  inputs.job = &options_.job;
+  inputs.job = job.config->job.has_value() ? &*job.config->job : &options_.job;
   inputs.cell_job = &job.config->cell.jobs.at(0);
   inputs.program = options_.program;
   inputs.dir = job.dir;

@@ -15,6 +15,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct ProbeConfig {
   std::string dir_name;  // filesystem-safe, unique among the configs
   driver::PlannedCell cell;
   std::string setup;     // the version's set-up command, "" for none
+  // Set: the scenario files this config's jobs run instead of ProbeJobOptions::job (a boundary
+  // search's per-value scenario copy, param_bisect.h).
+  std::optional<driver::PlannedJob> job;
 };
 
 struct ProbeJobOptions {

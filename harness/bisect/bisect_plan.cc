@@ -11,6 +11,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/yaml_fields.h"
 #include "harness/bisect/bisect_state.h"
 #include "harness/driver/cell_plan.h"
 #include "nlohmann/json.hpp"
@@ -41,9 +42,36 @@ std::string FormatLabelSet(const LabelSet& labels) {
   return absl::StrJoin(parts, ",");
 }
 
+namespace {
+
+// A scenario file (a document with `kind:` and no `scenarios:`) as a matrix of that one scenario.
+absl::StatusOr<driver::SweepPlan> PlanProbeSweep(const ProbePlanOptions& options) {
+  if (options.scenario_may_stand_for_matrix) {
+    absl::StatusOr<std::string> text = ReadFileToString(options.matrix_path);
+    absl::StatusOr<std::vector<YAML::Node>> docs =
+        text.ok() ? ParseYamlDocuments(*text, options.matrix_path) : text.status();
+    if (docs.ok() && !docs->empty() && (*docs)[0].IsMap()) {
+      const YAML::Node& first = (*docs)[0];
+      if (first["kind"].IsDefined() && !first["scenarios"].IsDefined()) {
+        std::error_code ec;
+        std::filesystem::path path = std::filesystem::absolute(options.matrix_path, ec).lexically_normal();
+        const std::string matrix = absl::StrCat("name: ", nlohmann::json(path.stem().string()).dump(),
+                                                "\nscenarios: [", nlohmann::json(path.string()).dump(), "]\n");
+        absl::StatusOr<driver::Matrix> loaded =
+            driver::LoadMatrixText(matrix, options.matrix_path, path.parent_path().string());
+        if (!loaded.ok()) return loaded.status();
+        return driver::PlanSweepOfMatrix(*std::move(loaded));
+      }
+    }
+  }
+  return driver::PlanSweep(options.matrix_path);
+}
+
+}  // namespace
+
 absl::StatusOr<ProbePlan> PlanProbes(const ProbePlanOptions& options) {
   ProbePlan plan;
-  absl::StatusOr<driver::SweepPlan> sweep = driver::PlanSweep(options.matrix_path);
+  absl::StatusOr<driver::SweepPlan> sweep = PlanProbeSweep(options);
   if (!sweep.ok()) return sweep.status();
   plan.sweep = *std::move(sweep);
   if (!options.scenario_path.empty()) {

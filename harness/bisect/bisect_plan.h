@@ -26,6 +26,9 @@ struct ProbePlanOptions {
   std::string matrix_path;
   std::string scenario_path;         // "": the matrix's scenarios
   std::string points;                // a point filter glob (--points); "": the matrix's
+  // A boundary search (--param) may name a scenario file instead of a matrix: it then runs in a
+  // matrix of that one scenario with the default settings (1 rank, mpirun, backend auto).
+  bool scenario_may_stand_for_matrix = false;
 };
 
 struct ProbePlan {

@@ -1,8 +1,15 @@
 #include "harness/bisect/bisect_session.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
+#include "harness/core/path_under.h"
+#include "harness/driver/version_list_command.h"
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_plan.h"
 #include "harness/bisect/bisect_session_setup.h"
@@ -28,7 +35,23 @@ struct BisectInputs {
   BisectVersions versions;
   BisectConfig config;
   ProbeCache cache;
+  std::optional<RefineSpec> refine;  // --refine: the finer axis
+  std::optional<ParamVersions> param;  // --param: the values' scenario (versions holds the configs)
 };
+
+// --param: the values of one parameter in one cell stand for the versions.
+absl::Status PrepareParamSearch(const BisectOptions& options, BisectInputs& in) {
+  if (options.refine) {
+    return absl::InvalidArgumentError("--refine: refines a version axis; a --param search stays within one version");
+  }
+  absl::StatusOr<ParamVersions> values = PlanParamVersions(in.plan, in.cell, *options.param);
+  if (!values.ok()) return values.status();
+  in.versions = std::move(values->versions);
+  in.config.good = values->good;
+  in.config.bad = values->bad;
+  in.param = *std::move(values);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<BisectInputs> PrepareBisect(const BisectOptions& options) {
   if (options.out_dir.empty()) return absl::InvalidArgumentError("--out: missing the output directory");
@@ -37,28 +60,41 @@ absl::StatusOr<BisectInputs> PrepareBisect(const BisectOptions& options) {
   if (absl::Status st = CheckHuntSignature(options.hunt); !st.ok()) return st;
   absl::StatusOr<LabelSet> cell = ParseLabelSet(options.cell, "--cell");
   if (!cell.ok()) return cell.status();
-  absl::StatusOr<ProbePlan> plan = PlanProbes({options.matrix_path, options.scenario_path, options.points});
+  absl::StatusOr<ProbePlan> plan = PlanProbes({options.matrix_path, options.scenario_path, options.points,
+                                                 /*scenario_may_stand_for_matrix=*/options.param.has_value()});
   if (!plan.ok()) return plan.status();
-  absl::StatusOr<BisectVersions> versions = PlanBisectVersions(*plan, *cell);
-  if (!versions.ok()) return versions.status();
-  BisectConfig config;
-  for (const ProbeConfig& c : versions->configs) config.versions.push_back(c.label);
-  absl::StatusOr<int> good = FindVersion(*versions, options.good, "--good");
-  if (!good.ok()) return good.status();
-  absl::StatusOr<int> bad = FindVersion(*versions, options.bad, "--bad");
-  if (!bad.ok()) return bad.status();
-  config.good = *good;
-  config.bad = *bad;
+  BisectInputs in{*std::move(cell), *std::move(plan)};
+  if (options.param.has_value()) {
+    if (absl::Status st = PrepareParamSearch(options, in); !st.ok()) return st;
+  } else {
+    absl::StatusOr<BisectVersions> versions = PlanBisectVersions(in.plan, in.cell);
+    if (!versions.ok()) return versions.status();
+    in.versions = *std::move(versions);
+    absl::StatusOr<int> good = FindVersion(in.versions, options.good, "--good");
+    if (!good.ok()) return good.status();
+    absl::StatusOr<int> bad = FindVersion(in.versions, options.bad, "--bad");
+    if (!bad.ok()) return bad.status();
+    in.config.good = *good;
+    in.config.bad = *bad;
+  }
+  BisectConfig& config = in.config;
+  for (const ProbeConfig& c : in.versions.configs) config.versions.push_back(c.label);
   config.jobs = options.jobs;
   config.hunt = options.hunt;
   config.sprt = options.sprt;
   config.find = options.find;
   config.estimate_trials = options.estimate_trials;
   if (absl::Status st = ValidateBisectConfig(config); !st.ok()) return st;
+  if (options.refine) {
+    absl::StatusOr<RefineSpec> spec = ReadRefineSpec(options.matrix_path);
+    if (!spec.ok()) return spec.status();
+    if (absl::Status st = CheckRefineSpec(*spec, options.good, options.bad); !st.ok()) return st;
+    in.refine = *std::move(spec);
+  }
   absl::StatusOr<ProbeCache> cache = ProbeCache::Load(options.out_dir + "/bisect_state.json");
   if (!cache.ok()) return cache.status();
-  return BisectInputs{*std::move(cell), *std::move(plan), *std::move(versions), std::move(config),
-                      *std::move(cache)};
+  in.cache = *std::move(cache);
+  return in;
 }
 
 // The progress line of one finished probe.
@@ -68,7 +104,15 @@ std::string ProbeLine(const ProbeRecord& p) {
                       ProbeCell(p), ")");
 }
 
-BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in) {
+// One level of a bisect: its versions and test, and the directory its reports go to.
+struct Level {
+  const BisectVersions* versions = nullptr;
+  BisectConfig config;
+  std::string report_dir;  // absolute: DIR, or DIR/refine for the finer level
+  std::function<absl::Status(int)> prepare;  // --param: makes a value runnable before its first trial
+};
+
+BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in, const Level& level) {
   BisectContext context;
   context.matrix = options.matrix_path;
   std::vector<std::string> files;
@@ -76,25 +120,24 @@ BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in) 
   context.scenario = absl::StrJoin(files, " ");
   context.points = in.plan.job.filter;
   context.cell = FormatLabelSet(in.cell);
-  context.version_axis = in.versions.axis;
-  context.excluded = in.versions.excluded;
+  context.version_axis = level.versions->axis;
+  context.excluded = level.versions->excluded;
   return context;
 }
 
 // Repro scripts: the first bad version as the failing arm, the last good as the workaround. Only a
 // write failure is an error; arms that cannot be read leave no script (said on progress).
-absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs& in, const std::string& out_dir,
-                               const BisectSessionEnv& env, BisectSessionResult& out,
-                               BisectContext& context) {
+absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, const BisectSessionEnv& env,
+                               BisectSessionResult& out, BisectContext& context) {
   if (out.result.status != BisectStatus::kFound) return absl::OkStatus();
   absl::StatusOr<Hunt> hunt =
-      Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, in.config.hunt.other_as_bad);
+      Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, level.config.hunt.other_as_bad);
   const ProbeRecord* bad_probe = FindProbe(out.result, out.result.answer.first_bad);
   const ProbeRecord* good_probe = FindProbe(out.result, out.result.answer.last_good);
   const TrialResult* bad_trial = hunt.ok() && bad_probe ? ShowingTrial(*bad_probe, *hunt, true) : nullptr;
   const TrialResult* good_trial = hunt.ok() && good_probe ? ShowingTrial(*good_probe, *hunt, false) : nullptr;
   if (!bad_trial || !good_trial) return absl::OkStatus();
-  const std::string& axis = in.versions.axis;
+  const std::string& axis = level.versions->axis;
   const bool fix = out.result.find == BisectFind::kFix;
   absl::StatusOr<std::pair<ReproArm, ReproArm>> arms = ArmsFromTrials(
       *bad_trial, absl::StrCat(axis, "=", bad_probe->label, fix ? " (last bad)" : " (first bad)"), *good_trial,
@@ -106,64 +149,91 @@ absl::Status WriteBisectRepros(const BisectOptions& options, const BisectInputs&
   auto& [failing, working] = *arms;
   SetSeenFailing(failing, bad_probe->tally);
   SetSeenFailing(working, good_probe->tally);
-  const std::string source = absl::StrCat("the bisect in ", out_dir);
-  const std::string point = bad_trial->point;
+  const std::string boundary = BoundaryText(level.versions->axis, level.config, out.result);
+  const std::string source = level.prepare ? absl::StrCat("the boundary search in ", out_dir, ": ", boundary)
+                                           : absl::StrCat("the bisect in ", out_dir);
+  std::string point = bad_trial->point;
+  if (level.prepare) {
+    // Each arm runs its own value's scenario copy: one filter, the parameter's value left open,
+    // selects each arm's point.
+    const std::string key = absl::StrCat("/", level.versions->axis, "=");
+    size_t at = point.find(key);
+    if (at != std::string::npos) {
+      size_t end = point.find('/', at + key.size());
+      point.replace(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size(), "*");
+    }
+  }
   std::string both = RenderReproScript(point, source, failing, working);
   std::string last_good = RenderReproScript(point, source, working, std::nullopt, /*failing_expected=*/false);
   for (const auto& [name, text] : {std::pair<std::string, std::string>{"repro_first_bad.sh", both},
                                    {"repro_last_good.sh", last_good}}) {
-    if (absl::Status st = WriteReproScript(options.out_dir, name, text); !st.ok()) return st;
+    if (absl::Status st = WriteReproScript(level.report_dir, name, text); !st.ok()) return st;
     context.repro_scripts.push_back(name);
     out.written.push_back(name);
   }
   return absl::OkStatus();
 }
 
-std::string BisectHeadline(const BisectOptions& options, const BisectConfig& config, const BisectSessionResult& out) {
-  const BisectResult& r = out.result;
-  std::string headline;
-  if (r.status == BisectStatus::kFound && r.find == BisectFind::kFix) {
-    headline = absl::StrCat("first good (the fix): ", config.versions[r.answer.last_good],
-                            ", last bad: ", config.versions[r.answer.first_bad]);
-  } else if (r.status == BisectStatus::kFound) {
-    headline = absl::StrCat("first bad: ", config.versions[r.answer.first_bad],
-                            ", last good: ", config.versions[r.answer.last_good]);
+std::string AnswerText(const BisectConfig& config, const BisectResult& r) {
+  if (r.status != BisectStatus::kFound) return absl::StrCat("no answer: ", r.message);
+  std::string headline =
+      r.find == BisectFind::kFix
+          ? absl::StrCat("first good (the fix): ", config.versions[r.answer.last_good],
+                         ", last bad: ", config.versions[r.answer.first_bad])
+          : absl::StrCat("first bad: ", config.versions[r.answer.first_bad],
+                         ", last good: ", config.versions[r.answer.last_good]);
+  if (!r.answer.unclassified.empty()) {
+    std::vector<std::string> labels;
+    for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);
+    absl::StrAppend(&headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
   }
-  if (r.status == BisectStatus::kFound) {
-    if (!r.answer.unclassified.empty()) {
-      std::vector<std::string> labels;
-      for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);
-      absl::StrAppend(&headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
-    }
-  } else {
-    headline = absl::StrCat("no answer: ", r.message);
-  }
-  absl::StrAppend(&headline, "; ", r.probes.size(), " probes, ", r.total_trials, " trials (", out.cached_trials,
-                  " from the state file); see ", options.out_dir, "/summary.md");
   return headline;
 }
 
-}  // namespace
+std::string BisectHeadline(const BisectOptions& options, const std::string& answer, int probes, int trials,
+                           int cached) {
+  return absl::StrCat(answer, "; ", probes, " probes, ", trials, " trials (", cached,
+                      " from the state file); see ", options.out_dir, "/summary.md");
+}
 
-absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env) {
-  absl::StatusOr<BisectInputs> in = PrepareBisect(options);
-  if (!in.ok()) return in.status();
-  const BisectConfig& config = in->config;
-  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
-      options.out_dir, options.program, in->plan.job, options.kill_grace, options.setup_timeout, env);
-  if (!job_options.ok()) return job_options.status();
-  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
-  if (!guard.ok()) return guard.status();
-  const std::string out_dir = job_options->out_dir;  // absolute
-  const std::string state_path = out_dir + "/bisect_state.json";
-  JobTrialRunner jobs(*std::move(job_options), in->versions.configs, *(*guard)->runner, *env.clock);
+// summary.md with `section` after its title (the answer's first screen).
+std::string InsertSection(std::string md, const std::string& section) {
+  size_t title_end = absl::StartsWith(md, "# ") ? md.find('\n') : std::string::npos;
+  md.insert(title_end == std::string::npos ? 0 : title_end + 1, "\n" + section);
+  return md;
+}
+
+// A level's summary.md (the levels' section after its title, when there are levels) and summary.json.
+struct LevelReport {
+  std::string markdown;
+  nlohmann::json json;
+};
+
+absl::Status WriteLevelReport(const std::string& dir, const LevelReport& report,
+                              const std::vector<LevelAnswer>& levels) {
+  if (levels.empty()) return WriteSummaries(dir, report.markdown, report.json);
+  nlohmann::json json = report.json;
+  json["levels"] = LevelsJson(levels);
+  return WriteSummaries(dir, InsertSection(report.markdown, LevelsMarkdown(levels)), json);
+}
+
+// Runs one level through `jobs_options` and the DIR guard: its probes, its repro scripts and its
+// reports (written to level.report_dir; `report` keeps them for the levels' section).
+absl::StatusOr<BisectSessionResult> RunLevel(const BisectOptions& options, BisectInputs& in, const Level& level,
+                                             const ProbeJobOptions& job_options, ProbeDirGuard& guard,
+                                             BisectSessionEnv& env, LevelReport& report) {
+  const BisectConfig& config = level.config;
+  const std::string state_path = job_options.out_dir + "/bisect_state.json";
+  JobTrialRunner jobs(job_options, level.versions->configs, *guard.runner, *env.clock);
+  TrialRunner* measured = &jobs;
+  std::optional<PreparingTrialRunner> preparing;  // inside the perf probe, which runs jobs itself
+  if (level.prepare) measured = &preparing.emplace(jobs, level.prepare);
   std::optional<PerfTrialRunner> perf;
-  if (options.perf.has_value()) perf.emplace(jobs, *options.perf, config.good, config.bad);
-  TrialRunner& measured = perf.has_value() ? static_cast<TrialRunner&>(*perf) : jobs;
-  CachingTrialRunner caching(measured, in->cache, config.versions, in->versions.settings, state_path);
-  PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", in->versions.axis, ": ",
-                                  config.versions.size(), " versions, good ", options.good, ", bad ", options.bad,
-                                  ", up to ", config.jobs, " at once"));
+  if (options.perf.has_value()) measured = &perf.emplace(*measured, *options.perf, config.good, config.bad);
+  CachingTrialRunner caching(*measured, in.cache, config.versions, level.versions->settings, state_path);
+  PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", level.versions->axis, ": ",
+                                  config.versions.size(), " versions, good ", config.versions[config.good], ", bad ",
+                                  config.versions[config.bad], ", up to ", config.jobs, " at once"));
   absl::StatusOr<BisectResult> result =
       RunBisect(config, caching, [&](const ProbeRecord& p) { PrintProgress(env, ProbeLine(p)); });
   if (!result.ok()) return result.status();
@@ -172,19 +242,126 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   out.result = *std::move(result);
   out.cached_trials = caching.hits();
   out.exit_status = out.result.status == BisectStatus::kFound ? 0 : 1;
-  BisectContext context = MakeContext(options, *in);
-  context.out_dir = out_dir;
-  if (absl::Status st = WriteBisectRepros(options, *in, out_dir, env, out, context); !st.ok()) return st;
-  if (absl::Status st = WriteSummaries(options.out_dir, RenderBisectMarkdown(config, out.result, context),
-                                       BisectSummaryJson(config, out.result, context));
-      !st.ok()) {
-    return st;
+  BisectContext context = MakeContext(options, in, level);
+  context.out_dir = job_options.out_dir;
+  if (absl::Status st = WriteBisectRepros(level, job_options.out_dir, env, out, context); !st.ok()) return st;
+  report = {RenderBisectMarkdown(config, out.result, context), BisectSummaryJson(config, out.result, context)};
+  if (level.prepare) {  // a boundary search: the interval first
+    report.markdown = InsertSection(report.markdown,
+                                    BoundaryMarkdown(level.versions->axis, config, out.result, in.param->numeric));
+    report.json["boundary"] = {{"param", level.versions->axis},
+                               {"text", BoundaryText(level.versions->axis, config, out.result)},
+                               {"scenario", in.param->scenario_path}};
   }
-  out.written.insert(out.written.begin(), {"summary.md", "summary.json", "bisect_state.json"});
-  out.headline = BisectHeadline(options, config, out);
+  if (absl::Status st = WriteLevelReport(level.report_dir, report, {}); !st.ok()) return st;
+  out.written.insert(out.written.begin(), {"summary.md", "summary.json"});
   absl::StatusOr<Hunt> hunt = Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, config.hunt.other_as_bad);
-  out.failures = ProbeFailureLines(out.result.probes, in->versions.axis,
+  out.failures = ProbeFailureLines(out.result.probes, level.versions->axis,
                                    hunt.ok() && !out.result.hunt.empty() ? &*hunt : nullptr);
+  return out;
+}
+
+// The finer level's versions and test, between the coarse answer's ends, hunting the failure the
+// coarse level hunted.
+absl::StatusOr<Level> PlanFinerLevel(const BisectInputs& in, const BisectConfig& coarse_config,
+                                     const BisectResult& coarse, const std::string& report_dir,
+                                     BisectVersions& storage) {
+  const std::string& good = coarse_config.versions[coarse.answer.last_good];
+  const std::string& bad = coarse_config.versions[coarse.answer.first_bad];
+  absl::StatusOr<driver::MatrixAxis> axis = ReadRefineAxis(*in.refine, good, bad, driver::RunVersionListCommand);
+  if (!axis.ok()) return axis.status();
+  const int first = std::min(coarse.answer.last_good, coarse.answer.first_bad);
+  const int last = std::max(coarse.answer.last_good, coarse.answer.first_bad);
+  absl::StatusOr<BisectVersions> versions =
+      PlanRefinedVersions(in.plan, in.cell, *std::move(axis), in.versions, first, last);
+  if (!versions.ok()) return versions.status();
+  storage = *std::move(versions);
+  Level level;
+  level.versions = &storage;
+  level.report_dir = report_dir;
+  level.config = coarse_config;
+  level.config.versions.clear();
+  for (const ProbeConfig& c : storage.configs) level.config.versions.push_back(c.label);
+  const int n = static_cast<int>(storage.configs.size());
+  const bool fix = coarse.find == BisectFind::kFix;
+  level.config.good = fix ? n - 1 : 0;
+  level.config.bad = fix ? 0 : n - 1;
+  level.config.hunt.outcome = coarse.hunt_outcome;
+  level.config.hunt.signature = coarse.hunt_signature;
+  if (absl::Status st = ValidateBisectConfig(level.config); !st.ok()) return st;
+  return level;
+}
+
+// --refine after a coarse answer: the finer level in DIR/refine, then both reports rewritten with
+// the levels' section. `out` holds the coarse level's result and becomes the session's.
+absl::Status RefineBisect(const BisectOptions& options, BisectInputs& in, const Level& coarse,
+                          const LevelReport& coarse_report, const ProbeJobOptions& job_options,
+                          ProbeDirGuard& guard, BisectSessionEnv& env, BisectSessionResult& out) {
+  const std::string report_dir = job_options.out_dir + "/refine";
+  std::error_code ec;
+  std::filesystem::create_directories(report_dir, ec);
+  if (ec) return absl::InternalError(absl::StrCat(report_dir, ": cannot create: ", ec.message()));
+  BisectVersions storage;
+  absl::StatusOr<Level> fine = PlanFinerLevel(in, coarse.config, out.result, report_dir, storage);
+  if (!fine.ok()) return fine.status();
+  PrintProgress(env, absl::StrCat("refine: ", coarse.versions->axis, " answered; ", in.refine->name, " between ",
+                                  coarse.config.versions[out.result.answer.last_good], " and ",
+                                  coarse.config.versions[out.result.answer.first_bad], ": ",
+                                  storage.configs.size(), " versions"));
+  LevelReport fine_report;
+  absl::StatusOr<BisectSessionResult> finer = RunLevel(options, in, *fine, job_options, guard, env, fine_report);
+  if (!finer.ok()) return finer.status();
+  std::vector<LevelAnswer> levels = {MakeLevelAnswer(coarse.versions->axis, coarse.config, out.result, "summary.md"),
+                                     MakeLevelAnswer(in.refine->name, fine->config, finer->result, "refine/summary.md")};
+  if (levels[1].found) {
+    const std::string& changed = levels[1].find == BisectFind::kFix ? levels[1].last_good : levels[1].first_bad;
+    levels[1].subject = CommitSubject(absl::StrCat(job_options.out_dir, "/versions/", SafeDirName(changed), "/src"));
+  }
+  if (absl::Status st = WriteLevelReport(job_options.out_dir, coarse_report, levels); !st.ok()) return st;
+  if (absl::Status st = WriteLevelReport(report_dir, fine_report, levels); !st.ok()) return st;
+  const int probes = static_cast<int>(out.result.probes.size() + finer->result.probes.size());
+  const int trials = out.result.total_trials + finer->result.total_trials;
+  const int cached = out.cached_trials + finer->cached_trials;
+  std::vector<std::string> written = out.written;
+  for (const std::string& name : finer->written) written.push_back("refine/" + name);
+  out = *std::move(finer);
+  out.exit_status = std::max(out.exit_status, levels[0].found ? 0 : 1);
+  out.written = std::move(written);
+  out.levels = std::move(levels);
+  out.headline = BisectHeadline(options, LevelsLine(out.levels), probes, trials, cached);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env) {
+  absl::StatusOr<BisectInputs> in = PrepareBisect(options);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
+      options.out_dir, options.program, in->plan.job, options.kill_grace, options.setup_timeout, env);
+  if (!job_options.ok()) return job_options.status();
+  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
+  if (!guard.ok()) return guard.status();
+  Level coarse{&in->versions, in->config, job_options->out_dir};
+  if (in->param.has_value()) {
+    coarse.prepare = [&in, &job_options](int version) {
+      return MaterializeParamValue(*in->param, in->plan, in->versions.configs[version], job_options->out_dir);
+    };
+  }
+  LevelReport report;
+  absl::StatusOr<BisectSessionResult> out = RunLevel(options, *in, coarse, *job_options, **guard, env, report);
+  if (!out.ok()) return out.status();
+  out->written.push_back("bisect_state.json");
+  const std::string answer = in->param.has_value() && out->result.status == BisectStatus::kFound
+                                 ? absl::StrCat("boundary: ", BoundaryText(in->versions.axis, coarse.config, out->result))
+                                 : AnswerText(coarse.config, out->result);
+  out->headline = BisectHeadline(options, answer, out->result.probes.size(),
+                                 out->result.total_trials, out->cached_trials);
+  if (in->refine.has_value() && out->result.status == BisectStatus::kFound) {
+    if (absl::Status st = RefineBisect(options, *in, coarse, report, *job_options, **guard, env, *out); !st.ok()) {
+      return st;
+    }
+  }
   return out;
 }
 

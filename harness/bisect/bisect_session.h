@@ -12,7 +12,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "harness/bisect/bisect_levels.h"
 #include "harness/bisect/bisect_runner.h"
+#include "harness/bisect/param_bisect.h"
 #include "harness/bisect/perf_probe.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
@@ -33,6 +35,12 @@ struct BisectOptions {
   std::optional<PerfHunt> perf;
   int jobs = 1;
   BisectFind find = BisectFind::kBug;  // --find fix: the first good version after bad ones
+  // --refine: once the version axis has answered, go on over its `versions.refine` axis between
+  // the answer's two ends (bisect_levels.h); that level's reports go to DIR/refine/.
+  bool refine = false;
+  // --param NAME: a boundary search over a scenario parameter's values within one cell
+  // (param_bisect.h); --good/--bad are then values of NAME.
+  std::optional<ParamSearch> param;
   int estimate_trials = BisectConfig().estimate_trials;  // --estimate-trials
   std::string out_dir;
   std::string program;        // the gpuharness binary the jobs run
@@ -50,7 +58,7 @@ struct BisectSessionEnv {
 };
 
 struct BisectSessionResult {
-  BisectResult result;
+  BisectResult result;  // the last level's (with --refine: the finer level's, when it ran)
   int exit_status = 0;     // 0 found, 1 an end contradicts what it was said to be
   int cached_trials = 0;   // served from DIR/bisect_state.json
   std::vector<std::string> written;  // files written into DIR
@@ -58,6 +66,8 @@ struct BisectSessionResult {
   // "no answer: <why>; see ...".
   std::string headline;
   std::vector<FailureLine> failures;  // ProbeFailureLines: what the console ends with
+  // With --refine: every level's answer, coarse first (bisect_levels.h).
+  std::vector<LevelAnswer> levels;
 };
 
 // InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.

@@ -23,7 +23,8 @@ constexpr char kBisectAbout[] =
     "  skipped and a neighbour probed. Rerunning the same command resumes from DIR.\n";
 constexpr char kBisectEpilog[] =
     "writes DIR/summary.md, summary.json, bisect_state.json, repro_first_bad.sh,\n"
-    "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log).\n"
+    "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log);\n"
+    "--refine: the finer level's reports in DIR/refine/; --param: DIR/params/ (each value's scenario).\n"
     "ends with a FAILED line per probe, point and failure its trials showed.\n"
     "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n";
 
@@ -86,7 +87,21 @@ int BisectCommand(int argc, char** argv) {
               "with --hunt-metric: how much worse the bad end must be (default 5%)")
       .String("--direction", {"D", "lower-is-worse or higher-is-worse"}, &direction,
               "with --hunt-metric: which way is worse (default: by the metric's unit)");
+  std::string param;
+  bool numeric = false;
+  std::optional<int> step;
+  flags.Bool("--refine", &options.refine,
+             "once the version axis answers, bisect its versions.refine axis between\n"
+             "the answer's two ends (e.g. the commits between two tags)")
+      .String("--param", {"NAME", "a parameter"}, &param,
+              "a boundary search: --good and --bad are values of the scenario's\n"
+              "parameter NAME, searched in one cell (--cell fixes the version too)")
+      .Bool("--numeric", &numeric, "with --param: every integer between --good and --bad, not only the listed values")
+      .Int("--step", {"N", "an integer"}, 1, &step, "with --numeric: the values' spacing (default 1)");
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
+  if (param.empty() && numeric) return flags.BadArgument("--numeric needs --param NAME");
+  if (!numeric && step.has_value()) return flags.BadArgument("--step needs --numeric");
+  if (!param.empty()) options.param = ParamSearch{param, options.good, options.bad, numeric, step.value_or(1)};
   absl::StatusOr<BisectFind> parsed_find = ParseBisectFind(find);
   if (!parsed_find.ok()) return flags.BadArgument(std::string(parsed_find.status().message()));
   options.find = *parsed_find;

@@ -246,10 +246,11 @@ CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
 absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& node,
                                         const std::string& dir,
                                         const ListCommandRunner& list_runner) {
-  std::vector<std::string> keys = {"name", "values", "list"};
+  std::vector<std::string> keys = {"name", "values", "list", "refine"};
   keys.insert(keys.end(), VersionProviderKeys().begin(), VersionProviderKeys().end());
   absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, "versions", keys);
   if (!map.ok()) return map.status();
+  map->Child("refine");  // a bisect's finer axis (--refine, harness/bisect/bisect_levels.h); a sweep runs this one
   const std::string matrix_dir = AbsoluteDir(dir);
   MatrixAxis axis;
   axis.is_version = true;

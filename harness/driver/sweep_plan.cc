@@ -40,10 +40,14 @@ std::string Absolute(const std::string& path) {
 
 absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
                                     const ListCommandRunner& list_runner) {
-  SweepPlan plan;
   absl::StatusOr<Matrix> matrix = LoadMatrixFile(matrix_path, list_runner);
   if (!matrix.ok()) return matrix.status();
-  plan.matrix = *std::move(matrix);
+  return PlanSweepOfMatrix(*std::move(matrix));
+}
+
+absl::StatusOr<SweepPlan> PlanSweepOfMatrix(Matrix matrix) {
+  SweepPlan plan;
+  plan.matrix = std::move(matrix);
   const Matrix& m = plan.matrix;
   absl::StatusOr<std::vector<CellPlan>> cells = ExpandCells(m);
   if (!cells.ok()) return cells.status();

@@ -53,6 +53,8 @@ struct SweepPlan {
 // matches no point, a launcher (unknown, malformed, or too few ranks for a cell).
 absl::StatusOr<SweepPlan> PlanSweep(const std::string& matrix_path,
                                     const ListCommandRunner& list_runner = RunVersionListCommand);
+// The same for a matrix already loaded (a bisect's finer version axis, bisect_levels.h).
+absl::StatusOr<SweepPlan> PlanSweepOfMatrix(Matrix matrix);
 
 // Every job of `jobs` for `cell` (empty ones included, in order): each point of the cell's
 // rank count that matches the job's files' filters and every one of the cell's, owned by the
