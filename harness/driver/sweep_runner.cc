@@ -364,6 +364,14 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   absl::StatusOr<std::vector<Record>> records =
       CollectJobRecords(cell.pending, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
+  // A retry that could not run either still names the node the cell first died on.
+  if (cell.attempt > 1) {
+    for (Record& r : *records) {
+      if (r.result.outcome != Outcome::kInfra) continue;
+      r.result.signature = absl::StrCat(cell.retry_of["end"].get<std::string>(), "; attempt ", cell.attempt,
+                                        ": ", r.result.signature);
+    }
+  }
   // A job the launcher or MPI start-up failed ends the cell with the launcher's own words.
   std::string infra;
   for (const Record& r : *records) {
