@@ -148,8 +148,16 @@ class Sweep {
   // when the live nodes can hold it, the cell waits in retries_ to start again (true); false:
   // it ends with the attempt's records (infra for what it did not record).
   bool RetryOnLiveNodes(ActiveCell& cell, const SlurmNodeFailure& lost, const JobEnd& end);
-  // A cell the live nodes can no longer hold: every run infra, naming the dead nodes.
-  absl::Status EndWithoutLiveNodes(size_t i);
+  // A cell the live nodes can no longer hold: every run infra, naming the dead nodes (true).
+  absl::StatusOr<bool> EndIfNoLiveNode(size_t i);
+  // The cell as its last attempt left it when it waits for a retry, else a new one.
+  ActiveCell TakeRetry(size_t i) {
+    auto retry = retries_.find(i);
+    if (retry == retries_.end()) return ActiveCell{};
+    ActiveCell cell = std::move(retry->second);
+    retries_.erase(retry);
+    return cell;
+  }
   absl::Status CheckIgnoredAxes(const BaselineMatch& match,
                                 const std::vector<Record>* baseline) const;
   void KillAll(std::deque<ActiveCell>& running);
@@ -489,8 +497,9 @@ bool Sweep::RetryOnLiveNodes(ActiveCell& cell, const SlurmNodeFailure& lost, con
   return true;
 }
 
-absl::Status Sweep::EndWithoutLiveNodes(size_t i) {
+absl::StatusOr<bool> Sweep::EndIfNoLiveNode(size_t i) {
   const CellPlan& c = plan_.cells[i].plan;
+  if (pool_.FitsLiveNodes(c.ranks, c.share_gpu)) return false;
   std::string why = absl::StrCat("no node of the ", env_.resources.slurm->ToString(), " left alive for ",
                                  c.ranks, " ranks (dead: ", absl::StrJoin(pool_.DeadNodes(), ","), ")");
   auto retry = retries_.find(i);
@@ -508,7 +517,8 @@ absl::Status Sweep::EndWithoutLiveNodes(size_t i) {
   ++totals_.cells_failed;
   totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
   progress_->Note(absl::StrCat(c.id, ": ", why), env_.clock->Now());
-  return WriteSweepJson();
+  GH_RETURN_IF_ERROR(WriteSweepJson());
+  return true;
 }
 
 void Sweep::KillAll(std::deque<ActiveCell>& running) {
@@ -623,24 +633,16 @@ absl::StatusOr<SweepResult> Sweep::Run() {
         continue;
       }
       std::optional<Allocation> a = pool_.TryAcquireCell(c.ranks, c.share_gpu);
-      if (!a && !pool_.FitsLiveNodes(c.ranks, c.share_gpu)) {  // nodes died: it never will
-        st = EndWithoutLiveNodes(*it);
-        if (!st.ok()) {
-          KillAll(running);
-          return st;
-        }
-        it = pending.erase(it);
-        continue;
-      }
       if (!a) {
-        ++it;
+        absl::StatusOr<bool> dropped = EndIfNoLiveNode(*it);  // nodes died: it never will start
+        if (!dropped.ok()) {
+          KillAll(running);
+          return dropped.status();
+        }
+        it = *dropped ? pending.erase(it) : std::next(it);
         continue;
       }
-      running.push_back(ActiveCell{});
-      if (auto retry = retries_.find(*it); retry != retries_.end()) {
-        running.back() = std::move(retry->second);
-        retries_.erase(retry);
-      }
+      running.push_back(TakeRetry(*it));
       running.back().index = *it;
       running.back().allocation = *a;
       st = StartCell(running.back());
