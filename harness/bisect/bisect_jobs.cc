@@ -13,6 +13,8 @@
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/slurm_step.h"
+#include "harness/driver/slurm_sweep.h"
 #include "harness/driver/version_setup.h"
 #include "nlohmann/json.hpp"
 
@@ -108,7 +110,12 @@ absl::Status JobTrialRunner::Start(Running& job) {
   inputs.name = "job";
   inputs.version_dir = version_dir;
   inputs.base_env = options_.base_env;
-  if (options_.resources.gpu_mode) inputs.devices = job.allocation.devices;
+  if (options_.resources.gpu_mode && !options_.resources.slurm) inputs.devices = job.allocation.devices;
+  std::vector<std::string> hosts;  // node mode: the step's nodes, one per rank
+  if (!job.allocation.nodes.empty()) {
+    inputs.step_args = driver::SrunStepArgs(job.allocation.nodes, options_.resources.SlurmGpuMode(), c.share_gpu);
+    for (const driver::StepNode& n : job.allocation.nodes) hosts.insert(hosts.end(), n.tasks, n.name);
+  }
   absl::StatusOr<driver::CellJobSpec> spec = driver::MakeCellJobSpec(inputs);
   if (!spec.ok()) return spec.status();
   // What repro replays: the exact command, the variables the cell sets, where it ran.
@@ -126,6 +133,7 @@ absl::Status JobTrialRunner::Start(Running& job) {
                              {"version_dir", version_dir},
                              {"setup", job.config->setup},
                              {"timeout_s", absl::ToDoubleSeconds(c.timeout)}};
+  if (!hosts.empty()) job_json["hosts"] = hosts;
   if (absl::Status st = WriteFileAtomically(job.dir + "/job.json", job_json.dump(2) + "\n"); !st.ok()) {
     return st;
   }
@@ -177,7 +185,7 @@ absl::Status JobTrialRunner::StartPending(std::deque<Running>& pending, std::vec
                                           ResourcePool& pool) {
   while (!pending.empty()) {
     const driver::CellPlan& c = pending.front().config->cell.plan;
-    std::optional<Allocation> allocation = pool.TryAcquire(pool.Need(c.ranks, c.share_gpu));
+    std::optional<Allocation> allocation = pool.TryAcquireCell(c.ranks, c.share_gpu);
     if (!allocation) break;
     Running job = std::move(pending.front());
     pending.pop_front();
@@ -191,7 +199,23 @@ absl::Status JobTrialRunner::StartPending(std::deque<Running>& pending, std::vec
   return absl::OkStatus();
 }
 
+absl::Status JobTrialRunner::UseSlurmAllocation() {
+  if (allocation_checked_) return absl::OkStatus();
+  allocation_checked_ = true;
+  std::vector<const driver::PlannedCell*> cells;
+  for (const ProbeConfig& config : configs_) cells.push_back(&config.cell);
+  if (absl::Status st = driver::UseSlurmAllocation(cells, options_.resources, options_.progress); !st.ok()) {
+    return st;
+  }
+  if (options_.resources.slurm && options_.progress != nullptr) {
+    std::fprintf(options_.progress, "probes: %s\n", options_.resources.ToString().c_str());
+    std::fflush(options_.progress);
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::vector<Request>& batch) {
+  if (absl::Status st = UseSlurmAllocation(); !st.ok()) return st;
   std::vector<TrialResult> results(batch.size());
   std::deque<Running> pending;
   for (size_t i = 0; i < batch.size(); ++i) {
@@ -235,6 +259,7 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
 }
 
 absl::Status JobTrialRunner::Start(const Request& request) {
+  if (absl::Status st = UseSlurmAllocation(); !st.ok()) return st;
   absl::StatusOr<std::optional<TrialResult>> failed = SetUpFor(request);
   if (!failed.ok()) return failed.status();
   if (!rolling_) rolling_ = std::make_unique<Rolling>(options_.resources);

@@ -6,7 +6,7 @@
 //
 // Layout under the output DIR: versions/<version>/ (set-up, as a sweep), and
 // probes/<config>/trial<k>/{job/ (the job's --out), job.log, job.json (argv, env, cwd: what
-// `gpuharness repro` replays)}.
+// `gpuharness repro` replays; in node mode also `hosts`, the step's node per rank)}.
 #ifndef GPUHARNESS_BISECT_BISECT_JOBS_H_
 #define GPUHARNESS_BISECT_BISECT_JOBS_H_
 
@@ -75,7 +75,8 @@ class JobTrialRunner : public TrialRunner {
   ~JobTrialRunner() override;
 
   // Runs the batch's jobs concurrently as far as the resources allow (GPU mode: disjoint
-  // devices; CPU mode: rank slots), each with its cell's timeout. An error only for
+  // devices; CPU mode: rank slots; inside a Slurm allocation whose probes start through srun:
+  // job steps packed across its nodes, as a sweep's cells), each with its cell's timeout. An error only for
   // infrastructure failures (cannot create directories, cannot start processes), or Cancelled
   // when `stop` was set (the running jobs stopped, no result kept).
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
@@ -87,6 +88,9 @@ class JobTrialRunner : public TrialRunner {
 
  private:
   struct Running;
+  // Once, before the first trial: node mode when `resources` hold a Slurm allocation and every
+  // configuration starts through srun (InvalidArgument when one needs more than it holds).
+  absl::Status UseSlurmAllocation();
   absl::StatusOr<bool> EnsureSetup(const ProbeConfig& config, std::string* detail);
   // Nullopt when the version is ready; else its set-up failure as a trial.
   absl::StatusOr<std::optional<TrialResult>> SetUpFor(const Request& request);
@@ -103,6 +107,7 @@ class JobTrialRunner : public TrialRunner {
   std::map<std::string, std::pair<bool, std::string>> setups_;  // version dir -> ok, detail
   struct Rolling;                    // rolling trials (Start/Wait) between calls
   std::unique_ptr<Rolling> rolling_;
+  bool allocation_checked_ = false;
 };
 
 }  // namespace gh

@@ -83,7 +83,14 @@ int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResou
   BisectSessionEnv env;
   env.runner = &runner;
   env.clock = &clock;
-  env.resources = driver::DetectResources(resources.gpus, resources.slots);
+  // Inside a Slurm allocation (no --gpus/--slots) the probes are packed across its nodes.
+  absl::StatusOr<driver::Resources> detected = driver::DetectResourcesWithAllocation(resources.gpus, resources.slots);
+  if (!detected.ok()) {
+    std::fprintf(stderr, "gpuharness %s: %s\n", flags.command().c_str(),
+                 std::string(detected.status().message()).c_str());
+    return kExitBadInput;
+  }
+  env.resources = *std::move(detected);
   env.base_env = driver::CurrentEnvironment();
   env.progress = stdout;
   env.stop = &driver::StopFlag();

@@ -15,6 +15,7 @@
 #include "harness/core/exit_codes.h"
 #include "harness/core/regex.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/slurm_node_failure.h"
 
 namespace gh::driver {
 namespace {
@@ -145,6 +146,10 @@ JobFailure ClassifyJobFailure(const JobEnd& end, size_t records_written) {
                       absl::StrCat("bad input: ", FirstLineOf(end.log_path))};
   }
   const std::string how = HowItEnded(exit);
+  // A node of the Slurm step died under it: no verdict, whatever the job recorded before.
+  if (std::optional<SlurmNodeFailure> node = FindSlurmNodeFailure(end.log_path)) {
+    return Infrastructure(node->line, how);
+  }
   // A rank that died by a signal, as the runtime or mpirun saw it: the code under test crashed.
   std::vector<RankCrash> crashes = ReadRankCrashes(end.run_dir);
   if (!crashes.empty()) {

@@ -45,6 +45,7 @@ struct JobFailure {
 // records it wrote to its records.jsonl (any point): in this order,
 //   killed at the timeout                      -> timeout "cell timeout after 10m"
 //   exit 2                                     -> error   "bad input: <first line of the log>"
+//   srun: a node of the step died              -> infra   "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)"
 //   a rank left a crash file                   -> crash   "crash on rank 1: SIGSEGV in step 'x' (job exited with status 139)"
 //   mpirun names a rank killed by a signal     -> crash   "crash: rank 2 killed by SIGKILL (job exited with status 137)"
 //   nothing recorded and the log holds a launcher or MPI start-up failure (LauncherFailureLine)

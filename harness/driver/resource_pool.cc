@@ -34,7 +34,35 @@ ResourcePool::ResourcePool(Resources resources) : resources_(std::move(resources
   device_busy_.assign(resources_.devices.size(), false);
   if (resources_.slurm) {
     for (const SlurmNode& n : resources_.slurm->nodes) node_free_.push_back({n.cpus, n.gpus});
+    node_dead_.assign(node_free_.size(), false);
   }
+}
+
+void ResourcePool::ExcludeNode(const std::string& name) {
+  if (!resources_.slurm) return;
+  for (size_t i = 0; i < node_free_.size(); ++i) {
+    if (resources_.slurm->nodes[i].name != name) continue;
+    node_dead_[i] = true;
+    node_free_[i] = {};
+  }
+}
+
+bool ResourcePool::FitsLiveNodes(int ranks, bool share_gpu) const {
+  if (!resources_.slurm) return true;
+  std::vector<NodeCapacity> live;
+  for (size_t i = 0; i < node_free_.size(); ++i) {
+    const SlurmNode& n = resources_.slurm->nodes[i];
+    live.push_back(node_dead_[i] ? NodeCapacity{} : NodeCapacity{n.cpus, n.gpus});
+  }
+  return PlaceRanks(live, ranks, resources_.SlurmGpuMode(), share_gpu).has_value();
+}
+
+std::vector<std::string> ResourcePool::DeadNodes() const {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < node_dead_.size(); ++i) {
+    if (node_dead_[i]) out.push_back(resources_.slurm->nodes[i].name);
+  }
+  return out;
 }
 
 std::optional<Allocation> ResourcePool::TryAcquireCell(int ranks, bool share_gpu) {
@@ -93,7 +121,7 @@ void ResourcePool::Release(const Allocation& allocation) {
   in_use_ -= allocation.units;
   for (const StepNode& step : allocation.nodes) {
     for (size_t i = 0; i < node_free_.size(); ++i) {
-      if (resources_.slurm->nodes[i].name != step.name) continue;
+      if (resources_.slurm->nodes[i].name != step.name || node_dead_[i]) continue;
       node_free_[i].cpus += step.tasks;
       node_free_[i].gpus += step.gpus;
     }

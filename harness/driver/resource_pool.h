@@ -47,6 +47,13 @@ class ResourcePool {
   // A cell's resources in either mode: node mode packs its ranks onto the allocation's nodes.
   std::optional<Allocation> TryAcquireCell(int ranks, bool share_gpu);
   void Release(const Allocation& allocation);
+  // Node mode: a node that died (srun's "Node failure on X") takes no cell again; what it held
+  // is not given back. Unknown names are ignored.
+  void ExcludeNode(const std::string& name);
+  // Node mode: whether the nodes still alive could ever hold such a cell (always in other modes).
+  bool FitsLiveNodes(int ranks, bool share_gpu) const;
+  // Node mode: the nodes excluded so far, in allocation order.
+  std::vector<std::string> DeadNodes() const;
   bool Idle() const { return in_use_ == 0 && !alone_running_; }
   const Resources& resources() const { return resources_; }
 
@@ -56,6 +63,7 @@ class ResourcePool {
   int in_use_ = 0;
   bool alone_running_ = false;
   std::vector<NodeCapacity> node_free_;  // node mode
+  std::vector<bool> node_dead_;          // node mode: ExcludeNode'd
 };
 
 // Node mode: InvalidArgument naming the cell when its ranks exceed what the whole allocation

@@ -88,6 +88,29 @@ TEST(SlurmPackerTest, ThePoolPacksCellsSideBySideAndFreesTheirNodes) {
   pool.Release(*six);
 }
 
+TEST(SlurmPackerTest, ADeadNodeTakesNoCellAgainAndKeepsWhatItHeld) {
+  ResourcePool pool(ThreeNodes(0));
+  std::optional<Allocation> on1 = pool.TryAcquireCell(8, false);
+  ASSERT_TRUE(on1);
+  ASSERT_EQ(on1->nodes.size(), 1u);
+  const std::string dead = on1->nodes[0].name;
+  pool.ExcludeNode(dead);
+  pool.Release(*on1);  // its CPUs are not given back
+  EXPECT_THAT(pool.DeadNodes(), ElementsAre(dead));
+  EXPECT_TRUE(pool.FitsLiveNodes(16, false));
+  EXPECT_FALSE(pool.FitsLiveNodes(17, false));  // 24 CPUs less the dead node's 8
+  std::optional<Allocation> sixteen = pool.TryAcquireCell(16, false);
+  ASSERT_TRUE(sixteen);
+  for (const StepNode& n : sixteen->nodes) EXPECT_NE(n.name, dead);
+  EXPECT_FALSE(pool.TryAcquireCell(1, false));
+  pool.Release(*sixteen);
+  EXPECT_TRUE(pool.Idle());
+  for (const char* name : {"ghnode1", "ghnode2", "ghnode3", "nosuchnode"}) pool.ExcludeNode(name);
+  EXPECT_FALSE(pool.FitsLiveNodes(1, false));
+  EXPECT_FALSE(pool.TryAcquireCell(1, false));
+  EXPECT_THAT(pool.DeadNodes(), ElementsAre("ghnode1", "ghnode2", "ghnode3"));
+}
+
 TEST(SlurmPackerTest, GpuPoolCountsGpusPerNode) {
   ResourcePool pool(ThreeNodes(4));
   std::optional<Allocation> a = pool.TryAcquireCell(6, false);

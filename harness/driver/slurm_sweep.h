@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <deque>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "harness/driver/resource_pool.h"
@@ -16,6 +17,9 @@
 namespace gh::driver {
 
 absl::Status UseSlurmAllocation(const SweepPlan& plan, Resources& resources, std::FILE* progress);
+// The same for any cells (bisect's and minimize's probe configurations); `progress` may be null.
+absl::Status UseSlurmAllocation(const std::vector<const PlannedCell*>& cells, Resources& resources,
+                                std::FILE* progress);
 
 // The order node mode starts cells in: the most ranks first, matrix order among equals (the
 // longest-processing-time rule with ranks standing in for time; the sweep still lets a later

@@ -55,6 +55,7 @@ class SweepProgress {
   void CellFinished(const CellSummary& cell, absl::Time now);
   void Tick(absl::Time now);    // redraws the live line (at most 5 times a second), or heartbeats
   void Finish(absl::Time now);  // the last status line, on a line of its own
+  void Note(const std::string& line, absl::Time now) { Print(line, now); }  // a line of its own
   // "14/32 points, 1/4 cells done, 2 running, 0 failed, 00:12 elapsed, ETA 00:15"
   std::string StatusLine(absl::Time now) const;
   // "np=2: ring_shift/bytes=4M/np=2 (3s)" for each running cell, in start order, joined by `sep`.

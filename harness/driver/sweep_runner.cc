@@ -26,6 +26,7 @@
 #include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
+#include "harness/driver/slurm_node_failure.h"
 #include "harness/driver/slurm_sweep.h"
 #include "harness/driver/sweep_progress.h"
 #include "harness/driver/version_setup.h"
@@ -76,7 +77,13 @@ struct ActiveCell {
   absl::Time last_read = absl::InfinitePast();
   // --rerun-failed: the cell's records from before; its rerun points' new records replace theirs.
   std::optional<std::vector<Record>> previous;
+  // Node mode: 2 and up when a node died under an earlier attempt (retry_of says where).
+  int attempt = 1;
+  nlohmann::json retry_of;
 };
+
+// How many times a cell starts when nodes keep dying under it (each death takes a node away).
+constexpr int kMaxNodeAttempts = 3;
 
 // A rerun cell's records: the earlier ones in their order, each rerun point's new records
 // where its old ones were (a point new to the cell at the end).
@@ -125,6 +132,7 @@ class Sweep {
   absl::StatusOr<std::optional<Resumed>> ResumedCell(size_t i) const;
   std::string JobName(const ActiveCell& cell) const {
     std::string name = plan_.cells[cell.index].jobs[cell.job].name;
+    if (cell.attempt > 1) absl::StrAppend(&name, ".retry", cell.attempt - 1);
     if (cell.continuation > 0) absl::StrAppend(&name, ".cont", cell.continuation);
     return name;
   }
@@ -136,11 +144,30 @@ class Sweep {
   // Returns true when the cell has finished (all jobs).
   absl::StatusOr<bool> Service(ActiveCell& cell);
   absl::Status FinishCell(ActiveCell& cell);
+  // Node mode, after srun said a node of the cell's step died: the node takes no more cells and,
+  // when the live nodes can hold it, the cell waits in retries_ to start again (true); false:
+  // it ends with the attempt's records (infra for what it did not record).
+  bool RetryOnLiveNodes(ActiveCell& cell, const SlurmNodeFailure& lost, const JobEnd& end);
+  // A cell the live nodes can no longer hold: every run infra, naming the dead nodes (true).
+  absl::StatusOr<bool> EndIfNoLiveNode(size_t i);
+  // The cell as its last attempt left it when it waits for a retry, else a new one.
+  ActiveCell TakeRetry(size_t i) {
+    auto retry = retries_.find(i);
+    if (retry == retries_.end()) return ActiveCell{};
+    ActiveCell cell = std::move(retry->second);
+    retries_.erase(retry);
+    return cell;
+  }
   absl::Status CheckIgnoredAxes(const BaselineMatch& match,
                                 const std::vector<Record>* baseline) const;
   void KillAll(std::deque<ActiveCell>& running);
   absl::Status WriteSweepJson();
-  absl::Status WriteSetupFailedRecords(size_t i);
+  absl::Status WriteSetupFailedRecords(size_t i) {
+    return WriteInfraRecords(i, absl::StrCat("version setup failed: ", status_[i].detail));
+  }
+  // Every run of cell i infra with `signature`, in a fresh cell directory (or, `keep_dir`, beside
+  // what earlier attempts left there).
+  absl::Status WriteInfraRecords(size_t i, const std::string& signature, bool keep_dir = false);
   void ReadJobProgress(ActiveCell& cell);
   // --fresh: what an earlier sweep wrote into DIR, gone.
   absl::Status RemoveEarlierResults();
@@ -168,6 +195,7 @@ class Sweep {
   std::optional<VersionSetupQueue> setups_;  // after runner_: ends its set-ups first
   ProgressTotals totals_;
   std::set<size_t> rerun_;  // --rerun-failed: cells narrowed to their failed points
+  std::map<size_t, ActiveCell> retries_;  // node mode: cells to start again on live nodes
   SweepResult result_;
 };
 
@@ -191,11 +219,11 @@ absl::Status Sweep::WriteSweepJson() {
                              MakeSweepInfo(plan_, status_).ToJson().dump(2) + "\n");
 }
 
-absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
+absl::Status Sweep::WriteInfraRecords(size_t i, const std::string& signature, bool keep_dir) {
   const PlannedCell& cell = plan_.cells[i];
   std::string dir = CellDir(i);
   std::error_code ec;
-  fs::remove_all(dir, ec);
+  if (!keep_dir) fs::remove_all(dir, ec);
   absl::Status st = MakeDirectories(dir);
   if (!st.ok()) return st;
   JobRecordsInfo info{cell.plan.backend, cell.plan.ranks, cell.plan.share_gpu, cell.plan.LabelMap(),
@@ -205,8 +233,7 @@ absl::Status Sweep::WriteSetupFailedRecords(size_t i) {
   for (const CellJob& job : cell.jobs) {
     for (const ExpectedPoint& p : job.points) {
       for (int trial = 0; trial < p.spec->trials; ++trial) {
-        records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kInfra,
-                                            absl::StrCat("version setup failed: ", status_[i].detail)));
+        records.push_back(SynthesizedRecord(p, trial, facts, info.cell, Outcome::kInfra, signature));
       }
     }
   }
@@ -311,6 +338,8 @@ void Sweep::ReadJobProgress(ActiveCell& cell) {
 absl::Status Sweep::StartCell(ActiveCell& cell) {
   cell.dir = CellDir(cell.index);
   cell.version_dir = VersionDir(plan_.cells[cell.index].plan);
+  cell.job = 0;
+  if (cell.attempt > 1) return StartJob(cell);  // beside the dead attempt's job and log
   if (rerun_.count(cell.index) != 0) {
     absl::StatusOr<RecordsFileContents> previous = ReadRecordsFile(cell.dir + "/records.jsonl");
     if (!previous.ok()) return previous.status();
@@ -334,12 +363,23 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   }
   const JobEnd& end = *ended;
   const absl::Time now = env_.clock->Now();
+  std::optional<SlurmNodeFailure> lost;
+  if (env_.resources.slurm) lost = FindSlurmNodeFailure(end.log_path);
+  if (lost && RetryOnLiveNodes(cell, *lost, end)) return true;
   JobRecordsInfo info{c.backend, c.ranks, c.share_gpu, c.LabelMap(),
                       ApplyEnvPlan(env_.base_env, c.env, {}, cell.version_dir)};
   // The job was given exactly `pending` (its filter, or --runs): nothing else counts.
   absl::StatusOr<std::vector<Record>> records =
       CollectJobRecords(cell.pending, end, info, /*only_expected=*/true);
   if (!records.ok()) return records.status();
+  // A retry that could not run either still names the node the cell first died on.
+  if (cell.attempt > 1) {
+    for (Record& r : *records) {
+      if (r.result.outcome != Outcome::kInfra) continue;
+      r.result.signature = absl::StrCat(cell.retry_of["end"].get<std::string>(), "; attempt ", cell.attempt,
+                                        ": ", r.result.signature);
+    }
+  }
   // A job the launcher or MPI start-up failed ends the cell with the launcher's own words.
   std::string infra;
   for (const Record& r : *records) {
@@ -349,6 +389,7 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   // runs ("not run", or synthesized) give way to the new job's.
   absl::StatusOr<Continuation> next = PlanContinuation(cell.pending, end);
   if (!next.ok()) return next.status();
+  if (lost) *next = Continuation{};  // its placement has a dead node: nothing runs there again
   for (Record& r : *records) {
     if (next->keys.count(RunKey{r.point, r.trial}) == 0) {
       cell.records.push_back(std::move(r));
@@ -406,22 +447,78 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   summary.wall_s = wall;
   absl::Status st = WriteRecordsFile(cell.dir + "/records.jsonl", cell.records);
   if (!st.ok()) return st;
+  nlohmann::json done = {{"id", pc.plan.id}, {"hash", pc.hash}, {"status", "done"},
+                         {"end", cell.how}, {"wall_s", wall}, {"records", summary.records},
+                         {"unmet", summary.unmet}, {"jobs", cell.jobs}};
+  if (cell.attempt > 1) {
+    done["attempt"] = cell.attempt;
+    done["retry_of"] = cell.retry_of;
+  }
   // Written last: its presence means the cell's records are complete.
-  st = WriteFileAtomically(
-      cell.dir + "/done.json",
-      nlohmann::json({{"id", pc.plan.id}, {"hash", pc.hash}, {"status", "done"},
-                      {"end", cell.how}, {"wall_s", wall}, {"records", summary.records},
-                      {"unmet", summary.unmet}, {"jobs", cell.jobs}})
-              .dump(2) + "\n");
+  st = WriteFileAtomically(cell.dir + "/done.json", done.dump(2) + "\n");
   if (!st.ok()) return st;
   status_[cell.index].status = "done";
   status_[cell.index].wall_s = wall;
-  status_[cell.index].detail = cell.abnormal ? cell.how : "";
+  status_[cell.index].detail = cell.abnormal     ? cell.how
+                                : cell.attempt > 1 ? absl::StrCat("attempt ", cell.attempt, " after ",
+                                                                  cell.retry_of["end"].get<std::string>())
+                                                   : "";
   ++result_.cells_run;
   if (cell.previous) ++result_.cells_rerun;
   pool_.Release(cell.allocation);
   progress_->CellFinished(summary, now);
   return WriteSweepJson();
+}
+
+bool Sweep::RetryOnLiveNodes(ActiveCell& cell, const SlurmNodeFailure& lost, const JobEnd& end) {
+  const CellPlan& c = plan_.cells[cell.index].plan;
+  const absl::Time now = env_.clock->Now();
+  for (const std::string& node : lost.nodes) pool_.ExcludeNode(node);
+  if (cell.attempt >= kMaxNodeAttempts || !pool_.FitsLiveNodes(c.ranks, c.share_gpu)) return false;
+  const std::string ended = ClassifyJobFailure(end, 0).signature;
+  cell.jobs.back()["end"] = ended;
+  cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.running->started());
+  std::vector<std::string> hosts;
+  for (const StepNode& n : cell.allocation.nodes) hosts.push_back(n.name);
+  // What the retry's done.json says of the attempt before it.
+  cell.retry_of = {{"attempt", cell.attempt}, {"died_on", lost.nodes}, {"end", ended},
+                   {"job", cell.jobs.back()["log"]}, {"hosts", hosts}};
+  pool_.Release(cell.allocation);
+  progress_->Note(absl::StrCat(c.id, ": ", lost.line, ": retrying on the live nodes (",
+                               absl::StrJoin(pool_.DeadNodes(), ","), " left out)"),
+                  now);
+  ++cell.attempt;
+  cell.running.reset();
+  cell.records.clear();
+  cell.continuation = 0;
+  cell.abnormal = false;
+  cell.how.clear();
+  retries_[cell.index] = std::move(cell);
+  return true;
+}
+
+absl::StatusOr<bool> Sweep::EndIfNoLiveNode(size_t i) {
+  const CellPlan& c = plan_.cells[i].plan;
+  if (pool_.FitsLiveNodes(c.ranks, c.share_gpu)) return false;
+  std::string why = absl::StrCat("no node of the ", env_.resources.slurm->ToString(), " left alive for ",
+                                 c.ranks, " ranks (dead: ", absl::StrJoin(pool_.DeadNodes(), ","), ")");
+  auto retry = retries_.find(i);
+  const bool retried = retry != retries_.end();
+  if (retried) {
+    why = absl::StrCat(retry->second.retry_of["end"].get<std::string>(), "; ", why);
+    retries_.erase(retry);
+  } else {
+    why = absl::StrCat("infrastructure: ", why);
+  }
+  GH_RETURN_IF_ERROR(WriteInfraRecords(i, why, /*keep_dir=*/retried));
+  status_[i].status = "done";
+  status_[i].detail = why;
+  ++totals_.cells_done;
+  ++totals_.cells_failed;
+  totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
+  progress_->Note(absl::StrCat(c.id, ": ", why), env_.clock->Now());
+  GH_RETURN_IF_ERROR(WriteSweepJson());
+  return true;
 }
 
 void Sweep::KillAll(std::deque<ActiveCell>& running) {
@@ -537,10 +634,15 @@ absl::StatusOr<SweepResult> Sweep::Run() {
       }
       std::optional<Allocation> a = pool_.TryAcquireCell(c.ranks, c.share_gpu);
       if (!a) {
-        ++it;
+        absl::StatusOr<bool> dropped = EndIfNoLiveNode(*it);  // nodes died: it never will start
+        if (!dropped.ok()) {
+          KillAll(running);
+          return dropped.status();
+        }
+        it = *dropped ? pending.erase(it) : std::next(it);
         continue;
       }
-      running.push_back(ActiveCell{});
+      running.push_back(TakeRetry(*it));
       running.back().index = *it;
       running.back().allocation = *a;
       st = StartCell(running.back());
@@ -559,6 +661,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
         return finished.status();
       }
       if (*finished) {
+        if (retries_.count(it->index) != 0) pending.push_front(it->index);  // a node died under it
         it = running.erase(it);
         finished_any = true;
       } else {

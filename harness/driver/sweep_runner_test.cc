@@ -894,5 +894,96 @@ TEST_F(SweepTest, DryRunStartsAndWritesNothing) {
   EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
 }
 
+// Node mode (a Slurm allocation of two 8-CPU nodes, the srun launcher): srun's "Node failure on
+// X" ends the attempt as infra naming X; the cell starts again on the other node.
+class SlurmNodeDeathTest : public SweepTest {
+ protected:
+  void SetUp() override {
+    SweepTest::SetUp();
+    SlurmAllocation a;
+    a.job_id = "4";
+    a.nodelist = "n[1-2]";
+    a.nodes = {{"n1", 8, 0}, {"n2", 8, 0}};
+    env_.resources.slurm = a;
+    WriteMatrix("defaults: {ranks: 1, launcher: srun}\n");
+  }
+  static std::string Host(const Started& s) { return s.Arg("-w"); }
+  std::string Progress() {
+    std::fflush(progress_file_);
+    std::rewind(progress_file_);
+    std::string out;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, progress_file_)) > 0;) out.append(buf, n);
+    return out;
+  }
+};
+
+TEST_F(SlurmNodeDeathTest, TheCellIsRetriedOnALiveNodeAndSaysWhereTheFirstAttemptDied) {
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    if (s.Arg("-w") == "n1") {  // n1 dies after the first point
+      b.points_recorded = 1;
+      b.log = "srun: error: Node failure on n1\n";
+    }
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 0);
+  ASSERT_EQ(runner_.started.size(), 2u);
+  EXPECT_EQ(Host(runner_.started[0]), "n1");
+  EXPECT_EQ(Host(runner_.started[1]), "n2");
+  EXPECT_EQ(runner_.started[1].Arg("--out"), options_.out_dir + "/cells/all/job.retry1");
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 3u);
+  for (const Record& rec : records) EXPECT_EQ(rec.result.outcome, Outcome::kPass) << rec.point;
+  absl::StatusOr<std::string> done = ReadFileToString(options_.out_dir + "/cells/all/done.json");
+  ASSERT_TRUE(done.ok());
+  nlohmann::json d = nlohmann::json::parse(*done);
+  const std::string died = "infrastructure: srun: error: Node failure on n1 (job exited with status 0)";
+  EXPECT_EQ(d["attempt"], 2);
+  EXPECT_EQ(d["retry_of"]["died_on"], nlohmann::json({"n1"}));
+  EXPECT_EQ(d["retry_of"]["end"], died);
+  EXPECT_EQ(d["retry_of"]["hosts"], nlohmann::json({"n1"}));
+  ASSERT_EQ(d["jobs"].size(), 2u);
+  EXPECT_EQ(d["jobs"][0]["end"], died);
+  EXPECT_EQ(d["jobs"][0]["wall_s"], 10.0);
+  EXPECT_TRUE(ReadFileToString(options_.out_dir + "/cells/all/job.log").ok());  // kept
+  EXPECT_EQ(OutSweepInfo().cells[0].detail, "attempt 2 after " + died);
+  EXPECT_THAT(Progress(), HasSubstr("\nall: srun: error: Node failure on n1: retrying on the live nodes (n1 left out)\n"));
+}
+
+TEST_F(SlurmNodeDeathTest, WhenEveryNodeDiedEveryRunIsInfraNamingThemAndTheSweepExits3) {
+  WriteMatrix("defaults: {ranks: 1, launcher: srun}\naxes:\n  - name: c\n    values: [{label: a, ranks: 8}, {label: b, ranks: 8}, {label: c, ranks: 8}]\n");
+  runner_.behave = [](const Started& s) {
+    Behavior b;
+    b.points_recorded = 0;
+    b.log = absl::StrCat("srun: error: Node failure on ", s.Arg("-w").substr(0, 2), "\n");
+    return b;
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 3);
+  // a on n1 and b on n2 die; a's retry would need a live node: none is left, nor for c.
+  ASSERT_EQ(runner_.started.size(), 2u);
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 9u);
+  const std::string none =
+      "no node of the Slurm job 4: 2 node(s) n[1-2], 16 CPUs, 0 GPUs left alive for 8 ranks (dead: n1,n2)";
+  for (const Record& rec : records) {
+    EXPECT_EQ(rec.result.outcome, Outcome::kInfra) << rec.point;
+    const std::string& cell = rec.cell.at("c");
+    const std::string& sig = rec.result.signature;
+    if (cell == "c") {
+      EXPECT_EQ(sig, "infrastructure: " + none);
+    } else {
+      // a was to be retried when b's node died too; b found no live node to retry on.
+      EXPECT_EQ(sig, cell == "a" ? "infrastructure: srun: error: Node failure on n1 (job exited with status 0); " + none
+                                 : "infrastructure: srun: error: Node failure on n2 (job exited with status 0)");
+    }
+  }
+  EXPECT_FALSE(ReadFileToString(options_.out_dir + "/cells/c=c/done.json").ok());  // a rerun runs it
+}
+
 }  // namespace
 }  // namespace gh::driver

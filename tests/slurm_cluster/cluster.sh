@@ -2,6 +2,7 @@
 # A throw-away three-node Slurm cluster on one machine (issue 20 item 1):
 #   bash cluster.sh up DIR     # prints `export SLURM_CONF=DIR/slurm.conf`
 #   bash cluster.sh down DIR   # idempotent: kills what `up DIR` started, deletes its netns and links
+#   bash cluster.sh kill-node DIR K   # node ghnodeK dies: its slurmd and every process on it killed
 # munged and slurmctld run in the root namespaces on the bridge address 10.213.77.1; each of
 # ghnode1..3 is a slurmd in its own network namespace (gh-ghnodeK, address 10.213.77.1K on the
 # bridge gh-br0 through a veth pair) and its own UTS namespace (host name ghnodeK), with 4 fake
@@ -51,6 +52,10 @@ write_conf() {
   # CPUS per node is more than the machine has: config_overrides makes slurmd take the
   # configured count instead of draining the node, so cells of 16 ranks fit the allocation.
   echo "SlurmdParameters=config_overrides" >>"$dir/slurm.conf"
+  # A node that dies (slurmd stopped, its processes killed) is marked DOWN once it has not
+  # answered slurmctld's pings for SlurmdTimeout (default 300 s); srun then says "Node failure
+  # on ghnodeK". 6 s: found in about 10 s, yet far above how late a node on a loaded machine answers.
+  echo "SlurmdTimeout=6" >>"$dir/slurm.conf"
   # PMIx puts each step's client directory under PMIxCliTmpDirBase, named by job and step only:
   # nodes sharing one file system would collide ("File exists"), so every node bind-mounts its
   # own directory on this path in its mount namespace (see up).
@@ -152,8 +157,19 @@ down() {
   return 0
 }
 
+# A node dying mid-job, as on a real cluster: its slurmd stopped (by pid file) and every process
+# left in its namespaces (slurmstepd and the tasks) SIGKILLed, so nothing tells slurmctld or srun
+# what became of the step; slurmctld marks the node DOWN once it misses SlurmdTimeout.
+kill_node() {
+  local dir=$1 k=$2 pid
+  kill_pidfiles "$dir/slurmd-ghnode$k.pid"
+  for pid in $(ip netns pids "gh-ghnode$k" 2>/dev/null); do kill -9 "$pid" 2>/dev/null; done
+  return 0
+}
+
 case "${1:-}" in
+  kill-node) [ -n "${2:-}" ] && [ -n "${3:-}" ] || { log "usage: cluster.sh kill-node DIR K"; exit 2; }; kill_node "$2" "$3" ;;
   up) [ -n "${2:-}" ] || { log "usage: cluster.sh up DIR"; exit 2; }; up "$2" ;;
   down) [ -n "${2:-}" ] || { log "usage: cluster.sh down DIR"; exit 2; }; down "$2" ;;
-  *) log "usage: cluster.sh up|down DIR"; exit 2 ;;
+  *) log "usage: cluster.sh up|down DIR | kill-node DIR K"; exit 2 ;;
 esac

@@ -16,6 +16,11 @@
 #                  batch job whose sweep spreads its cells over the nodes; the report as usual
 #       faults   - a job step Slurm refuses to start is an infra outcome with srun's message (exit
 #                  3); `scancel` of a `sweep --slurm` job mid-sweep leaves a DIR a rerun resumes
+#       nodefail - a node killed (slurmd and its processes) under a running cell: that attempt is
+#                  infra naming the node, the cell is retried on a live node and passes
+#       nodesdead- every node killed mid-sweep: every cell infra naming the dead nodes, exit 3
+#       bisect   - `gpuharness bisect --jobs 3` in an allocation (FAKE_LIB: the synthetic range's
+#                  library): probes run as job steps on several nodes at once; it names n06
 #       nightly  - ci/slurm/nightly-ghcluster.sbatch submitted with `sbatch --wait`, two nights
 #                  over the synthetic range of tests/nightly_dryrun (FAKE_LIB: its fake MPI
 #                  library): night 1 at n03 passes, night 2 at n08 regresses and its bisect names
@@ -29,7 +34,8 @@ cluster="$src/tests/slurm_cluster/cluster.sh"
 bin=$(readlink -f "$bin")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/gh-cluster-XXXXXX")
-cleanup() { bash "$cluster" down "$work/c"; rm -rf "$work"; }
+# GH_CLUSTER_TEST_KEEP=1 keeps the work directory (results, logs) for a look afterwards.
+cleanup() { bash "$cluster" down "$work/c"; [ -n "${GH_CLUSTER_TEST_KEEP:-}" ] || rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CI=true
@@ -254,6 +260,155 @@ PY
   echo "PASS: a refused step is infra with srun's message; after scancel $done_before cells were kept and the rest resumed"
 }
 
+# step_host CELL_DIR: the first host of the cell's last job step (its srun -w list).
+step_host() {
+  python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["jobs"][-1]["argv"]; print(a[a.index("-w")+1].split(",")[0])' "$1/cell.json"
+}
+
+# start_node_death_sweep OUT: node_death.yaml in `salloc --no-kill` (a dead node must not end the
+# allocation) in the background; waits until both cells' ranks have started (start.0 written).
+start_node_death_sweep() {
+  local out=$1 i
+  GH_TEST_SLEEP=${GH_TEST_SLEEP:-10} timeout 240 salloc --no-kill -N 3 --ntasks-per-node=8 "$bin" sweep \
+    "$src/tests/slurm_cluster/node_death.yaml" --out "$out" >"$out.log" 2>&1 &
+  sweep_pid=$!
+  for ((i = 0; i < 240; ++i)); do
+    [ -e "$out/cells/cell=a5/start.0" ] && [ -e "$out/cells/cell=b5/start.0" ] && return 0
+    sleep 0.25
+  done
+  cat "$out.log"; fail "node death: the cells did not start"
+}
+
+case_nodefail() {
+  cluster_up
+  local out=$work/nodefail status=0 dead k t_kill t_seen i
+  start_node_death_sweep "$out"
+  dead=$(step_host "$out/cells/cell=b5")
+  [ "$dead" != "$(step_host "$out/cells/cell=a5")" ] || fail "nodefail: both cells on $dead"
+  t_kill=$(date +%s.%N)
+  bash "$cluster" kill-node "$work/c" "${dead#ghnode}"
+  for ((i = 0; i < 480; ++i)); do
+    grep -q "Node failure on $dead" "$out.log" && break
+    sleep 0.25
+  done
+  t_seen=$(date +%s.%N)
+  wait "$sweep_pid" || status=$?
+  [ "$status" -eq 0 ] || { cat "$out.log"; tail -n 20 "$out"/cells/*/job*.log; fail "nodefail: sweep exited $status, expected 0 (the retry passes)"; }
+  grep -q "^cell=b5: srun: error: Node failure on $dead: retrying on the live nodes ($dead left out)$" "$out.log" \
+    || { cat "$out.log"; fail "nodefail: the sweep did not say it retries cell=b5 without $dead"; }
+  python3 - "$out" "$dead" <<'PY' || fail "nodefail: see above"
+import json, os, sys
+out, dead = sys.argv[1], sys.argv[2]
+failures = []
+def check(cond, msg):
+    if not cond: failures.append(msg)
+done = json.load(open(os.path.join(out, "cells", "cell=b5", "done.json")))
+end = f"infrastructure: srun: error: Node failure on {dead} (job exited with status 0)"
+retry = done.get("retry_of") or {}
+check(done.get("attempt") == 2, f"b5 done.json attempt {done.get('attempt')}, expected 2")
+check(retry.get("attempt") == 1 and retry.get("died_on") == [dead] and retry.get("end") == end
+      and retry.get("hosts") == [dead], f"b5 retry_of {retry}")
+jobs = done["jobs"]
+check(len(jobs) == 2 and jobs[0]["end"] == end and jobs[1]["log"].endswith("/job.retry1.log"),
+      f"b5 jobs: {[(j['log'], j.get('end')) for j in jobs]}")
+retry_hosts = jobs[1]["argv"][jobs[1]["argv"].index("-w") + 1].split(",")
+check(dead not in retry_hosts, f"the retry ran on {retry_hosts}, with the dead node {dead}")
+check(os.path.exists(jobs[0]["log"]), "the first attempt's log is gone")
+a = json.load(open(os.path.join(out, "cells", "cell=a5", "done.json")))
+check("attempt" not in a and "retry_of" not in a, f"a5 was not retried: {a.get('attempt')}")
+records = [json.loads(l) for l in open(os.path.join(out, "records.jsonl")) if l.strip()]
+by_cell = {r["cell"]["cell"]: r for r in records}
+check(len(records) == 2 and all(r["outcome"] == "pass" for r in records),
+      f"records: {[(r['cell'], r['outcome'], r['signature']) for r in records]}")
+b_hosts = {k["host"] for k in by_cell.get("b5", {}).get("ranks", [])}
+check(b_hosts and dead not in b_hosts, f"b5's record ran on {b_hosts}")
+sweep = json.load(open(os.path.join(out, "sweep.json")))
+details = {c["id"]: c.get("detail", "") for c in sweep["cells"]}
+check(details.get("cell=b5") == f"attempt 2 after {end}", f"sweep.json details {details}")
+for f in failures: print("FAIL:", f)
+if failures: sys.exit(1)
+print(f"PASS: b5's node {dead} died, the retry (job.retry1, {jobs[1]['wall_s']:.1f} s) passed on {sorted(b_hosts)}")
+PY
+  echo "PASS: $dead died under cell=b5: infra naming it, $(echo "$t_seen - $t_kill" | bc) s after the kill; retried elsewhere, passed"
+}
+
+case_nodesdead() {
+  cluster_up
+  local out=$work/nodesdead status=0
+  GH_TEST_SLEEP=20 start_node_death_sweep "$out"
+  local k killers=()
+  for k in 1 2 3; do bash "$cluster" kill-node "$work/c" "$k" & killers+=($!); done
+  wait "${killers[@]}"
+  wait "$sweep_pid" || status=$?
+  [ "$status" -eq 3 ] || { cat "$out.log"; fail "nodesdead: sweep exited $status, expected 3 (infra)"; }
+  python3 - "$out" <<'PY' || { cat "$out.log"; fail "nodesdead: see above"; }
+import json, os, re, sys
+records = [json.loads(l) for l in open(os.path.join(sys.argv[1], "records.jsonl")) if l.strip()]
+# Each names a dead node: its own step's Node failure line, perhaps followed by what its retry
+# met (a step refused on a node not yet known dead, the job Slurm ended once every node was
+# gone, or no live node left).
+named = re.compile(r"^infrastructure: srun: error: Node failure on ghnode[1-3] \(job exited with status 0\)"
+                   r"(; attempt [23]: infrastructure: srun: error: .*"
+                   r"|; no node of the Slurm job \d+: 3 node\(s\) ghnode\[1-3\], 24 CPUs, 0 GPUs left alive for 5 ranks \(dead: ghnode\S+\))?$")
+got = [(r["cell"]["cell"], r["outcome"], r["signature"]) for r in records]
+ok = len(records) == 2 and all(o == "infra" and named.search(s) for _, o, s in got)
+print(("PASS" if ok else "FAIL") + f": every node died: {got}")
+sys.exit(0 if ok else 1)
+PY
+  echo "PASS: every node died mid-sweep: each cell infra naming the dead nodes, exit 3"
+}
+
+# The nightly's synthetic versions n01..n08 (first bad n06) for bisects on the cluster.
+synthetic_versions() {
+  local fake_lib=${1:?needs FAKE_LIB (libgh_bisect_fake_version.so)} v
+  export GH_NIGHTLY_TESTDATA="$src/tests/nightly_dryrun" GH_NIGHTLY_FAKE_LIB="$fake_lib"
+  export GH_NIGHTLY_TEST_VERSIONS="$work/versions"
+  mkdir -p "$GH_NIGHTLY_TEST_VERSIONS"
+  for v in n01 n02 n03 n04 n05 n06 n07 n08; do : >"$GH_NIGHTLY_TEST_VERSIONS/$v"; done
+}
+
+case_bisect() {
+  cluster_up
+  synthetic_versions "${1:-}"
+  local out=$work/bisect status=0
+  GH_TEST_SLEEP=3 timeout 280 salloc -N 3 --ntasks-per-node=8 "$bin" bisect "$src/tests/slurm_cluster/bisect_nodes.yaml" \
+    --good n01 --bad n08 --jobs 3 --p-bad 0.9 --estimate-trials 0 --out "$out" >"$work/bisect.log" 2>&1 || status=$?
+  [ "$status" -le 1 ] || { cat "$work/bisect.log"; tail -n 20 "$out"/probes/*/trial*/job.log; fail "bisect: exited $status"; }
+  grep -q "^probes: Slurm job [0-9]*: 3 node(s) ghnode\[1-3\], 24 CPUs, 0 GPUs, cells as job steps across the nodes$" \
+    "$work/bisect.log" || { cat "$work/bisect.log"; fail "bisect: it did not say the probes run across the nodes"; }
+  python3 - "$out" <<'PY' || { cat "$work/bisect.log"; fail "bisect: see above"; }
+import glob, json, os, sys
+out = sys.argv[1]
+failures = []
+def check(cond, msg):
+    if not cond: failures.append(msg)
+answer = json.load(open(os.path.join(out, "summary.json"))).get("answer", {})
+check(answer.get("first_bad") == "n06" and answer.get("last_good") == "n05", f"answer {answer}")
+probes = []  # (config/trial, step hosts, record hosts, start, end)
+for job in sorted(glob.glob(os.path.join(out, "probes", "*", "trial*", "job.json"))):
+    d = os.path.dirname(job)
+    j = json.load(open(job))
+    records = [json.loads(l) for l in open(os.path.join(d, "records.jsonl")) if l.strip()]
+    rec_hosts = sorted({k["host"] for r in records for k in r["ranks"]})
+    starts = [float(open(f).read()) for f in glob.glob(os.path.join(d, "start.*"))]
+    ends = [float(open(f).read()) for f in glob.glob(os.path.join(d, "end.*"))]
+    check(len(starts) == 6 and len(ends) == 6, f"{d}: {len(starts)} start and {len(ends)} end files")
+    step = sorted(set(j.get("hosts", [])))
+    check(step and rec_hosts == step, f"{d}: ran on {rec_hosts}, its step named {step}")
+    if starts and ends:
+        probes.append((os.path.relpath(d, out), step, min(starts), max(ends)))
+overlaps = [(a[0], b[0], a[1], b[1]) for i, a in enumerate(probes) for b in probes[i + 1:]
+            if a[2] < b[3] and b[2] < a[3] and a[1] != b[1]]
+check(overlaps, f"no two probes overlapped in time on different nodes: {probes}")
+check(len({h for p in probes for h in p[1]}) >= 2, f"the probes ran on {probes}")
+for f in failures: print("FAIL:", f)
+if failures: sys.exit(1)
+a, b, ha, hb = overlaps[0]
+print(f"PASS: {len(probes)} probes; e.g. {a} on {ha} and {b} on {hb} at the same time; first bad {answer['first_bad']}")
+PY
+  echo "PASS: bisect --jobs 3 in an allocation packed its probes across the nodes and named n06"
+}
+
 # night ID VERSION EXPECTED_EXIT: one night, the batch file submitted from the source tree.
 night() {
   local rc=0 t0 t1
@@ -268,11 +423,7 @@ night() {
 case_nightly() {
   local fake_lib=${1:?nightly needs FAKE_LIB (libgh_bisect_fake_version.so)}
   cluster_up
-  export GH_NIGHTLY_TESTDATA="$src/tests/nightly_dryrun" GH_NIGHTLY_FAKE_LIB="$fake_lib"
-  export GH_NIGHTLY_TEST_VERSIONS="$work/versions"
-  mkdir -p "$GH_NIGHTLY_TEST_VERSIONS"
-  local v
-  for v in n01 n02 n03 n04 n05 n06 n07 n08; do : >"$GH_NIGHTLY_TEST_VERSIONS/$v"; done
+  synthetic_versions "$fake_lib"
   night night1 n03 0
   night night2 n08 1
   python3 - "$work/results" <<'PY' || fail "nightly: see above"
@@ -321,7 +472,8 @@ PY
 }
 
 case "$case_name" in
-  nodes | mpi | binding | teardown | packing | submit | faults) "case_$case_name" ;;
+  nodes | mpi | binding | teardown | packing | submit | faults | nodefail | nodesdead) "case_$case_name" ;;
   nightly) case_nightly "${4:-}" ;;
-  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, faults, nightly)"; exit 2 ;;
+  bisect) case_bisect "${4:-}" ;;
+  *) echo "unknown CASE '$case_name' (nodes, mpi, binding, teardown, packing, submit, faults, nodefail, nodesdead, bisect, nightly)"; exit 2 ;;
 esac
