@@ -21,7 +21,7 @@ nlohmann::json EnvironmentFingerprint::ToJson() const {
   }
   nlohmann::json env_object = nlohmann::json::object();
   for (const auto& [name, value] : env) env_object[name] = value;
-  return nlohmann::json{
+  nlohmann::json json{
       {"harness_version", harness_version},
       {"backend", backend},
       {"nranks", nranks},
@@ -40,6 +40,12 @@ nlohmann::json EnvironmentFingerprint::ToJson() const {
       {"env", env_object},
       {"started_at", started_at},
   };
+  if (!nccl_device_api.build.empty()) {
+    json["nccl_device_api"] = {{"build", nccl_device_api.build},
+                               {"nccl_headers", nccl_device_api.nccl_headers},
+                               {"plugin", nccl_device_api.plugin}};
+  }
+  return json;
 }
 
 EnvironmentFacts EnvironmentFingerprint::Facts() const {

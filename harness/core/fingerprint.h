@@ -27,6 +27,13 @@ struct GpuInfo {
   int sm_clock_max_mhz = 0, mem_clock_max_mhz = 0;
 };
 
+// Which device-API code the job's device-initiated transports ran (runtime/nccl_device_plugin.h).
+struct NcclDeviceApiBuild {
+  std::string build;         // "built-in" or "plugin"; "" on the host backend
+  std::string nccl_headers;  // the NCCL headers it was compiled against, "2.30.7"
+  std::string plugin;        // the plugin's path (GH_NCCL_DEVICE_PLUGIN), "" for built-in
+};
+
 struct EnvironmentFingerprint {
   std::string harness_version;
   std::string backend;                 // "host" / "cuda"
@@ -42,6 +49,7 @@ struct EnvironmentFingerprint {
   std::string cuda_runtime;            // cudaRuntimeGetVersion
   std::string nccl_runtime;            // ncclGetVersion, "2.28.9"
   std::string nccl_compiled;           // NCCL_VERSION_CODE at build time
+  NcclDeviceApiBuild nccl_device_api;  // written as an object when `build` is set
   std::string mpi_library;             // MPI_Get_library_version, first line
   std::map<std::string, std::string> env;  // NCCL_*, CUDA_*, XLA_FLAGS, OMPI_* ... in force
   std::string started_at;

@@ -148,7 +148,13 @@ absl::StatusOr<std::vector<std::string>> GitRevisions(YamlMap& git, const std::s
       size_t at = line.find("refs/tags/");
       if (at == std::string::npos) continue;
       std::string tag = line.substr(at + 10);
-      if (fnmatch(tags.c_str(), tag.c_str(), 0) == 0) labels.push_back(tag);
+      // Globs separated by `|` (v2.2[89].*-1|v2.30.*-1): a tag matching any of them.
+      for (absl::string_view glob : absl::StrSplit(tags, '|', absl::SkipEmpty())) {
+        if (fnmatch(std::string(glob).c_str(), tag.c_str(), 0) == 0) {
+          labels.push_back(tag);
+          break;
+        }
+      }
     }
     std::sort(labels.begin(), labels.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
     return labels;

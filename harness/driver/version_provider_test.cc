@@ -141,6 +141,14 @@ TEST(GitProvider, TagsMatchingAPatternInNaturalOrderWithAWorktreeAndBuildPerRevi
   EXPECT_EQ(s.env_prepend.at("PYTHONPATH"), "{version_dir}/prefix/python");
 }
 
+TEST(GitProvider, TagsMaySeveralGlobsSeparatedByABar) {
+  FakeLister lister{"a\trefs/tags/v2.30.7-1\nb\trefs/tags/v2.29.2-1\nc\trefs/tags/v2.27.3-1\n"
+                    "d\trefs/tags/v2.28.3-1\ne\trefs/tags/v2.31.1-1\nf\trefs/tags/v2.29.2-0rc\n"};
+  absl::StatusOr<Matrix> m = Load("  git: {repo: r, tags: \"v2.2[89].*-1|v2.30.*-1\"}\n", lister);
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_THAT(Labels(*m), ElementsAre("v2.28.3-1", "v2.29.2-1", "v2.30.7-1"));
+}
+
 TEST(GitProvider, ARangeIsItsFirstRevisionThenEveryFirstParentCommit) {
   FakeLister lister{"1111111111111111111111111111111111111111\n2222222222222222222222222222222222222222\n"};
   absl::StatusOr<Matrix> m = Load("  git: {repo: \"{matrix_dir}/repo\", range: \"v1..main\"}\n", lister);

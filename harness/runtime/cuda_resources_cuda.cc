@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/runtime/cuda_errors_cuda.h"
+#include "harness/runtime/nccl_device_plugin.h"
 #include "harness/runtime/nvml_clocks.h"
 
 namespace gh {
@@ -110,7 +111,8 @@ absl::StatusOr<std::unique_ptr<CudaResources>> CudaResources::Create(int device,
     GH_CUDA_RETURN_IF_ERROR(cudaSetDevice(device));
     GH_CUDA_RETURN_IF_ERROR(cudaFree(nullptr));  // create the context now, not inside a point
     GH_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&res->stream_, cudaStreamNonBlocking));
-    return absl::OkStatus();
+    // A device-API plugin the version's activation names, checked before any point needs it.
+    return LoadNcclDevicePluginFromEnvironment();
   }();
   // Agree before NCCL init: a rank that failed here must not leave the others blocked in
   // ncclCommInitRank waiting for it.
@@ -303,6 +305,11 @@ void CudaResources::FillFingerprint(EnvironmentFingerprint& fp) const {
   if (cudaRuntimeGetVersion(&version) == cudaSuccess) fp.cuda_runtime = FormatCudaVersion(version);
   if (ncclGetVersion(&version) == ncclSuccess) fp.nccl_runtime = FormatNcclVersionCode(version);
   fp.nccl_compiled = FormatNcclVersionCode(NCCL_VERSION_CODE);
+  if (const NcclDevicePlugin* plugin = ActiveNcclDevicePlugin(); plugin != nullptr) {
+    fp.nccl_device_api = {"plugin", FormatNcclVersionCode(plugin->api->nccl_version_code), plugin->path};
+  } else {
+    fp.nccl_device_api = {"built-in", fp.nccl_compiled, ""};
+  }
 }
 
 }  // namespace gh

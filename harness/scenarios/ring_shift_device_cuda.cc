@@ -1,12 +1,13 @@
 // Device-initiated ring shift through NCCL's device API: a device communicator with one LSA
 // barrier per CTA, the receive buffer in a symmetric window, and the kernel of
 // ring_shift_device_kernels.cu storing into the right neighbour's window (nccl_device) or a
-// cudaMemcpyAsync into it between two one-CTA barriers (nccl_ce, the copy engine).
+// cudaMemcpyAsync into it between two one-CTA barriers (nccl_ce, the copy engine). The device
+// API itself is reached through a table (ring_shift_device_api.h): the built-in one, or a
+// plugin's built against the runtime NCCL's headers (runtime/nccl_device_plugin.h).
 #include <cstddef>
 
 #include <cuda_runtime.h>
 #include <nccl.h>
-#include <nccl_device.h>
 
 #include <chrono>
 #include <csignal>
@@ -22,12 +23,14 @@
 #include "harness/core/timing_stats.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/cuda_resources.h"
+#include "harness/runtime/nccl_device_plugin.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/allocators.h"
 #include "harness/scenarios/data_pattern.h"
 #include "harness/scenarios/nccl_device_api_skip.h"
 #include "harness/scenarios/registration.h"
 #include "harness/scenarios/ring_shift_device.h"
+#include "harness/scenarios/ring_shift_device_api.h"
 #include "harness/scenarios/ring_shift_device_kernels_cuda.h"
 #include "harness/scenarios/ring_shift_kernels_cuda.h"
 #include "harness/scenarios/ring_shift_loop_cuda.h"
@@ -52,18 +55,24 @@ std::string HexBits(uint64_t bits, int width) {
   return absl::StrFormat("0x%0*x", 2 * width, bits);
 }
 
+// The plugin's table when one is loaded, else the one compiled in.
+const GhNcclDeviceApi& DeviceApi() {
+  const NcclDevicePlugin* plugin = ActiveNcclDevicePlugin();
+  return plugin != nullptr ? *plugin->api : *CompiledNcclDeviceApi();
+}
+
 }  // namespace
 
 struct LsaRingShift::Impl {
-  ncclComm_t comm = nullptr;
-  ncclDevComm dev{};
+  const GhNcclDeviceApi* api = nullptr;
+  GhNcclDeviceComm* dev = nullptr;
   int ctas = 0;
 };
 
 LsaRingShift::LsaRingShift(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 LsaRingShift::~LsaRingShift() {
-  if (impl_) (void)ncclDevCommDestroy(impl_->comm, &impl_->dev);
+  if (impl_) (void)impl_->api->destroy(impl_->dev);
 }
 
 int LsaRingShift::ctas() const { return impl_->ctas; }
@@ -71,12 +80,15 @@ int LsaRingShift::ctas() const { return impl_->ctas; }
 absl::Status LsaRingShift::EnqueueCopyEngine(void* peer, const void* src, size_t bytes,
                                              size_t store_bytes, cudaStream_t stream) {
   if (store_bytes > bytes) store_bytes = bytes;
-  GH_RETURN_IF_ERROR(CudaOk(LaunchLsaBarrier(impl_->dev, stream), "LaunchLsaBarrier"));
+  auto barrier = [&] {
+    return CudaOk(cudaError_t(impl_->api->launch_barrier(impl_->dev, stream)), "LaunchLsaBarrier");
+  };
+  GH_RETURN_IF_ERROR(barrier());
   if (store_bytes > 0) {
     GH_RETURN_IF_ERROR(CudaOk(
         cudaMemcpyAsync(peer, src, store_bytes, cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync"));
   }
-  return CudaOk(LaunchLsaBarrier(impl_->dev, stream), "LaunchLsaBarrier");
+  return barrier();
 }
 
 absl::StatusOr<void*> LsaRingShift::RightPeerPointer(ncclWindow_t window, size_t window_offset,
@@ -86,7 +98,8 @@ absl::StatusOr<void*> LsaRingShift::RightPeerPointer(ncclWindow_t window, size_t
                             "cudaMallocAsync"));
   void* peer = nullptr;
   absl::Status status = CudaOk(
-      LaunchRightLsaPointer(impl_->dev, window, window_offset, slot, stream), "LaunchRightLsaPointer");
+      cudaError_t(impl_->api->launch_right_pointer(impl_->dev, window, window_offset, slot, stream)),
+      "LaunchRightLsaPointer");
   if (status.ok()) {
     status = CudaOk(cudaMemcpyAsync(&peer, slot, sizeof(peer), cudaMemcpyDeviceToHost, stream),
                     "cudaMemcpyAsync");
@@ -106,7 +119,7 @@ bool LsaRingShift::RefusalNeedsNewCommunicator(const absl::Status& refusal) {
 
 absl::StatusOr<std::unique_ptr<LsaRingShift>> LsaRingShift::Create(ncclComm_t comm) {
   auto impl = std::make_unique<Impl>();
-  impl->comm = comm;
+  impl->api = &DeviceApi();
   int device = 0;
   if (absl::Status s = CudaOk(cudaGetDevice(&device), "cudaGetDevice"); !s.ok()) return s;
   if (absl::Status s = CudaOk(
@@ -115,24 +128,22 @@ absl::StatusOr<std::unique_ptr<LsaRingShift>> LsaRingShift::Create(ncclComm_t co
       !s.ok()) {
     return s;
   }
-  ncclDevCommRequirements requirements;
-  std::memset(&requirements, 0, sizeof(requirements));
-  requirements.lsaBarrierCount = impl->ctas;  // one barrier per CTA
-  ncclResult_t r = ncclDevCommCreate(comm, &requirements, &impl->dev);
+  int lsa = 0, n = 0;
+  auto r = ncclResult_t(impl->api->create(comm, impl->ctas, &impl->dev, &lsa, &n));  // one barrier per CTA
   if (r != ncclSuccess) {
     std::string refusal = absl::StrCat("ncclDevCommCreate: ", NcclErrorSignature(r, comm));
     int runtime = 0;
     if (ncclGetVersion(&runtime) == ncclSuccess) {  // a device API of another NCCL: a skip naming both
-      if (std::optional<std::string> skip = DeviceApiVersionSkip(
-              refusal, FormatNcclVersionCode(NCCL_VERSION_CODE), FormatNcclVersionCode(runtime))) {
+      if (std::optional<std::string> skip =
+              DeviceApiVersionSkip(refusal, FormatNcclVersionCode(impl->api->nccl_version_code),
+                                   FormatNcclVersionCode(runtime))) {
         refusal = *std::move(skip);
       }
     }
     return absl::FailedPreconditionError(refusal);
   }
-  if (impl->dev.lsaSize != impl->dev.nRanks) {
-    int lsa = impl->dev.lsaSize, n = impl->dev.nRanks;
-    (void)ncclDevCommDestroy(comm, &impl->dev);
+  if (lsa != n) {
+    (void)impl->api->destroy(impl->dev);
     return absl::FailedPreconditionError(absl::StrCat(
         "right neighbour outside the LSA team (", lsa, " of ", n, " ranks load/store-reachable)"));
   }
@@ -144,8 +155,9 @@ absl::Status LsaRingShift::Enqueue(ncclWindow_t window, size_t window_offset, co
                                    const int64_t* device_begin_row, size_t row_bytes,
                                    cudaStream_t stream) {
   if (store_bytes > bytes) store_bytes = bytes;
-  return CudaOk(LaunchLsaRingShift(impl_->dev, impl_->ctas, window, window_offset, src,
-                                   store_bytes, device_begin_row, row_bytes, stream),
+  return CudaOk(cudaError_t(impl_->api->launch_ring_shift(impl_->dev, impl_->ctas, window,
+                                                          window_offset, src, store_bytes,
+                                                          device_begin_row, row_bytes, stream)),
                 "LaunchLsaRingShift");
 }
 

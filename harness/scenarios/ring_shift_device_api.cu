@@ -1,0 +1,80 @@
+// The device-API table over NCCL's nccl_device headers (see ring_shift_device_api.h): the one
+// place that fills ncclDevCommRequirements and holds an ncclDevComm, whose layouts change
+// between NCCL releases.
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <cstring>
+#include <new>
+
+#include "harness/scenarios/ring_shift_device_api.h"
+#include "harness/scenarios/ring_shift_device_kernels_cuda.h"
+
+struct GhNcclDeviceComm {
+  ncclComm_t comm = nullptr;
+  ncclDevComm dev{};
+};
+
+namespace gh {
+namespace {
+
+int Create(void* nccl_comm, int lsa_barrier_count, GhNcclDeviceComm** out, int* lsa_size,
+           int* n_ranks) {
+  auto* created = new (std::nothrow) GhNcclDeviceComm;
+  if (created == nullptr) return ncclSystemError;
+  created->comm = static_cast<ncclComm_t>(nccl_comm);
+#if defined(NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER)
+  // 2.29 on: the struct carries its size, a magic and a version, and NCCL refuses it otherwise.
+  ncclDevCommRequirements requirements = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
+#else
+  ncclDevCommRequirements requirements;
+  std::memset(&requirements, 0, sizeof(requirements));
+#endif
+  requirements.lsaBarrierCount = lsa_barrier_count;
+  ncclResult_t r = ncclDevCommCreate(created->comm, &requirements, &created->dev);
+  if (r != ncclSuccess) {
+    delete created;
+    return r;
+  }
+  *lsa_size = created->dev.lsaSize;
+  *n_ranks = created->dev.nRanks;
+  *out = created;
+  return ncclSuccess;
+}
+
+int Destroy(GhNcclDeviceComm* dev) {
+  if (dev == nullptr) return ncclSuccess;
+  ncclResult_t r = ncclDevCommDestroy(dev->comm, &dev->dev);
+  delete dev;
+  return r;
+}
+
+int RingShift(const GhNcclDeviceComm* dev, int ctas, void* window, size_t window_offset,
+              const void* src, size_t store_bytes, const int64_t* device_begin_row, size_t row_bytes,
+              void* stream) {
+  return LaunchLsaRingShift(dev->dev, ctas, static_cast<ncclWindow_t>(window), window_offset, src,
+                            store_bytes, device_begin_row, row_bytes,
+                            static_cast<cudaStream_t>(stream));
+}
+
+int Barrier(const GhNcclDeviceComm* dev, void* stream) {
+  return LaunchLsaBarrier(dev->dev, static_cast<cudaStream_t>(stream));
+}
+
+int RightPointer(const GhNcclDeviceComm* dev, void* window, size_t window_offset, void** out,
+                 void* stream) {
+  return LaunchRightLsaPointer(dev->dev, static_cast<ncclWindow_t>(window), window_offset, out,
+                               static_cast<cudaStream_t>(stream));
+}
+
+constexpr GhNcclDeviceApi kTable = {
+    GH_NCCL_DEVICE_ABI_VERSION, sizeof(GhNcclDeviceApi), NCCL_VERSION_CODE, Create, Destroy,
+    RingShift, Barrier, RightPointer,
+};
+
+}  // namespace
+
+const GhNcclDeviceApi* CompiledNcclDeviceApi() { return &kTable; }
+
+}  // namespace gh
