@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 
@@ -23,6 +24,7 @@ struct Samples {
   std::vector<double> exec_us;
   std::vector<double> busbw_gbs;
   std::vector<int> ranks;
+  std::set<std::pair<std::string, uint64_t>> collectives;  // (communicator, sequence number)
   uint64_t first_sn = UINT64_MAX;
   uint64_t last_sn = 0;
 };
@@ -38,7 +40,7 @@ InspectorCollSummary Summarize(const std::string& coll, uint64_t bytes, Samples 
   InspectorCollSummary out;
   out.coll = coll;
   out.bytes = bytes;
-  out.count = static_cast<int>(samples.exec_us.size());
+  out.count = static_cast<int>(samples.collectives.size());
   std::sort(samples.ranks.begin(), samples.ranks.end());
   samples.ranks.erase(std::unique(samples.ranks.begin(), samples.ranks.end()), samples.ranks.end());
   out.ranks = std::move(samples.ranks);
@@ -107,6 +109,7 @@ NcclInspectorView SummarizeInspectorEntries(const std::vector<InspectorEntry>& e
     s.exec_us.push_back(static_cast<double>(e.exec_us));
     if (!std::isnan(e.busbw_gbs)) s.busbw_gbs.push_back(e.busbw_gbs);
     s.ranks.push_back(e.rank);
+    s.collectives.insert({e.comm_id, e.sn});
     s.first_sn = std::min(s.first_sn, e.sn);
     s.last_sn = std::max(s.last_sn, e.sn);
     const InspectorEntry*& latest = last[e.rank];

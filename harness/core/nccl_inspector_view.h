@@ -16,11 +16,14 @@
 
 namespace gh {
 
-// The collectives of one name and size over a point, every rank's lines together.
+// The collectives of one name and size over a point, every rank's lines together (the
+// timings are over every line: each rank's execution of each collective).
 struct InspectorCollSummary {
   std::string coll;
   uint64_t bytes = 0;
-  int count = 0;             // lines (sampled collectives), all ranks
+  // Distinct collectives seen (communicator and sequence number): one that every rank ran
+  // counts once. The plugin samples, so this is at most the number that ran.
+  int count = 0;
   std::vector<int> ranks;    // the ranks that reported it, ascending
   uint64_t first_sn = 0;     // lowest and highest coll_sn seen
   uint64_t last_sn = 0;

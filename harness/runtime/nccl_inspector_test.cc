@@ -23,7 +23,7 @@ class NcclInspectorTest : public ::testing::Test {
   void SetUp() override {
     dir_ = ::testing::TempDir() + "/nccl_inspector_test_" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::system(("rm -rf '" + dir_ + "'").c_str());
+    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
     ASSERT_TRUE(MakeDirectories(dir_).ok());
     plugin_ = dir_ + "/libnccl-profiler-inspector.so";
     std::ofstream(plugin_) << "not really a library";
@@ -120,7 +120,7 @@ TEST_F(NcclInspectorTest, EachPointReadsOnlyTheLinesAppendedSinceTheLastOne) {
          R"("coll_msg_size_bytes":4096,"coll_exec_time_us":11,"coll_algobw_gbs":0.7,"coll_busbw_gbs":0.35}})"
          "\n");
   Append("h-pid1.log",
-         R"({"header":{"id":"0x5a","rank":0,"n_ranks":2,"nnodes":1},"metadata":{"dump_timestamp_us":5},)"
+         R"({"header":{"id":"0x5a3c9e1f2b7d40","rank":0,"n_ranks":2,"nnodes":1},"metadata":{"dump_timestamp_us":5},)"
          R"("coll_perf":{"coll":"AllGather","coll_sn":2,"coll_msg_size_bytes":4096,"coll_exec_time_us":13,)"
          R"("coll_algobw_gbs":0.6,"coll_busbw_gbs":0.3}})"
          "\n");
@@ -128,7 +128,7 @@ TEST_F(NcclInspectorTest, EachPointReadsOnlyTheLinesAppendedSinceTheLastOne) {
   EXPECT_EQ(second.note, "");
   ASSERT_EQ(second.collectives.size(), 1u);
   EXPECT_EQ(second.collectives[0].coll, "AllGather");
-  EXPECT_EQ(second.collectives[0].count, 2);
+  EXPECT_EQ(second.collectives[0].count, 1);  // both ranks' line of AllGather #2
   EXPECT_EQ(second.collectives[0].ranks, (std::vector<int>{0, 1}));
   EXPECT_EQ(second.collectives[0].first_sn, 2u);
   EXPECT_DOUBLE_EQ(second.collectives[0].exec_us_median, 12.0);

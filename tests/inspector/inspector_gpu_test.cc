@@ -1,7 +1,7 @@
 // GPU (docs/hangs.md): 2 ranks sharing one GPU run AllReduce points under NCCL's Inspector
 // plugin; every point's record carries the per-collective summary, with count == the number
-// of collectives issued where one per rank and point ran, and NCCL's sequence numbers that
-// account for every collective where the plugin sampled fewer. At a timeout the hang report
+// of collectives issued where one per point ran, and NCCL's sequence numbers that account for
+// every collective where the plugin sampled fewer. At a timeout the hang report
 // names each rank's last completed collective. Skips (77) without a GPU or without a plugin
 // (GH_NCCL_INSPECTOR_PLUGIN; scripts/build-nccl-inspector.sh builds one).
 #include <cstdlib>
@@ -75,8 +75,8 @@ TEST(InspectorGpu, TwoRanksSharingTheGpuRecordEveryCollective) {
     SCOPED_TRACE(once[i].point);
     const InspectorCollSummary* c = OnlyAllReduce(once[i]);
     ASSERT_NE(c, nullptr);
-    // One AllReduce per rank: one line from each, both the same collective.
-    EXPECT_EQ(c->count, 2);
+    // One AllReduce per point: both ranks' lines are that one collective.
+    EXPECT_EQ(c->count, 1);
     EXPECT_EQ(c->first_sn, c->last_sn);
     if (i > 0) EXPECT_EQ(c->last_sn, previous_sn + 1);
     previous_sn = c->last_sn;
@@ -84,20 +84,21 @@ TEST(InspectorGpu, TwoRanksSharingTheGpuRecordEveryCollective) {
   const InspectorCollSummary* c = OnlyAllReduce(many[0]);
   ASSERT_NE(c, nullptr);
   // warmup 4 + iterations 16 AllReduces: the sequence number moved on by 20 on both ranks;
-  // the plugin samples, so up to 20 lines per rank.
+  // the plugin samples, so it may have seen fewer than the 20.
   EXPECT_EQ(c->last_sn, previous_sn + 20);
   for (const InspectorLastCompleted& last : many[0].nccl_inspector.last) {
     EXPECT_EQ(last.coll, "AllReduce");
     EXPECT_EQ(last.sn, previous_sn + 20) << "rank " << last.rank;
   }
-  EXPECT_GE(c->count, 2);
-  EXPECT_LE(c->count, 40);
-  std::printf("inspector_many: %d lines for 40 AllReduces (2 ranks x 20), exec %.0f us median\n",
+  EXPECT_GE(c->count, 1);
+  EXPECT_LE(c->count, 20);
+  EXPECT_EQ(c->last_sn, many[0].nccl_inspector.last[0].sn);
+  std::printf("inspector_many: the Inspector saw %d of 20 AllReduces, exec %.0f us median\n",
               c->count, c->exec_us_median);
 
   const std::string summary = SummaryOf(job);
   EXPECT_NE(summary.find("NCCL Inspector (4)"), std::string::npos) << summary;
-  EXPECT_NE(summary.find("AllReduce 15K x2: "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("AllReduce 15K x1: "), std::string::npos) << summary;
 }
 
 TEST(InspectorGpu, AStallsHangReportNamesEachRanksLastCompletedCollective) {
