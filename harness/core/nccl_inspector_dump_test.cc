@@ -7,6 +7,8 @@
 #include "gtest/gtest.h"
 #include "harness/core/nccl_inspector_dump.h"
 #include "harness/core/nccl_inspector_view.h"
+#include "harness/core/record.h"
+#include "harness/core/records_file.h"
 #include "harness/core/testdata/nccl_inspector_sample.h"
 
 namespace gh {
@@ -201,6 +203,34 @@ TEST(InspectorView, RoundTripsThroughJson) {
   absl::StatusOr<NcclInspectorView> refused = InspectorViewFromJson(broken, "nccl_inspector");
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("count"), std::string::npos) << refused.status();
+}
+
+TEST(InspectorView, ARecordCarriesItOnlyWhenAskedAndReadsItBack) {
+  Record plain;
+  plain.scenario = "s";
+  plain.point = "s/np=2";
+  EXPECT_FALSE(nlohmann::json::parse(RecordJsonLine(plain)).contains("nccl_inspector"));
+
+  Record asked = plain;
+  size_t consumed = 0;
+  asked.nccl_inspector = SummarizeInspectorEntries(ParseSample(&consumed));
+  asked.result.outcome = Outcome::kTimeout;
+  asked.result.hang.nccl_inspector = LastCompletedLine(asked.nccl_inspector.last, 2);
+  const nlohmann::json json = nlohmann::json::parse(RecordJsonLine(asked));
+  EXPECT_EQ(json["nccl_inspector"]["collectives"][1]["coll"], "AllGather");
+  EXPECT_EQ(json["hang"]["nccl_inspector"], "rank 0: none seen; rank 1: AllGather #1 (4K)");
+  absl::StatusOr<Record> back = RecordFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->result.hang.nccl_inspector, "rank 0: none seen; rank 1: AllGather #1 (4K)");
+  ASSERT_EQ(back->nccl_inspector.collectives.size(), 2u);
+  EXPECT_EQ(back->nccl_inspector.collectives[0].count, 3);
+  EXPECT_EQ(back->nccl_inspector.last[0].coll, "AllGather");
+
+  nlohmann::json broken = json;
+  broken["nccl_inspector"]["last_completed"][0]["sn"] = -1;
+  absl::StatusOr<Record> refused = RecordFromJson(broken);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("nccl_inspector"), std::string::npos) << refused.status();
 }
 
 }  // namespace
