@@ -25,6 +25,10 @@ RunFlags::RunFlags() : flags_("run", "SCENARIO.yaml... --out DIR [options]", kRu
               "run only the point x trial runs FILE lists, one per line as\n"
               "'<point name><TAB><trial>' (the sweep continues a job that ended\n"
               "early this way)")
+      .String("--nccl-inspector", kFileValue, &options_.nccl_inspector_plugin,
+              "NCCL's Inspector profiler plugin (libnccl-profiler-inspector.so)\n"
+              "for scenarios with 'nccl_inspector: true' (default:\n"
+              "$GH_NCCL_INSPECTOR_PLUGIN)")
       .Bool("-v, --verbose", &verbose_, "end with the table of every point, passes included\n"
             "(default: only a FAILED line per unmet expectation)");
 }

@@ -235,6 +235,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       }
     }
     if (outcome > point.worst) point.worst = outcome;
+    if (point.nccl_inspector.empty()) point.nccl_inspector = record.nccl_inspector;
     if (outcome == Outcome::kPass) {
       ++point.passed;
       auto& values = metric_values[it->second];

@@ -69,6 +69,8 @@ struct PointTrials {
   // diverged, NCCL's RAS view), and that trial's index; -1 when none did.
   HangReport first_hang;
   int first_hang_trial = -1;
+  // The first trial's NCCL Inspector summary (`nccl_inspector: true`), empty when none has one.
+  NcclInspectorView nccl_inspector;
   Expectation expected;                      // the first trial's
   // Per metric name, the median over passing trials, with every passing trial's samples.
   std::vector<Metric> metrics;

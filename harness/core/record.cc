@@ -60,6 +60,7 @@ json HangToJson(const HangReport& hang) {
   if (!hang.summary.empty()) out["summary"] = hang.summary;
   if (!hang.divergence.empty()) out["divergence"] = hang.divergence;
   if (!hang.nccl_ras.empty()) out["nccl_ras"] = hang.nccl_ras;
+  if (!hang.nccl_inspector.empty()) out["nccl_inspector"] = hang.nccl_inspector;
   return out;
 }
 
@@ -302,6 +303,7 @@ json RecordToJson(const Record& record) {
   }
   if (record.not_run) out["not_run"] = true;
   if (!record.result.hang.empty()) out["hang"] = HangToJson(record.result.hang);
+  if (!record.nccl_inspector.empty()) out["nccl_inspector"] = InspectorViewToJson(record.nccl_inspector);
   if (record.trials > 1) {
     out["verdict"] = record.verdict.kind == TrialVerdictRule::Kind::kAnyFailure
                          ? json("any_failure")
@@ -393,6 +395,10 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
     GH_RETURN_IF_ERROR(hf.Strings("summary", &record.result.hang.summary));
     GH_RETURN_IF_ERROR(hf.String("divergence", &record.result.hang.divergence));
     GH_RETURN_IF_ERROR(hf.String("nccl_ras", &record.result.hang.nccl_ras));
+    GH_RETURN_IF_ERROR(hf.String("nccl_inspector", &record.result.hang.nccl_inspector));
+  }
+  if (const json* inspector = f.Find("nccl_inspector")) {
+    GH_ASSIGN_OR_RETURN(record.nccl_inspector, InspectorViewFromJson(*inspector, "nccl_inspector"));
   }
   if (const json* cell = f.Find("cell")) {
     if (!cell->is_object()) return f.Error("cell", "expected an object");

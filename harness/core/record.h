@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
 #include "harness/core/metric_expectation.h"
+#include "harness/core/nccl_inspector_view.h"
 #include "harness/core/outcome.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_spec.h"
@@ -54,6 +55,9 @@ struct Record {
   std::string started_at;      // RFC 3339 UTC
   double duration_s = 0;       // wall time of the point × trial, harness work included
   std::map<std::string, std::string> cell;  // sweep-cell axis values (empty for plain runs)
+  // NCCL's Inspector's per-collective summary of the point, or why there is none, when the
+  // scenario asked for it (`nccl_inspector: true`); empty (not written) otherwise.
+  NcclInspectorView nccl_inspector;
 };
 
 // The one constructor of a record: trial `trial` of `point` of `spec` (loaded from `file`), in

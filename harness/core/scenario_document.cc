@@ -28,7 +28,7 @@ const std::vector<std::string>& TopLevelKeys() {
   static const std::vector<std::string> keys = {
       "name",   "kind",       "description", "params", "ranks",   "trials",
       "timeout", "warmup",    "iterations",  "expect", "verdict", "exec",
-      "expect_metrics"};
+      "expect_metrics", "nccl_inspector"};
   return keys;
 }
 
@@ -230,6 +230,7 @@ absl::Status DocumentReader::ReadCounts(YamlMap& top) {
   if (top.Has("iterations")) {
     GH_ASSIGN_OR_RETURN(spec_.iterations, top.Int("iterations", 1, kMaxIterations));
   }
+  if (top.Has("nccl_inspector")) { GH_ASSIGN_OR_RETURN(spec_.nccl_inspector, top.Bool("nccl_inspector")); }
   return absl::OkStatus();
 }
 

@@ -204,7 +204,7 @@ TEST_F(LoaderTest, UnknownTopLevelKey) {
             "scenarios/x.yaml:3:1: trails: unknown key; did you mean trials?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ncolour: red\n"),
             "scenarios/x.yaml:3:1: colour: unknown key (allowed here: description, exec, expect, "
-            "expect_metrics, iterations, kind, name, params, ranks, timeout, trials, verdict, warmup)");
+            "expect_metrics, iterations, kind, name, nccl_inspector, params, ranks, timeout, trials, verdict, warmup)");
 }
 
 TEST_F(LoaderTest, DuplicateKey) {

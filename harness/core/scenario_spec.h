@@ -58,6 +58,9 @@ struct ScenarioSpec {
   // How the trials of a point add up to its result (`verdict:`; default any_failure). Only
   // consulted when trials > 1.
   TrialVerdictRule verdict;
+  // `nccl_inspector: true`: run the job under NCCL's Inspector profiler plugin and attach its
+  // per-collective summary to this scenario's records (docs/hangs.md).
+  bool nccl_inspector = false;
   // `exec:` (kind exec only; KindInfo::takes_exec_block): the command and its rules.
   ExecBlock exec;
 };

@@ -105,6 +105,7 @@ std::string RankDetails(const Record& r) {
   if (!hang.nccl_ras.empty()) {
     absl::StrAppend(&out, "\n  NCCL RAS: ", hang.nccl_ras.substr(0, hang.nccl_ras.find('\n')));
   }
+  if (!hang.nccl_inspector.empty()) absl::StrAppend(&out, "\n  NCCL Inspector: ", hang.nccl_inspector);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/nccl_inspector_view.h"
 #include "harness/report/perf_report.h"
 #include "harness/report/result_matrix.h"
 
@@ -91,17 +92,37 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
                                   [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline)};
                                   }));
+  // The inspector's column only when some hang has its line (the scenario asked for it).
+  bool any_inspector_hang = false;
+  for (const PointComparison& e : comparison.points) {
+    any_inspector_hang = any_inspector_hang ||
+                         (e.now && e.now->first_hang_trial >= 0 && !e.now->first_hang.nccl_inspector.empty());
+  }
+  std::vector<std::string> hang_headers = {"trial", "ranks", "divergence", "NCCL RAS"};
+  if (any_inspector_hang) hang_headers.push_back("NCCL Inspector");
   // Timeouts explained: each rank's place, where the ranks parted, NCCL's own view (its first
   // line: the full report is in the record).
   sections.push_back(EntrySection(
       "Hangs", comparison, sweep,
       [](const PointComparison& e) { return e.now && e.now->first_hang_trial >= 0; },
-      {"trial", "ranks", "divergence", "NCCL RAS"}, [&](const PointComparison& e) {
+      hang_headers, [&](const PointComparison& e) {
         const HangReport& hang = e.now->first_hang;
         const std::string ras = hang.nccl_ras.substr(0, hang.nccl_ras.find('\n'));
-        return std::vector<std::string>{absl::StrCat(e.now->first_hang_trial + 1, "/", e.now->trials),
-                                        clip(absl::StrJoin(hang.summary, "; ")), clip(hang.divergence),
-                                        clip(ras)};
+        std::vector<std::string> row{absl::StrCat(e.now->first_hang_trial + 1, "/", e.now->trials),
+                                     clip(absl::StrJoin(hang.summary, "; ")), clip(hang.divergence),
+                                     clip(ras)};
+        if (any_inspector_hang) row.push_back(clip(hang.nccl_inspector));
+        return row;
+      }));
+  // Per-collective timings of the points that ran under NCCL's Inspector, kept to a few words.
+  sections.push_back(EntrySection(
+      "NCCL Inspector", comparison, sweep,
+      [](const PointComparison& e) { return e.now && !e.now->nccl_inspector.empty(); },
+      {"collectives", "note"}, [&](const PointComparison& e) {
+        const NcclInspectorView& view = e.now->nccl_inspector;
+        return std::vector<std::string>{
+            view.collectives.empty() ? "-" : clip(InspectorCollectivesText(view, 3)),
+            view.note.empty() ? "-" : clip(view.note)};
       }));
   std::erase_if(sections, [](const ReportSection& s) { return s.rows.empty(); });
   return sections;

@@ -21,7 +21,9 @@ struct ReportSection {
 
 // In report order, only those with rows: "Cells not run" (with a sweep), "Unmet expectations",
 // "Regressions", "Performance vs baseline" (report/perf_report.h), "Fixes", "Changed signatures", "New points", "Vanished points", "Hangs" (the
-// first hang report of each point that timed out). Signatures and
+// first hang report of each point that timed out; its "NCCL Inspector" column, each rank's last
+// completed collective, only when some hang has one), "NCCL Inspector" (the points run with
+// `nccl_inspector: true`: their first trial's busiest collectives, or why there are none). Signatures and
 // cell details longer than `max_text_chars` are cut to that many characters, ending "...".
 std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,
                                              size_t max_text_chars);

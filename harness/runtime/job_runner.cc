@@ -25,6 +25,7 @@
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/gpu_binding.h"
 #include "harness/runtime/mpi_world.h"
+#include "harness/runtime/nccl_inspector.h"
 #include "harness/runtime/nccl_ras.h"
 #include "harness/runtime/outcome_gather.h"
 #include "harness/runtime/point_context.h"
@@ -152,6 +153,7 @@ class JobRunner {
   bool shares_its_gpu_ = false;   // this rank's host does
   EnvironmentFacts facts_;
   std::unique_ptr<CudaResources> cuda_;
+  NcclInspector inspector_;
   std::unique_ptr<Watchdog> watchdog_;
   // Rank 0's results. Touched by the main thread between points and by the watchdog thread
   // only after it fired (the main thread then never touches them again).
@@ -261,6 +263,11 @@ int JobRunner::Run() {
   if (absl::Status bound = BindDevices(); !bound.ok()) {
     return FailOnRoot(kExitBadInput, std::string(bound.message()));
   }
+  // Before the communicator exists: NCCL loads its profiler plugin when it is created.
+  bool inspector_asked = false;
+  for (const LoadedScenario& s : scenarios_) inspector_asked = inspector_asked || s.spec.nccl_inspector;
+  inspector_ = NcclInspector::Start(NcclInspectorRequest{
+      inspector_asked, backend_ == Backend::kCuda, options_.nccl_inspector_plugin, options_.out_dir});
 #if defined(GH_HAVE_CUDA)
   if (backend_ == Backend::kCuda) {
     // Only ranks on a host that shares GPUs need distinct NCCL host ids; the others keep
@@ -384,6 +391,11 @@ void JobRunner::RunPlanned(size_t index) {
     Record record = RecordFor(run, facts_);
     record.started_at = Rfc3339Utc(current_started_);
     SetResult(record, ReduceRankOutcomes(*std::move(gathered)));
+    // Every point while the plugin runs, so that the next one reads only its own lines.
+    if (inspector_.running() || run.scenario->spec.nccl_inspector) {
+      NcclInspectorView inspected = inspector_.TakePoint(world_.size());
+      if (run.scenario->spec.nccl_inspector) record.nccl_inspector = std::move(inspected);
+    }
     recreate = record.result.outcome == Outcome::kError;
     record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);
     AppendRecord(std::move(record), index);
@@ -463,6 +475,10 @@ void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogRepo
   outcome.hang.nccl_ras = NcclRasView(
       backend_ == Backend::kCuda,
       nccl_version == facts_.values.end() ? std::string() : nccl_version->second, kNcclRasBound);
+  if (run.scenario->spec.nccl_inspector) {
+    record.nccl_inspector = inspector_.TakePoint(world_.size(), /*settle=*/false);
+    outcome.hang.nccl_inspector = inspector_.LastCompletedLine(world_.size());
+  }
   SetResult(record, std::move(outcome));
   record.duration_s = absl::ToDoubleSeconds(absl::Now() - current_started_);
   AppendRecord(std::move(record), index);

@@ -15,6 +15,9 @@ struct RunOptions {
   BackendChoice backend = BackendChoice::kAuto;
   bool share_gpu = false;
   std::string filter;  // glob on point names; empty runs every point
+  // --nccl-inspector: NCCL's Inspector plugin (.so) for scenarios with `nccl_inspector: true`;
+  // empty: GH_NCCL_INSPECTOR_PLUGIN (runtime/nccl_inspector.h).
+  std::string nccl_inspector_plugin;
   std::string runs_file;  // --runs: only these point x trial runs (core/run_list.h); empty: all
 };
 
