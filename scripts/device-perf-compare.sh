@@ -1,41 +1,87 @@
 #!/usr/bin/env bash
-# On the GPU machine (through scripts/device-run.sh): the perf comparison's acceptance runs of
-# issue 17 (docs/performance.md, "Perf comparison on the H200").
-#   aa    ring_shift 1K..4G (scenarios/ring_shift_bandwidth.yaml) run twice, each its own
-#         process, the second compared with the first: every flagged metric is a false alarm.
-#   slow  the same configuration once more under a slowing environment (default
-#         NCCL_MAX_NCHANNELS=1; --env 'NCCL_PROTO=LL'), compared with the first run.
-# Usage: scripts/device-perf-compare.sh aa|slow [--name NAME] [--env 'VAR=VALUE ...']
-#        [--threshold PCT]. Results under $OUT/perf_<mode>/; summary to $OUT/perf_<mode>.txt.
+# On the GPU machine (through scripts/device-run.sh): the perf comparison's acceptance of issue 17
+# in one call (docs/performance.md, "Perf comparison on the H200"), about 5 s per process.
+#   1. scenarios/ring_shift_bandwidth.yaml (1K..4G) in 2N separate processes (baseline and now
+#      alternating, N each), then N more under a slowing environment (default
+#      NCCL_MAX_NCHANNELS=1);
+#   2. each side's records one after the other in one directory (the comparison tells the
+#      processes apart by their trial numbers) and `gpuharness report` of now and of slow against
+#      the baseline: every flag of the A/A report is a false alarm; the slow report's verdicts
+#      with their intervals;
+#   3. when build-NAME/bin/perf_comparison_power exists, that bench over these processes: false
+#      alarms over every pair and every N-vs-N grouping, and the power for a planted 5 % drop.
+# Usage: scripts/device-perf-compare.sh [--name NAME] [--processes N] [--env 'VAR=VALUE ...']
+#        [--threshold PCT]. Results under $OUT/perf_compare/; summary to $OUT/perf_compare.txt.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/device-flags.sh"
-mode=${1:-}
-case "$mode" in aa|slow) shift ;; *) echo "usage: $0 aa|slow [--name NAME] [--env 'VAR=VALUE ...'] [--threshold PCT]" >&2; exit 2 ;; esac
 name=device
+processes=3
 env_text="NCCL_MAX_NCHANNELS=1"
 threshold=5%
-gh_device_flags device-perf-compare.sh --name:name --env:env_text --threshold:threshold -- "$@"
+gh_device_flags device-perf-compare.sh --name:name --processes:processes --env:env_text --threshold:threshold -- "$@"
 cd "$root"
 gh=build-$name/bin/gpuharness
+bench=build-$name/bin/perf_comparison_power
 out=${OUT:-/tmp/gh_device_out}
-dir=$out/perf_$mode
+dir=$out/perf_compare
 rm -rf "$dir"
 mkdir -p "$dir"
 scenario=scenarios/ring_shift_bandwidth.yaml
-"$gh" run "$scenario" --backend cuda --out "$dir/base" >"$dir/base.log" 2>&1
-if [ "$mode" = aa ]; then
-  "$gh" run "$scenario" --backend cuda --out "$dir/now" >"$dir/now.log" 2>&1
-else
-  # shellcheck disable=SC2086  # VAR=VALUE words on purpose
-  env $env_text "$gh" run "$scenario" --backend cuda --out "$dir/now" >"$dir/now.log" 2>&1
-fi
-"$gh" report "$dir/now" --baseline "$dir/base" --perf-threshold "$threshold" >"$dir/report.log" 2>&1
-status=$?
+
+# run LABEL [VAR=VALUE...]: one process of the scenario into $dir/runs/LABEL.
+run() {
+  local label=$1
+  shift
+  env "$@" "$gh" run "$scenario" --backend cuda --out "$dir/runs/$label" >"$dir/runs/$label.log" 2>&1 ||
+    echo "run $label: exit $? (see runs/$label.log)"
+}
+# merge SIDE LABEL...: the records of those runs, one after the other, as the side's results.
+merge() {
+  local side=$1
+  shift
+  mkdir -p "$dir/$side"
+  cp "$dir/runs/$1/environment.json" "$dir/$side/" 2>/dev/null
+  for label in "$@"; do cat "$dir/runs/$label/records.jsonl"; done >"$dir/$side/records.jsonl"
+}
+
+mkdir -p "$dir/runs"
+base=() now=() slow=()
+for i in $(seq 1 "$processes"); do
+  run "base$i"; base+=("base$i")
+  run "now$i"; now+=("now$i")
+done
+# shellcheck disable=SC2086  # VAR=VALUE words on purpose
+for i in $(seq 1 "$processes"); do run "slow$i" $env_text; slow+=("slow$i"); done
+merge base "${base[@]}"
+merge now "${now[@]}"
+merge slow "${slow[@]}"
+
+# report SIDE: the side against the baseline; prints the headline and every flagged metric.
+report() {
+  "$gh" report "$dir/$1" --baseline "$dir/base" --perf-threshold "$threshold" >"$dir/report_$1.log" 2>&1
+  echo "report exit status: $?"
+  tail -n 2 "$dir/report_$1.log"
+  sed -n '/^## Performance vs baseline/,/^## [^P]/p' "$dir/$1/summary.md" | grep '^|' || echo "(no metric flagged)"
+}
+
 {
-  echo "# perf $mode, $(date -u +%FT%TZ), threshold $threshold$([ "$mode" = slow ] && echo ", now under $env_text")"
-  tail -n 3 "$dir/report.log"
-  echo "report exit status: $status"
-  # Every compared metric: the change column of the markdown table, or "no change".
-  sed -n '/^## Performance vs baseline/,/^## /p' "$dir/now/summary.md"
-} | tee "$out/perf_$mode.txt"
+  echo "# perf compare, $(date -u +%FT%TZ), threshold $threshold, $processes processes per side"
+  echo
+  echo "## A/A: $processes vs $processes processes (every flagged metric is a false alarm)"
+  report now
+  flagged=$(sed -n '/^## Performance vs baseline/,/^## [^P]/p' "$dir/now/summary.md" | grep -c -E 'slower by|faster by')
+  echo "A/A false alarms: $flagged of 26 metrics (13 sizes x time_median_us, bandwidth_GBps)"
+  echo
+  echo "## slow: $processes processes under $env_text vs the $processes baseline processes"
+  report slow
+  if [ -x "$bench" ]; then
+    echo
+    echo "## bench: every grouping of the $((2 * processes)) A/A processes, $processes slow"
+    aa=()
+    for label in "${base[@]}" "${now[@]}"; do aa+=("$dir/runs/$label"); done
+    s=()
+    for label in "${slow[@]}"; do s+=("$dir/runs/$label"); done
+    "$bench" "${aa[@]}" --slow "${s[@]}"
+  fi
+} | tee "$out/perf_compare.txt"

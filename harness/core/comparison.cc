@@ -238,6 +238,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     if (point.nccl_inspector.empty()) point.nccl_inspector = record.nccl_inspector;
     if (outcome == Outcome::kPass) {
       ++point.passed;
+      AddTrialSamples(record.result.metrics, record.trial, point.perf_samples);
       auto& values = metric_values[it->second];
       for (const Metric& metric : record.result.metrics) {
         auto found = std::find_if(values.begin(), values.end(),
@@ -329,7 +330,7 @@ namespace {
 void ComparePerf(PointComparison& entry, const PerfOptions& options) {
   const PointTrials& now = *entry.now;
   const PointTrials& before = *entry.baseline;
-  std::vector<MetricChange> changes = CompareMetrics(before.metrics, now.metrics, options);
+  std::vector<MetricChange> changes = CompareMetrics(before.perf_samples, now.perf_samples, options);
   if (changes.empty()) return;
   entry.incomparable = IncomparableReason(before.measured_on, now.measured_on);
   if (entry.incomparable.empty()) entry.perf = std::move(changes);

@@ -74,6 +74,8 @@ struct PointTrials {
   Expectation expected;                      // the first trial's
   // Per metric name, the median over passing trials, with every passing trial's samples.
   std::vector<Metric> metrics;
+  // The same samples kept apart by process, which the baseline comparison tests.
+  std::vector<ProcessSamples> perf_samples;
   std::vector<MetricBound> metric_bounds;  // the first trial's (Record::metric_bounds)
   // The signature of each missed metric bound (MissedMetricBounds); each counts as unmet.
   std::vector<std::string> metric_misses;

@@ -31,20 +31,38 @@ bool HigherIsBetter(const Metric& metric) {
   return !(metric.unit == "us" || metric.unit == "ms" || metric.unit == "s" || metric.unit == "ns");
 }
 
+namespace {
+
+// ", 1 process per side: counts only beyond 8 % (3 per side recommended)" and the like; "" at
+// or above the recommended count.
+std::string ProcessNote(const MetricChange& change) {
+  const int fewest = std::min(change.baseline_processes, change.now_processes);
+  if (fewest >= change.recommended_processes) return "";
+  const std::string recommended = absl::StrCat(" (", change.recommended_processes, " per side recommended)");
+  if (!change.process_level()) {
+    return absl::StrCat(", 1 process per side: counts only beyond ", Percent(change.single_process_floor), " %",
+                        recommended);
+  }
+  return absl::StrCat(", ", change.now_processes, " vs ", change.baseline_processes, " processes", recommended);
+}
+
+}  // namespace
+
 std::string MetricChange::Text() const {
   const std::string level = absl::StrFormat("%g %% CI", confidence * 100);
+  const std::string note = ProcessNote(*this);
   switch (verdict) {
     case PerfVerdict::kSlower:
       return absl::StrCat("slower by ", Percent(worse), " % (", level, " ", Percent(worse_low),
-                          "\u2013", Percent(worse_high), " %)");
+                          "\u2013", Percent(worse_high), " %)", note);
     case PerfVerdict::kFaster:
       return absl::StrCat("faster by ", Percent(-worse), " % (", level, " ", Percent(-worse_high),
-                          "\u2013", Percent(-worse_low), " %)");
+                          "\u2013", Percent(-worse_low), " %)", note);
     case PerfVerdict::kNoChange:
       break;
   }
   return absl::StrCat("no change (", SignedPercent(worse), " %, ", level, " ", Percent(worse_low),
-                      "\u2013", Percent(worse_high), " %)");
+                      "\u2013", Percent(worse_high), " %)", note);
 }
 
 absl::StatusOr<double> ParsePercent(std::string_view text) {
@@ -58,17 +76,57 @@ absl::StatusOr<double> ParsePercent(std::string_view text) {
   return percent / 100;
 }
 
-MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const PerfOptions& options) {
+namespace {
+
+std::vector<double> Pooled(const std::vector<std::vector<double>>& processes) {
+  std::vector<double> all;
+  for (const std::vector<double>& samples : processes) all.insert(all.end(), samples.begin(), samples.end());
+  return all;
+}
+
+int ProcessesWithSamples(const std::vector<std::vector<double>>& processes) {
+  return static_cast<int>(std::count_if(processes.begin(), processes.end(),
+                                         [](const std::vector<double>& s) { return !s.empty(); }));
+}
+
+// The ratio now / before and its interval, with the p value of the test behind them: on the
+// process level when there are 3 processes or more, else on the iterations.
+struct RatioTest {
+  double ratio = 0, low = 0, high = 0, p_value = 1;
+};
+
+RatioTest TestRatio(const ProcessSamples& before, const ProcessSamples& now, const std::vector<double>& before_all,
+                    const std::vector<double>& now_all, MetricChange& change) {
+  if (change.process_level()) {
+    const ProcessRatio r = ProcessMedianRatio(now.processes, before.processes, change.confidence);
+    return {r.ratio, r.low, r.high, r.p_value};
+  }
+  const RatioInterval r = BootstrapMedianRatio(now_all, before_all, change.confidence);
+  return {r.ratio, r.low, r.high, MannWhitneyU(now_all, before_all).p_value};
+}
+
+}  // namespace
+
+MetricChange CompareProcessSamples(const ProcessSamples& before, const ProcessSamples& now,
+                                   const PerfOptions& options) {
   MetricChange change;
   change.metric = now.name;
   change.unit = now.unit;
-  change.higher_is_better = HigherIsBetter(now);
-  change.baseline_samples = static_cast<int>(before.samples.size());
-  change.now_samples = static_cast<int>(now.samples.size());
-  change.baseline_median = MedianOf(before.samples);
-  change.now_median = MedianOf(now.samples);
-  change.confidence = 1 - options.significance;
-  const RatioInterval ratio = BootstrapMedianRatio(now.samples, before.samples, change.confidence);
+  change.higher_is_better = HigherIsBetter(Metric{now.name, 0, now.unit, {}});
+  const std::vector<double> before_all = Pooled(before.processes), now_all = Pooled(now.processes);
+  change.baseline_samples = static_cast<int>(before_all.size());
+  change.now_samples = static_cast<int>(now_all.size());
+  change.baseline_processes = ProcessesWithSamples(before.processes);
+  change.now_processes = ProcessesWithSamples(now.processes);
+  change.recommended_processes = options.recommended_processes;
+  change.baseline_median = MedianOf(before_all);
+  change.now_median = MedianOf(now_all);
+  const bool process_level = change.process_level();
+  const double significance = process_level ? options.process_significance : options.significance;
+  change.confidence = 1 - significance;
+  if (!process_level) change.single_process_floor = std::max(options.single_process_floor, options.threshold);
+  if (change.baseline_processes == 0 || change.now_processes == 0) return change;
+  const RatioTest ratio = TestRatio(before, now, before_all, now_all, change);
   if (!std::isfinite(ratio.ratio) || !std::isfinite(ratio.low) || !std::isfinite(ratio.high)) {
     return change;  // no usable samples: no change can be claimed
   }
@@ -82,14 +140,42 @@ MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const
     change.worse_low = ratio.low - 1;
     change.worse_high = ratio.high - 1;
   }
-  change.p_value = MannWhitneyU(now.samples, before.samples).p_value;
-  const bool significant = change.p_value < options.significance;
-  if (significant && change.worse_low > 0 && change.worse >= options.threshold) {
+  change.p_value = ratio.p_value;
+  const bool significant = change.p_value < significance;
+  // One process per side cannot show the between-process noise: only a change beyond the floor
+  // counts. Otherwise a change counts when its interval reaches the threshold.
+  const bool slower = process_level ? change.worse_high >= options.threshold : change.worse >= change.single_process_floor;
+  const bool faster = process_level ? -change.worse_low >= options.threshold : -change.worse >= change.single_process_floor;
+  if (significant && change.worse_low > 0 && slower) {
     change.verdict = PerfVerdict::kSlower;
-  } else if (significant && change.worse_high < 0 && -change.worse >= options.threshold) {
+  } else if (significant && change.worse_high < 0 && faster) {
     change.verdict = PerfVerdict::kFaster;
   }
   return change;
+}
+
+namespace {
+ProcessSamples OneProcess(const Metric& metric) {
+  return ProcessSamples{metric.name, metric.unit, {metric.samples}, 0};
+}
+}  // namespace
+
+MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const PerfOptions& options) {
+  return CompareProcessSamples(OneProcess(before), OneProcess(now), options);
+}
+
+void AddTrialSamples(const std::vector<Metric>& metrics, int trial, std::vector<ProcessSamples>& into) {
+  for (const Metric& metric : metrics) {
+    if (metric.samples.empty()) continue;
+    auto found = std::find_if(into.begin(), into.end(), [&](const ProcessSamples& m) { return m.name == metric.name; });
+    if (found == into.end()) {
+      into.push_back(ProcessSamples{metric.name, metric.unit, {}, -1});
+      found = into.end() - 1;
+    }
+    if (found->processes.empty() || trial <= found->last_trial) found->processes.emplace_back();
+    found->processes.back().insert(found->processes.back().end(), metric.samples.begin(), metric.samples.end());
+    found->last_trial = trial;
+  }
 }
 
 void PoolMetricSamples(const std::vector<Metric>& from, std::vector<Metric>& into) {
@@ -104,19 +190,29 @@ void PoolMetricSamples(const std::vector<Metric>& from, std::vector<Metric>& int
   }
 }
 
-std::vector<MetricChange> CompareMetrics(const std::vector<Metric>& before,
-                                         const std::vector<Metric>& now, const PerfOptions& options) {
+std::vector<MetricChange> CompareMetrics(const std::vector<ProcessSamples>& before,
+                                         const std::vector<ProcessSamples>& now, const PerfOptions& options) {
   std::vector<MetricChange> changes;
-  for (const Metric& metric : now) {
-    if (metric.samples.empty()) continue;
-    for (const Metric& old : before) {
-      if (old.name == metric.name && !old.samples.empty()) {
-        changes.push_back(CompareMetricSamples(old, metric, options));
+  for (const ProcessSamples& metric : now) {
+    if (ProcessesWithSamples(metric.processes) == 0) continue;
+    for (const ProcessSamples& old : before) {
+      if (old.name == metric.name && ProcessesWithSamples(old.processes) > 0) {
+        changes.push_back(CompareProcessSamples(old, metric, options));
         break;
       }
     }
   }
   return changes;
+}
+
+std::vector<MetricChange> CompareMetrics(const std::vector<Metric>& before,
+                                         const std::vector<Metric>& now, const PerfOptions& options) {
+  auto one_process_each = [](const std::vector<Metric>& metrics) {
+    std::vector<ProcessSamples> out;
+    for (const Metric& metric : metrics) out.push_back(OneProcess(metric));
+    return out;
+  };
+  return CompareMetrics(one_process_each(before), one_process_each(now), options);
 }
 
 std::string IncomparableReason(const MeasuredOn& before, const MeasuredOn& now) {

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/comparison.h"
+#include "harness/core/perf_statistics.h"
 #include "harness/core/testdata/test_records.h"
 
 namespace gh {
@@ -13,6 +14,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 
 // `n` deterministic samples around `center` with +-2 % spread (a sawtooth: no RNG needed).
 std::vector<double> Samples(double center, int n = 60) {
@@ -31,7 +33,8 @@ TEST(PerfComparisonTest, TenPercentLongerTimesAreSlowerWithTheirInterval) {
   EXPECT_LT(change.worse_low, change.worse);
   EXPECT_GT(change.worse_high, change.worse);
   EXPECT_LT(change.p_value, 1e-6);
-  EXPECT_THAT(change.Text(), MatchesRegex("slower by 10\\.[0-9] % \\(95 % CI [0-9.]+\u2013[0-9.]+ %\\)"));
+  EXPECT_THAT(change.Text(), MatchesRegex("slower by 10\\.[0-9] % \\(95 % CI [0-9.]+\u2013[0-9.]+ %\\), "
+                                          "1 process per side: counts only beyond 8\\.0 % \\(3 per side recommended\\)"));
 }
 
 TEST(PerfComparisonTest, LowerBandwidthIsSlowerAndHigherIsFaster) {
@@ -45,9 +48,81 @@ TEST(PerfComparisonTest, AOnePercentChangeIsSignificantButBelowTheThreshold) {
   MetricChange change = CompareMetricSamples(Time(100), Time(101), PerfOptions{});
   EXPECT_EQ(change.verdict, PerfVerdict::kNoChange);
   EXPECT_THAT(change.Text(), HasSubstr("no change (+1.0 %, 95 % CI "));
-  // With a threshold under it, the same change counts.
-  EXPECT_EQ(CompareMetricSamples(Time(100), Time(101), PerfOptions{.threshold = 0.005}).verdict,
+  // With a threshold and a between-process floor under it, the same change counts.
+  EXPECT_EQ(CompareMetricSamples(Time(100), Time(101), PerfOptions{.threshold = 0.005, .single_process_floor = 0})
+                .verdict,
             PerfVerdict::kSlower);
+}
+
+TEST(PerfComparisonTest, OneProcessPerSideCountsOnlyBeyondTheBetweenProcessFloor) {
+  // 6 %: significant among the iterations and above the 5 % threshold, but two processes of one
+  // build differ by that much: not a change with one process per side.
+  MetricChange change = CompareMetricSamples(Time(100), Time(106), PerfOptions{});
+  EXPECT_EQ(change.verdict, PerfVerdict::kNoChange);
+  EXPECT_LT(change.p_value, 1e-6);
+  EXPECT_FALSE(change.process_level());
+  EXPECT_THAT(change.Text(), HasSubstr("no change (+6.0 %, 95 % CI "));
+  EXPECT_THAT(change.Text(), HasSubstr(" %), 1 process per side: counts only beyond 8.0 % (3 per side recommended)"));
+  // A threshold above the floor is the floor.
+  EXPECT_THAT(CompareMetricSamples(Time(100), Time(106), PerfOptions{.threshold = 0.1}).Text(),
+              HasSubstr("counts only beyond 10.0 %"));
+}
+
+// `levels` processes of `n` samples each, process i around levels[i] * scale.
+ProcessSamples Processes(const std::vector<double>& levels, double scale = 1, int n = 50) {
+  ProcessSamples out{"time_median_us", "us", {}, -1};
+  for (double level : levels) out.processes.push_back(Samples(level * scale, n));
+  return out;
+}
+
+// Process levels spread like the H200's at 64 MiB (43.6..44.5 us: 2 %).
+const std::vector<double> kBaselineLevels = {44.0, 44.4, 43.6};
+const std::vector<double> kNowLevels = {44.4, 43.6, 44.5};
+
+TEST(PerfComparisonTest, ThreeProcessesPerSideTestTheProcessLevelAndCatchAFivePercentDrop) {
+  MetricChange change = CompareProcessSamples(Processes(kBaselineLevels), Processes(kNowLevels, 1 / 0.95), PerfOptions{});
+  EXPECT_TRUE(change.process_level());
+  EXPECT_EQ(change.baseline_processes, 3);
+  EXPECT_EQ(change.now_processes, 3);
+  EXPECT_EQ(change.baseline_samples, 150);
+  EXPECT_EQ(change.verdict, PerfVerdict::kSlower);
+  EXPECT_NEAR(change.worse, 1 / 0.95 - 1 + 0.0038, 0.002);  // the planted 5.3 % and the levels' +0.4 %
+  EXPECT_LT(change.worse_low, 0.0526);  // the interval reaches the threshold from both sides
+  EXPECT_GT(change.worse_high, 0.05);
+  EXPECT_LT(change.p_value, 0.01);
+  EXPECT_THAT(change.Text(), MatchesRegex("slower by 5\\.[0-9] % \\(99 % CI [0-9.]+\u2013[0-9.]+ %\\)"));
+  // The same levels without the drop: no change, the sample-level test notwithstanding.
+  MetricChange same = CompareProcessSamples(Processes(kBaselineLevels), Processes(kNowLevels), PerfOptions{});
+  EXPECT_EQ(same.verdict, PerfVerdict::kNoChange);
+  EXPECT_LT(MannWhitneyU(Processes(kNowLevels).processes[2], Processes(kBaselineLevels).processes[2]).p_value, 0.01);
+}
+
+TEST(PerfComparisonTest, ProcessesAtDifferentLevelsAreNoiseNotAChange) {
+  // Bimodal process levels like the H200's at 1 MiB (7 or 10 us): 3 processes per side whose
+  // medians differ by 20 % on average are not a change when the sides' processes overlap.
+  MetricChange change = CompareProcessSamples(Processes({7.0, 10.0, 10.2}), Processes({10.1, 9.8, 10.4}), PerfOptions{});
+  EXPECT_EQ(change.verdict, PerfVerdict::kNoChange);
+  EXPECT_GT(change.worse, 0.05);
+  EXPECT_GT(change.p_value, 0.01);
+  EXPECT_THAT(change.Text(), HasSubstr("no change (+"));
+  EXPECT_THAT(change.Text(), Not(HasSubstr("recommended")));
+  // Two per side: said, and tested on the process level.
+  MetricChange two = CompareProcessSamples(Processes({7.0, 10.0}), Processes({10.1, 9.8}), PerfOptions{});
+  EXPECT_TRUE(two.process_level());
+  EXPECT_THAT(two.Text(), HasSubstr(" %), 2 vs 2 processes (3 per side recommended)"));
+}
+
+TEST(PerfComparisonTest, ATrialIndexThatDoesNotFollowStartsANewProcess) {
+  std::vector<ProcessSamples> samples;
+  for (int trial : {0, 1, 2}) AddTrialSamples({Time(10, 4)}, trial, samples);  // one run, 3 trials
+  for (int trial : {0, 2}) AddTrialSamples({Time(10, 4)}, trial, samples);     // a second (trial 1 failed)
+  AddTrialSamples({Time(10, 4), {"iterations", 4, "count", {}}}, 0, samples);  // a third
+  ASSERT_EQ(samples.size(), 1u);  // metrics without samples are left out
+  EXPECT_EQ(samples[0].name, "time_median_us");
+  ASSERT_EQ(samples[0].processes.size(), 3u);
+  EXPECT_EQ(samples[0].processes[0].size(), 12u);
+  EXPECT_EQ(samples[0].processes[1].size(), 8u);
+  EXPECT_EQ(samples[0].processes[2].size(), 4u);
 }
 
 TEST(PerfComparisonTest, FewNoisySamplesAreNotEnoughEvidence) {
@@ -111,6 +186,30 @@ TEST(PerfComparisonTest, PointsOnDifferentHardwareAreSaidIncomparableNotCompared
   EXPECT_EQ(ComparisonExitStatus(comparison), 0);
 }
 
+// Three runs of one point, their records one after the other (as `cat */records.jsonl` gives).
+std::vector<Record> ThreeRuns(const std::vector<double>& levels, double scale) {
+  std::vector<Record> records;
+  for (double level : levels) {
+    std::vector<Record> run = Measured(level * scale);
+    records.insert(records.end(), run.begin(), run.end());
+  }
+  return records;
+}
+
+TEST(PerfComparisonTest, RecordsOfSeveralRunsCompareProcessByProcess) {
+  std::vector<Record> baseline = ThreeRuns(kBaselineLevels, 1);
+  Comparison slower = CompareResults(ThreeRuns(kNowLevels, 1 / 0.95), &baseline);
+  ASSERT_EQ(slower.points.size(), 1u);
+  ASSERT_EQ(slower.points[0].perf.size(), 1u);
+  EXPECT_EQ(slower.points[0].perf[0].baseline_processes, 3);
+  EXPECT_EQ(slower.points[0].perf[0].now_processes, 3);
+  EXPECT_TRUE(slower.points[0].perf_regressed());
+  EXPECT_EQ(slower.points[0].now->trials, 3);
+  Comparison same = CompareResults(ThreeRuns(kNowLevels, 1), &baseline);
+  EXPECT_FALSE(same.points[0].perf_regressed());
+  EXPECT_EQ(ComparisonExitStatus(same), 0);
+}
+
 TEST(PerfComparisonTest, SamplesOfEveryPassingTrialArePooledAndRoundTrip) {
   testing::RecordSpec spec{.metrics = {Time(100, 10)}};
   std::vector<Record> records = testing::MakeTrials(spec, {Outcome::kPass, Outcome::kPass, Outcome::kFail}, {});
@@ -120,6 +219,9 @@ TEST(PerfComparisonTest, SamplesOfEveryPassingTrialArePooledAndRoundTrip) {
   std::vector<PointTrials> points = AggregateTrials(records);
   ASSERT_EQ(points.size(), 1u);
   EXPECT_EQ(points[0].FindMetric("time_median_us")->samples.size(), 20u);
+  // One run's trials: one process.
+  ASSERT_EQ(points[0].perf_samples.size(), 1u);
+  EXPECT_EQ(points[0].perf_samples[0].processes.size(), 1u);
 }
 
 }  // namespace

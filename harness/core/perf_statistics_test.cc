@@ -92,5 +92,52 @@ TEST(BootstrapMedianRatioTest, EmptyOrNonPositiveBaselineGivesNaN) {
   EXPECT_TRUE(std::isnan(BootstrapMedianRatio({1, 2}, {0, 0, 0}).ratio));
 }
 
+// Expected values from scipy 1.17.1: 2 * scipy.stats.t.sf(t, df) and scipy.stats.t.ppf(p, df).
+TEST(StudentTTest, MatchesScipy) {
+  EXPECT_NEAR(StudentTTwoSidedP(2.0, 4), 0.11611652351681556, 1e-12);
+  EXPECT_NEAR(StudentTTwoSidedP(-3.35, 1), 0.18467507682102285, 1e-12);
+  EXPECT_NEAR(StudentTTwoSidedP(0.5, 30), 0.6207230048851272, 1e-12);
+  EXPECT_DOUBLE_EQ(StudentTTwoSidedP(0, 7), 1.0);
+  EXPECT_NEAR(StudentTQuantile(0.995, 4), 4.604094871349992, 1e-9);
+  EXPECT_NEAR(StudentTQuantile(0.975, 1), 12.706204736174694, 1e-9);
+  EXPECT_NEAR(StudentTQuantile(0.975, 100), 1.9839715185235518, 1e-9);
+  EXPECT_NEAR(StudentTQuantile(0.025, 100), -1.9839715185235518, 1e-9);
+}
+
+// scipy.stats.ttest_ind on the logs of the process medians (10.0, 11.0, 10.5 against 12.05,
+// 12.45, 11.9), and exp(difference -+ t.ppf(0.975, 4) * standard error) for the interval.
+TEST(ProcessMedianRatioTest, IsAPooledTTestOnTheLogsOfProcessMedians) {
+  const std::vector<std::vector<double>> before = {{10, 10.2, 9.9}, {11, 11.1, 10.9}, {10.5, 10.4, 10.6}};
+  const std::vector<std::vector<double>> now = {{12, 12.1}, {12.5, 12.4}, {11.8, 11.9, 12}};
+  ProcessRatio r = ProcessMedianRatio(now, before, 0.95);
+  EXPECT_EQ(r.now_processes, 3);
+  EXPECT_EQ(r.before_processes, 3);
+  EXPECT_NEAR(r.ratio, 1.1562199496362602, 1e-12);
+  EXPECT_NEAR(r.low, 1.061941489876542, 1e-9);
+  EXPECT_NEAR(r.high, 1.2588683884008465, 1e-9);
+  EXPECT_NEAR(r.p_value, 0.009049215330034284, 1e-10);
+}
+
+TEST(ProcessMedianRatioTest, TightProcessesAtDifferentLevelsAreNotAChangeOfMany) {
+  // Two processes per side, every iteration within 0.1 % of its process's level, but the levels
+  // of one side's processes 20 % apart: the 10 % difference between the sides is noise.
+  const std::vector<std::vector<double>> before = {std::vector<double>(50, 10.0), std::vector<double>(50, 12.0)};
+  const std::vector<std::vector<double>> now = {std::vector<double>(50, 11.0), std::vector<double>(50, 13.2)};
+  ProcessRatio r = ProcessMedianRatio(now, before, 0.99);
+  EXPECT_NEAR(r.ratio, 1.1, 1e-12);
+  EXPECT_GT(r.p_value, 0.01);
+  EXPECT_LT(r.low, 1.0);
+}
+
+TEST(ProcessMedianRatioTest, NeedsAProcessOnEachSideAndThreeInAll) {
+  EXPECT_TRUE(std::isnan(ProcessMedianRatio({{1, 2}}, {{1, 2}}).ratio));
+  EXPECT_TRUE(std::isnan(ProcessMedianRatio({{1, 2}, {2, 3}, {}}, {{}}).ratio));
+  EXPECT_TRUE(std::isnan(ProcessMedianRatio({{1, 2}, {0, 0}}, {{1, 2}}).ratio));  // a zero median
+  ProcessRatio r = ProcessMedianRatio({{2}, {2}}, {{1}});  // no spread at all: exact
+  EXPECT_DOUBLE_EQ(r.ratio, 2.0);
+  EXPECT_DOUBLE_EQ(r.low, 2.0);
+  EXPECT_DOUBLE_EQ(r.p_value, 0.0);
+}
+
 }  // namespace
 }  // namespace gh
