@@ -31,15 +31,13 @@ add_test(NAME gpuharness.bisect.ExecBugReportAndStandaloneRepro
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/exec_repro_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_exec_repro)
 set_tests_properties(gpuharness.bisect.ExecBugReportAndStandaloneRepro PROPERTIES LABELS "mpi" TIMEOUT 300
-  RUN_SERIAL TRUE ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  RUN_SERIAL TRUE)
 # --refine (a version axis, then a finer one between its answer's ends) and --param (a boundary
 # on a scenario parameter) end to end, through the direct launcher and mpirun on one rank.
-set(_gh_bisect_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
 add_test(NAME gpuharness.bisect.refine
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/refine/refine_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_refine)
 add_test(NAME gpuharness.bisect.param
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/param/param_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_param)
-set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param PROPERTIES LABELS "bisect" TIMEOUT 600
-  ENVIRONMENT "${_gh_bisect_env}")
+set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param PROPERTIES LABELS "bisect" TIMEOUT 600)

@@ -7,7 +7,6 @@ if(NOT TARGET gpuharness)
 endif()
 
 find_program(GH_INSPECTOR_MPIRUN NAMES mpirun mpiexec REQUIRED)
-set(_gh_inspector_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0")
 
 gh_harness_test_program(gh_inspector_test ${CMAKE_CURRENT_SOURCE_DIR}/inspector/run_inspector_test.cc
   LIBS gh_core GTest::gtest_main DEFINES GH_MPIRUN_BIN="${GH_INSPECTOR_MPIRUN}")
@@ -17,7 +16,7 @@ foreach(case
     ABadValueIsBadInputNamingFileLineColumnAndKey)
   add_test(NAME gpuharness.inspector.${case} COMMAND gh_inspector_test --gtest_filter=InspectorHost.${case})
   set_tests_properties(gpuharness.inspector.${case} PROPERTIES
-    LABELS mpi TIMEOUT 300 ENVIRONMENT "${_gh_inspector_env}")
+    LABELS mpi TIMEOUT 300)
 endforeach()
 
 if(GH_HAVE_CUDA)
@@ -29,6 +28,6 @@ if(GH_HAVE_CUDA)
     add_test(NAME gpuharness.gpu.InspectorGpu.${case}
              COMMAND gh_inspector_gpu_test --gtest_filter=InspectorGpu.${case})
     set_tests_properties(gpuharness.gpu.InspectorGpu.${case} PROPERTIES
-      LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300 ENVIRONMENT "${_gh_inspector_env}")
+      LABELS gpu SKIP_RETURN_CODE 77 TIMEOUT 300)
   endforeach()
 endif()
