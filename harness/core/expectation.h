@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/glob.h"
 #include "harness/core/outcome.h"
 
 namespace gh {
@@ -59,9 +60,6 @@ Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
 // Whether every condition of `rule` holds for the point in `facts` (the rule's expectation
 // aside): what ExpectationFor checks per rule, and what metric bounds use.
 bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts);
-
-// '*' matches any run of characters, '?' any one; everything else itself.
-bool GlobMatches(std::string_view pattern, std::string_view text);
 
 // Whether an observed outcome and signature meet an expectation. An infra outcome meets none:
 // it says the machinery failed, not what the code under test did.

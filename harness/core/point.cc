@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/glob.h"
 
 namespace gh {
 namespace {
@@ -114,26 +115,7 @@ absl::StatusOr<std::vector<Point>> ExpandPoints(const ScenarioSpec& spec, int nr
 }
 
 bool PointNameMatches(std::string_view filter, std::string_view name) {
-  // Iterative glob: '*' matches any run of characters ('/' included), '?' exactly one.
-  size_t f = 0, n = 0;
-  size_t star = std::string_view::npos, star_n = 0;
-  if (filter.empty()) return true;
-  while (n < name.size()) {
-    if (f < filter.size() && (filter[f] == '?' || filter[f] == name[n])) {
-      ++f;
-      ++n;
-    } else if (f < filter.size() && filter[f] == '*') {
-      star = f++;
-      star_n = n;
-    } else if (star != std::string_view::npos) {
-      f = star + 1;
-      n = ++star_n;
-    } else {
-      return false;
-    }
-  }
-  while (f < filter.size() && filter[f] == '*') ++f;
-  return f == filter.size();
+  return filter.empty() || GlobMatches(filter, name);
 }
 
 }  // namespace gh
