@@ -1,11 +1,9 @@
 #include "harness/runtime/cpu_model.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/file_util.h"
 
 namespace gh {
 
@@ -20,11 +18,8 @@ std::string ParseCpuModel(const std::string& cpuinfo) {
 }
 
 std::string HostCpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseCpuModel(text.str());
+  absl::StatusOr<std::string> cpuinfo = ReadFileToString("/proc/cpuinfo");
+  return cpuinfo.ok() ? ParseCpuModel(*cpuinfo) : "";
 }
 
 }  // namespace gh

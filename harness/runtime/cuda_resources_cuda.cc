@@ -7,13 +7,13 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/file_util.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/nccl_device_plugin.h"
 #include "harness/runtime/nvml_clocks.h"
@@ -50,11 +50,8 @@ std::string DriverVersionFromNvml() {
 }
 
 std::string DriverVersionFromProc() {
-  std::ifstream in("/proc/driver/nvidia/version");
-  if (!in) return "";
-  std::stringstream text;
-  text << in.rdbuf();
-  return ParseProcDriverVersion(text.str());
+  absl::StatusOr<std::string> version = ReadFileToString("/proc/driver/nvidia/version");
+  return version.ok() ? ParseProcDriverVersion(*version) : "";
 }
 
 }  // namespace
