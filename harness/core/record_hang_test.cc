@@ -4,16 +4,13 @@
 #include "gtest/gtest.h"
 #include "harness/core/record.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/test_records.h"
 
 namespace gh {
 namespace {
 
 Record HungRecord() {
-  Record r;
-  r.scenario = "ring";
-  r.point = "ring/np=2";
-  r.nranks = 2;
-  r.result.outcome = Outcome::kTimeout;
+  Record r = testing::MakeRecord({.point_suffix = "np=2", .outcome = Outcome::kTimeout});
   RankOutcome stuck;
   stuck.rank = 1;
   stuck.outcome = Outcome::kTimeout;

@@ -7,12 +7,16 @@
 #include <cstdio>
 #include <fstream>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/testdata/full_record.h"
 #include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
+
+using ::testing::ElementsAre;
 
 class RecordsFileTest : public gh::testing::TempDirTest {
  protected:
@@ -29,6 +33,17 @@ class RecordsFileTest : public gh::testing::TempDirTest {
   void AppendText(const std::string& text) {
     std::ofstream out(path_, std::ios::app | std::ios::binary);
     out << text;
+  }
+  // The points of the records file read back, in order, after checking that it read and that
+  // `torn_lines` torn lines were skipped.
+  std::vector<std::string> PointsReadBack(int torn_lines) {
+    absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
+    EXPECT_TRUE(contents.ok()) << contents.status();
+    if (!contents.ok()) return {};
+    EXPECT_EQ(contents->torn_lines, torn_lines);
+    std::vector<std::string> points;
+    for (const Record& record : contents->records) points.push_back(record.point);
+    return points;
   }
 };
 
@@ -72,27 +87,17 @@ TEST_F(RecordsFileTest, TornLastLineIsSkippedAndCounted) {
   }
   std::string whole = RecordToJson(Make("s/c", Outcome::kPass)).dump();
   AppendText(whole.substr(0, whole.size() / 2));  // a writer killed mid-line
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
-  ASSERT_TRUE(contents.ok()) << contents.status();
-  EXPECT_EQ(contents->torn_lines, 1);
-  ASSERT_EQ(contents->records.size(), 2u);
-  EXPECT_EQ(contents->records[1].point, "s/b");
+  EXPECT_THAT(PointsReadBack(1), ElementsAre("s/a", "s/b"));
 }
 
 TEST_F(RecordsFileTest, TornLineWithItsNewlineIsStillTheLastLine) {
   AppendText(RecordToJson(Make("s/a", Outcome::kPass)).dump() + "\n{\"schema_ver\n");
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
-  ASSERT_TRUE(contents.ok()) << contents.status();
-  EXPECT_EQ(contents->torn_lines, 1);
-  EXPECT_EQ(contents->records.size(), 1u);
+  EXPECT_THAT(PointsReadBack(1), ElementsAre("s/a"));
 }
 
 TEST_F(RecordsFileTest, LastLineWithoutNewlineThatParsesIsKept) {
   AppendText(RecordToJson(Make("s/a", Outcome::kPass)).dump());
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
-  ASSERT_TRUE(contents.ok());
-  EXPECT_EQ(contents->torn_lines, 0);
-  EXPECT_EQ(contents->records.size(), 1u);
+  EXPECT_THAT(PointsReadBack(0), ElementsAre("s/a"));
 }
 
 TEST_F(RecordsFileTest, BadLineElsewhereIsAnErrorWithFileAndLine) {
@@ -115,10 +120,7 @@ TEST_F(RecordsFileTest, ValidJsonThatIsNotARecordIsAnErrorEvenLast) {
 
 TEST_F(RecordsFileTest, BlankLinesAreSkipped) {
   AppendText("\n" + RecordToJson(Make("s/a", Outcome::kPass)).dump() + "\n\n");
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
-  ASSERT_TRUE(contents.ok()) << contents.status();
-  EXPECT_EQ(contents->records.size(), 1u);
-  EXPECT_EQ(contents->torn_lines, 0);
+  EXPECT_THAT(PointsReadBack(0), ElementsAre("s/a"));
 }
 
 TEST_F(RecordsFileTest, InvalidUtf8InASignatureIsReplacedNotLost) {
@@ -165,11 +167,7 @@ TEST_F(RecordsFileTest, ReopeningCutsOffATornLastLineSoAppendsStayReadable) {
   }
   EXPECT_EQ(*ReadFileToString(path_),
             first + "\n" + RecordToJson(Make("s/c", Outcome::kFail)).dump() + "\n");
-  absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path_);
-  ASSERT_TRUE(contents.ok()) << contents.status();
-  EXPECT_EQ(contents->torn_lines, 0);
-  ASSERT_EQ(contents->records.size(), 2u);
-  EXPECT_EQ(contents->records[1].point, "s/c");
+  EXPECT_THAT(PointsReadBack(0), ElementsAre("s/a", "s/c"));
 }
 
 TEST_F(RecordsFileTest, ReopeningCompletesAWholeLastRecordMissingItsNewline) {
@@ -193,48 +191,15 @@ TEST_F(RecordsFileTest, ReopeningATornFirstLineEmptiesTheFile) {
   EXPECT_EQ(*ReadFileToString(path_), "");
 }
 
-// Every field set to something other than its default, so a field the writer or the reader
-// dropped shows.
+// FullRecord with the fields written only when set set too, and a verdict rule other than the
+// default, so a field the writer or the reader dropped shows.
 Record EveryField() {
-  Record r;
-  r.scenario = "ring";
-  r.kind = "ring_shift";
+  Record r = testing::FullRecord();
   r.description = "a ring; \"quoted\"";
-  r.file = "scenarios/ring.yaml";
-  r.point = "ring/bytes=1M/np=2";
-  r.params = {{"bytes", 1048576}, {"dtype", "bf16"}, {"scale", 0.1}, {"check", true}};
-  r.backend = "cuda";
-  r.nranks = 2;
-  r.trial = 3;
-  r.trials = 5;
   r.verdict = TrialVerdictRule{TrialVerdictRule::Kind::kFailureRateAbove, 0.2};
-  r.result.outcome = Outcome::kFail;
-  r.result.signature = "wrong data [ranks 1]";
-  RankOutcome r0;
-  r0.rank = 0;
-  r0.host = "node-a";
-  r0.device = 0;
-  r0.metrics = {{"time_median_us", 15.9, "us"}};
-  RankOutcome r1;
-  r1.rank = 1;
-  r1.host = "node-b";
-  r1.device = 1;
-  r1.outcome = Outcome::kFail;
-  r1.signature = "wrong data";
-  r1.step = "verify";
-  r1.mismatch = Mismatch{3, 524288, 17, "1.5", "0"};
-  r1.output_tail = "last words\n";
-  r.result.ranks = {r0, r1};
-  r.result.metrics = {{"bandwidth_GBps", 65.95, "GB/s"}};
-  r.expected.outcome = Outcome::kError;
-  r.expected.signature_regex = "Cuda failure [0-9]+";
-  r.expected.reason = "issue 1";
-  r.matched = false;
-  r.gpu_shared = true;
+  r.result.ranks[1].signature = "wrong data";
+  r.result.ranks[1].output_tail = "last words\n";
   r.not_run = true;
-  r.started_at = "2026-11-29T09:30:00.123Z";
-  r.duration_s = 0.1 + 0.2;
-  r.cell = {{"nccl", "2.28.9"}, {"proto", "ll"}};
   return r;
 }
 
