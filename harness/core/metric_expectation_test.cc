@@ -34,27 +34,12 @@ constexpr char kScenario[] =
     "    - {min: 0.9, vs: {transport: a}, when: {transport: b}}\n"
     "  time_median_us: {max: 50}\n";
 
-class MetricExpectationTest : public ::testing::Test {
+class MetricExpectationTest : public testing::LoadedScenarioTest {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::vector<Point>> points =
-        testing::LoadAndExpand(kScenario, "scenarios/ring.yaml", registry_, 2, spec_);
-    ASSERT_TRUE(points.ok()) << points.status();
-    points_ = *points;
-  }
-  const Point& PointNamed(const std::string& name) {
-    for (const Point& p : points_) {
-      if (p.name == name) return p;
-    }
-    ADD_FAILURE() << "no point " << name;
-    return points_[0];
-  }
+  MetricExpectationTest() : LoadedScenarioTest(kScenario, MakeRegistry()) {}
   std::string LoadError(const std::string& text) {
     return std::string(LoadScenarioText(text, "scenarios/bad.yaml", registry_).status().message());
   }
-  ScenarioRegistry registry_ = MakeRegistry();
-  ScenarioSpec spec_;
-  std::vector<Point> points_;
 };
 
 EnvironmentFacts H200() { return EnvironmentFacts{{{"backend", "cuda"}, {"gpu", "NVIDIA H200"}}}; }

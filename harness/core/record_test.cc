@@ -5,49 +5,15 @@
 #include "gtest/gtest.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/testdata/error_cases.h"
 #include "harness/core/testdata/fake_kinds.h"
+#include "harness/core/testdata/full_record.h"
 #include "harness/core/testdata/loaded_scenario.h"
 
 namespace gh {
 namespace {
 
-Record FullRecord() {
-  Record r;
-  r.scenario = "ring";
-  r.kind = "ring_shift";
-  r.file = "scenarios/ring.yaml";
-  r.point = "ring/bytes=1M/dtype=bf16/np=2";
-  r.params = {{"bytes", 1048576}, {"dtype", "bf16"}, {"scale", 0.1}, {"check", true}};
-  r.backend = "cuda";
-  r.nranks = 2;
-  r.trial = 2;
-  r.trials = 10;
-  r.result.outcome = Outcome::kFail;
-  r.result.signature = "wrong data [ranks 1]";
-  RankOutcome r0;
-  r0.rank = 0;
-  r0.host = "node-a";
-  r0.device = 0;
-  r0.metrics = {{"time_median_us", 15.9, "us"}, {"bandwidth_GBps", 65.95, "GB/s"}};
-  RankOutcome r1;
-  r1.rank = 1;
-  r1.host = "node-a";
-  r1.device = 1;
-  r1.outcome = Outcome::kFail;
-  r1.step = "verify";
-  r1.mismatch = Mismatch{3, 524288, 17, "1.5", "0"};
-  r.result.ranks = {r0, r1};
-  r.result.metrics = r0.metrics;
-  r.expected.outcome = Outcome::kError;
-  r.expected.signature_regex = "Cuda failure [0-9]+";
-  r.expected.reason = "issue 1: \"quoted\"";
-  r.matched = false;
-  r.gpu_shared = true;
-  r.started_at = "2026-11-29T09:30:00.123Z";
-  r.duration_s = 0.1 + 0.2;
-  r.cell = {{"nccl", "2.28.9"}, {"proto", "ll"}};
-  return r;
-}
+using testing::FullRecord;
 
 void ExpectSameRecord(const Record& a, const Record& b) {
   EXPECT_EQ(a.schema_version, b.schema_version);
@@ -182,18 +148,13 @@ TEST(RecordJsonTest, NonFiniteMetricsBecomeNullAndReadBackAsNaN) {
 TEST(RecordJsonTest, NewerSchemaIsAnError) {
   nlohmann::json j = RecordToJson(FullRecord());
   j["schema_version"] = 2;
-  absl::StatusOr<Record> r = RecordFromJson(j);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(r.status().message(),
+  EXPECT_EQ(testing::InvalidArgumentMessage(RecordFromJson(j)),
             "schema_version 2 is newer than this gpuharness reads (1): use a newer gpuharness");
 }
 
 TEST(RecordJsonTest, MalformedFieldsNameTheField) {
-  auto error_of = [](nlohmann::json j) {
-    absl::StatusOr<Record> r = RecordFromJson(j);
-    EXPECT_FALSE(r.ok());
-    return r.ok() ? std::string() : std::string(r.status().message());
+  auto error_of = [](const nlohmann::json& j) {
+    return testing::InvalidArgumentMessage(RecordFromJson(j));
   };
   nlohmann::json j = RecordToJson(FullRecord());
   EXPECT_EQ(error_of(nlohmann::json::array()), "record: expected an object");
@@ -271,14 +232,13 @@ constexpr char kRuled[] =
     "  - when: {gpu_shared: true}\n"
     "    outcome: fail\n";
 
-class MakeRecordTest : public ::testing::Test {
+class MakeRecordTest : public testing::LoadedScenarioTest {
  protected:
+  MakeRecordTest() : LoadedScenarioTest(kRuled, testing::MakeFakeRegistry()) {}
   void SetUp() override {
-    absl::StatusOr<std::vector<Point>> points =
-        testing::LoadAndExpand(kRuled, "scenarios/ring.yaml", registry_, 2, spec_);
-    ASSERT_TRUE(points.ok()) << points.status();
-    ASSERT_EQ(points->size(), 2u);
-    point_ = (*points)[1];
+    ASSERT_NO_FATAL_FAILURE(LoadedScenarioTest::SetUp());
+    ASSERT_EQ(points_.size(), 2u);
+    point_ = points_[1];
     ASSERT_EQ(point_.name, "ring/bytes=1M/np=2");
   }
   // A CUDA job on 2 ranks with NCCL 2.28.9, as EnvironmentFingerprint::Facts() names them.
@@ -290,8 +250,6 @@ class MakeRecordTest : public ::testing::Test {
                     {"nccl_version", "2.28.9"}};
     return facts;
   }
-  ScenarioRegistry registry_ = testing::MakeFakeRegistry();
-  ScenarioSpec spec_;
   Point point_;
 };
 

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/testdata/error_cases.h"
 
 namespace gh {
 namespace {
@@ -112,10 +113,7 @@ TEST(RankOutcomeCodec, StackAndNoteRoundTripAndATruncatedStackIsAnError) {
 
 TEST(RankOutcomeCodec, GarbageIsAnErrorNamingWhatAndWhere) {
   auto message = [](std::string_view bytes) {
-    absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(bytes);
-    EXPECT_FALSE(decoded.ok());
-    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kInvalidArgument);
-    return std::string(decoded.status().message());
+    return testing::InvalidArgumentMessage(DecodeRankOutcome(bytes));
   };
   EXPECT_EQ(message("{\"rank\": 0}"), "rank outcome: not an encoded outcome (11 bytes)");
   EXPECT_EQ(message(""), "rank outcome: not an encoded outcome (0 bytes)");
@@ -147,12 +145,6 @@ TEST(RankOutcomeCodec, GatheredBytesThatDoNotDecodeAreThatRanksErrorInCollectRes
   EXPECT_EQ(decoded.outcome, Outcome::kFail);
   EXPECT_EQ(decoded.step, "verify");
 }
-
-}  // namespace
-}  // namespace gh
-
-namespace gh {
-namespace {
 
 TEST(RankOutcomeCodecSamplesTest, MetricSamplesSurviveTheGatherWithAStack) {
   RankOutcome outcome;

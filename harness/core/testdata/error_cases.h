@@ -6,10 +6,19 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
 namespace gh::testing {
+
+// The message of a result that must be a bad-input error (InvalidArgument); a test failure,
+// and "", where it is anything else.
+template <typename T>
+std::string InvalidArgumentMessage(const absl::StatusOr<T>& result) {
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
+  return result.ok() ? std::string() : std::string(result.status().message());
+}
 
 struct ErrorCase {
   std::string tail;     // appended to the head

@@ -1,5 +1,5 @@
 // Test-only: a scenario text loaded and expanded, for the tests of what is judged per point
-// (expectations, metric bounds, records).
+// (expectations, metric bounds, records), and a fixture around it.
 #ifndef GPUHARNESS_CORE_TESTDATA_LOADED_SCENARIO_H_
 #define GPUHARNESS_CORE_TESTDATA_LOADED_SCENARIO_H_
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gtest/gtest.h"
 #include "harness/core/point.h"
 #include "harness/core/registry.h"
 #include "harness/core/scenario_loader.h"
@@ -38,6 +39,32 @@ inline absl::StatusOr<std::vector<Point>> LoadAndExpand(const std::string& text,
   spec = std::move(specs[0]);
   return ExpandPoints(spec, nranks);
 }
+
+// A fixture for the tests of one scenario text, as scenarios/ring.yaml on 2 ranks: SetUp loads
+// it into spec_ and expands points_ (a fatal failure where it does not load).
+class LoadedScenarioTest : public ::testing::Test {
+ protected:
+  LoadedScenarioTest(std::string text, ScenarioRegistry registry)
+      : text_(std::move(text)), registry_(std::move(registry)) {}
+  void SetUp() override {
+    absl::StatusOr<std::vector<Point>> points =
+        LoadAndExpand(text_, "scenarios/ring.yaml", registry_, 2, spec_);
+    ASSERT_TRUE(points.ok()) << points.status();
+    points_ = *std::move(points);
+  }
+  const Point& PointNamed(const std::string& name) const {
+    for (const Point& p : points_) {
+      if (p.name == name) return p;
+    }
+    ADD_FAILURE() << "no point " << name;
+    return points_[0];
+  }
+
+  const std::string text_;
+  ScenarioRegistry registry_;
+  ScenarioSpec spec_;
+  std::vector<Point> points_;
+};
 
 }  // namespace gh::testing
 
