@@ -122,11 +122,8 @@ TEST(RangeTest, BadClauseIsNamed) {
 }
 
 TEST(RangeTest, LooksLikeRangeOnlyWithAnOperator) {
-  EXPECT_TRUE(LooksLikeRange(">=2"));
-  EXPECT_TRUE(LooksLikeRange("!=4"));
-  EXPECT_TRUE(LooksLikeRange("==4"));
-  EXPECT_FALSE(LooksLikeRange("4"));
-  EXPECT_FALSE(LooksLikeRange(""));
+  for (const char* range : {">=2", "!=4", "==4"}) EXPECT_TRUE(LooksLikeRange(range)) << range;
+  for (const char* value : {"4", ""}) EXPECT_FALSE(LooksLikeRange(value)) << value;
 }
 
 TEST_F(ConditionsTest, RulesLoadIntoRangesEnvAndFacts) {

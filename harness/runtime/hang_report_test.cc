@@ -106,11 +106,13 @@ TEST(HangReport, TimeoutOutcomeCarriesStacksAndTheReport) {
 }
 
 TEST(HangReport, CommunicationWaits) {
-  EXPECT_TRUE(IsCommunicationWait("MPI_Barrier <- RingShift::RunSteps"));
-  EXPECT_TRUE(IsCommunicationWait("ncclGroupEnd <- RingShiftNccl::Exchange"));
-  EXPECT_TRUE(IsCommunicationWait("cudaStreamSynchronize <- X"));
-  EXPECT_TRUE(IsCommunicationWait("nanosleep <- CudaResources::Synchronize"));
-  EXPECT_TRUE(IsCommunicationWait("sched_yield <- CudaResources::Synchronize (cuda_resources_cuda.cc:264)"));
+  for (const char* wait : {"MPI_Barrier <- RingShift::RunSteps",
+                           "ncclGroupEnd <- RingShiftNccl::Exchange",
+                           "cudaStreamSynchronize <- X",
+                           "nanosleep <- CudaResources::Synchronize",
+                           "sched_yield <- CudaResources::Synchronize (cuda_resources_cuda.cc:264)"}) {
+    EXPECT_TRUE(IsCommunicationWait(wait)) << wait;
+  }
   EXPECT_FALSE(IsCommunicationWait("nanosleep <- RingShift::Stall"));
 }
 

@@ -150,12 +150,6 @@ TEST(ExecClassify, TenMiBOutputMatchesTheSignatureOrFallsThrough) {
   EXPECT_EQ(r.signature, "missing output: no line matches '^process 1: ok$'");
 }
 
-}  // namespace
-}  // namespace gh
-
-namespace gh {
-namespace {
-
 ExecEnd ExitedWith(int status) {
   ExecEnd end;
   end.exit_status = status;
