@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/captured_file.h"
 
 namespace gh::driver {
 namespace {
@@ -37,33 +38,27 @@ Resources Allocation() {
 
 TEST(SlurmSweepTest, SrunCellsThatFitKeepTheAllocation) {
   Resources r = Allocation();
-  std::FILE* progress = std::tmpfile();
-  EXPECT_TRUE(UseSlurmAllocation(Plan({{2, "srun"}, {16, "srun"}}), r, progress).ok());
+  testing::CapturedFile progress;
+  EXPECT_TRUE(UseSlurmAllocation(Plan({{2, "srun"}, {16, "srun"}}), r, progress.file()).ok());
   EXPECT_TRUE(r.slurm.has_value());
-  std::fclose(progress);
 }
 
 TEST(SlurmSweepTest, ACellBiggerThanTheAllocationIsBadInput) {
   Resources r = Allocation();
-  std::FILE* progress = std::tmpfile();
-  absl::Status st = UseSlurmAllocation(Plan({{2, "srun"}, {17, "srun"}}), r, progress);
+  testing::CapturedFile progress;
+  absl::Status st = UseSlurmAllocation(Plan({{2, "srun"}, {17, "srun"}}), r, progress.file());
   EXPECT_TRUE(absl::IsInvalidArgument(st));
   EXPECT_THAT(st.message(), HasSubstr("cell np=17 needs 17 ranks; the Slurm job 9: 2 node(s) n[1-2], 16 CPUs"));
-  std::fclose(progress);
 }
 
 TEST(SlurmSweepTest, ANonSrunLauncherSetsTheAllocationAsideAndSaysSo) {
   Resources r = Allocation();
-  std::FILE* progress = std::tmpfile();
-  EXPECT_TRUE(UseSlurmAllocation(Plan({{2, "srun"}, {64, "mpirun"}}), r, progress).ok());
+  testing::CapturedFile progress;
+  EXPECT_TRUE(UseSlurmAllocation(Plan({{2, "srun"}, {64, "mpirun"}}), r, progress.file()).ok());
   EXPECT_FALSE(r.slurm.has_value());
-  std::rewind(progress);
-  char line[512] = {};
-  ASSERT_NE(std::fgets(line, sizeof line, progress), nullptr);
-  EXPECT_EQ(std::string(line),
+  EXPECT_EQ(progress.Text(),
             "Slurm job 9: 2 node(s) n[1-2], 16 CPUs, 0 GPUs: cell np=64's launcher 'mpirun' is not srun: "
             "the cells run on this node only\n");
-  std::fclose(progress);
 }
 
 TEST(SlurmSweepTest, LargestCellsStartFirstMatrixOrderAmongEquals) {

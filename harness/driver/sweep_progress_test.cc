@@ -8,30 +8,14 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/captured_file.h"
 
 namespace gh::driver {
 namespace {
 
 using ::testing::HasSubstr;
 
-// What was written to a temporary FILE*.
-class Captured {
- public:
-  Captured() : file_(std::tmpfile()) {}
-  ~Captured() { std::fclose(file_); }
-  std::FILE* file() { return file_; }
-  std::string Text() {
-    std::fflush(file_);
-    std::rewind(file_);
-    std::string text;
-    char buffer[4096];
-    for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, file_)) > 0;) text.append(buffer, n);
-    return text;
-  }
-
- private:
-  std::FILE* file_;
-};
+using Captured = testing::CapturedFile;
 
 const absl::Time kStart = absl::UnixEpoch();
 absl::Time At(int seconds) { return kStart + absl::Seconds(seconds); }

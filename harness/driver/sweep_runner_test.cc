@@ -23,6 +23,7 @@
 #include "harness/core/point.h"
 #include "harness/core/records_file.h"
 #include "harness/core/registry.h"
+#include "harness/core/testdata/captured_file.h"
 #include "harness/core/testdata/temp_dir.h"
 #include "harness/report/sweep_info.h"
 #include "nlohmann/json.hpp"
@@ -229,7 +230,7 @@ class SweepTest : public ::gh::testing::TempDirTest {
     env_.runner = &runner_;
     env_.clock = &clock_;
     env_.base_env = {"PATH=/usr/bin", "HOME=/root"};
-    env_.progress = progress_file_ = std::tmpfile();
+    env_.progress = progress_.file();
     env_.resources.slots = 2;
     env_.resources.source = "test";
     options_.out_dir = dir_ + "/out";
@@ -237,8 +238,6 @@ class SweepTest : public ::gh::testing::TempDirTest {
     options_.kill_grace = absl::Seconds(5);
     options_.poll_interval = absl::Milliseconds(100);
   }
-  void TearDown() override { std::fclose(progress_file_); }
-
   // Every job the sweep starts behaves as `b`.
   void EveryJob(Behavior b) {
     runner_.behave = [b](const Started&) { return b; };
@@ -289,7 +288,7 @@ class SweepTest : public ::gh::testing::TempDirTest {
   FakeRunner runner_{clock_};
   SweepEnvironment env_;
   SweepOptions options_;
-  std::FILE* progress_file_ = nullptr;
+  testing::CapturedFile progress_;
 };
 
 TEST_F(SweepTest, RecordsCarryCellLabelsAndAllPassExitsZero) {
@@ -869,9 +868,7 @@ TEST_F(SweepTest, DryRunPrintsExactlyTheCommandTheSweepStarts) {
               "launcher_prefix: [\"{version_dir}/wrap\", \"--\"]}\n");
   options_.dry_run = true;
   ASSERT_TRUE(RunSweep(options_, env_).ok());
-  std::rewind(progress_file_);
-  std::string printed;
-  for (int ch; (ch = std::fgetc(progress_file_)) != EOF;) printed.push_back(static_cast<char>(ch));
+  const std::string printed = progress_.Text();
   EXPECT_FALSE(std::filesystem::exists(options_.out_dir));
   options_.dry_run = false;
   ASSERT_TRUE(RunSweep(options_, env_).ok());
@@ -908,14 +905,7 @@ class SlurmNodeDeathTest : public SweepTest {
     WriteMatrix("defaults: {ranks: 1, launcher: srun}\n");
   }
   static std::string Host(const Started& s) { return s.Arg("-w"); }
-  std::string Progress() {
-    std::fflush(progress_file_);
-    std::rewind(progress_file_);
-    std::string out;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, progress_file_)) > 0;) out.append(buf, n);
-    return out;
-  }
+  std::string Progress() { return progress_.Text(); }
 };
 
 TEST_F(SlurmNodeDeathTest, TheCellIsRetriedOnALiveNodeAndSaysWhereTheFirstAttemptDied) {
