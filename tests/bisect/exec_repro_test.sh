@@ -5,12 +5,9 @@
 # and the repro script, run from another directory, runs the user's own command on 2 processes:
 # the failing arm exits 1 with the traceback's line, the last good arm 0, --repeat counts.
 # usage: exec_repro_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)/exec_repro
-rm -rf "$work" && mkdir -p "$work/elsewhere"
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/../common/e2e_preamble.sh"
+here=$here/exec_repro
+mkdir -p "$work/elsewhere"
 cd "$work"
 set +e
 "$gh" bisect "$here/matrix.yaml" --good v1 --bad v6 --out "$work/out" > bisect.txt 2>&1

@@ -3,11 +3,8 @@
 # a CMake project, the planted change in the 6th; `gpuharness bisect` over `range: FIRST..HEAD`
 # builds only the revisions it probes (each in its own worktree and prefix) and names the 6th.
 # usage: git_bisect_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work" && mkdir -p "$work/repo"
+. "$(dirname "$0")/../common/e2e_preamble.sh"
+mkdir -p "$work/repo"
 cd "$work/repo"
 git init -q -b main .
 git config user.email t@example.com && git config user.name test
@@ -36,7 +33,6 @@ versions:
     build: "cmake -S {src} -B {prefix}/build -DCMAKE_INSTALL_PREFIX={prefix} -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build {prefix}/build >/dev/null && cmake --install {prefix}/build >/dev/null"
 YAML
 cd "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 "$gh" sweep matrix.yaml --dry-run > dry.txt || fail "dry-run exited $?"
 grep -q "version ${rev[3]}: set-up in DIR/versions/${rev[3]}:" dry.txt || fail "dry-run lacks the set-up of ${rev[3]}: $(cat dry.txt)"
 start=$(date +%s)

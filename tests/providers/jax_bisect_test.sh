@@ -4,12 +4,8 @@
 # GH_PIP_CACHE, default $HOME/.cache/gpuharness-pip). 0.4.37 has no jaxlib: its set-up fails and
 # it is skipped. The answer must be 0.6.0, the release that removed jax.tree_map.
 # usage: jax_bisect_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/../common/e2e_preamble.sh"
 cache=${GH_PIP_CACHE:-$HOME/.cache/gpuharness-pip}
-rm -rf "$work" && mkdir -p "$work"
 cd "$work"
 cat > matrix.yaml <<YAML
 name: jax_tree_map_bisect
@@ -23,7 +19,6 @@ versions:
     range: ">=0.4.36,<0.6.3"
     cache: "$cache"
 YAML
-fail() { echo "FAIL: $*"; exit 1; }
 "$gh" sweep matrix.yaml --dry-run > dry.txt || fail "dry-run exited $?"
 grep -q "jax==0.4.36 jaxlib==0.4.36" dry.txt || fail "dry-run shows no set-up: $(head -20 dry.txt)"
 start=$(date +%s)

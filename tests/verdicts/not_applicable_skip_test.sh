@@ -5,12 +5,8 @@
 # scenario's `expect: pass` (exit 0), and its record stays a skip naming both versions; a point
 # skipping with the same versions on both sides does not meet it (exit 1).
 # usage: not_applicable_skip_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-rm -rf "$work" && mkdir -p "$work"
+. "$(dirname "$0")/../common/e2e_preamble.sh"
 cd "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 cat > s.yaml <<'YAML'
 name: device_api
 kind: exec

@@ -4,18 +4,13 @@
 # bisects every integer between them and finds (1500, 1501]. Bad input exits 2 naming the flag,
 # with nothing written.
 # usage: param_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work" && mkdir -p "$work"
+. "$(dirname "$0")/../../common/e2e_preamble.sh"
 cd "$work"
 cat > matrix.yaml <<YAML
 name: param_boundary
 scenarios: ["$here/threshold.yaml"]
 defaults: {launcher: direct, ranks: 1, backend: host, timeout: 60s}
 YAML
-fail() { echo "FAIL: $*"; exit 1; }
 run() {  # run OUT FILE [flags]: exit status in $rc, output in OUT.txt
   local out=$1 file=$2; shift 2
   set +e

@@ -7,12 +7,9 @@
 # resuming from the state file at the level it reached; --find fix over v1.3..v1.4 names the 12th
 # ('the fix'); bad refine input exits 2 naming file:line:col and the key.
 # usage: refine_test.sh GPUHARNESS WORKDIR
-set -eu
-gh=$1
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/../../common/e2e_preamble.sh"
 scenario="$here/../../providers/answer.yaml"
-rm -rf "$work" && mkdir -p "$work/repo"
+mkdir -p "$work/repo"
 cd "$work/repo"
 git init -q -b main .
 git config user.email t@example.com && git config user.name test
@@ -70,7 +67,6 @@ matrix fix.yaml '  refine:
 matrix noprovider.yaml '  refine:
     name: commit'
 cd "$work"
-fail() { echo "FAIL: $*"; exit 1; }
 run() {  # run OUT MATRIX [flags]: the bisect's exit status in $rc, its output in OUT.txt
   local out=$1 m=$2; shift 2
   set +e
