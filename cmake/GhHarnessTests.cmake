@@ -41,6 +41,20 @@ function(gh_harness_test_cases program)
   endforeach()
 endfunction()
 
+# gh_harness_case_tests(TARGET SOURCE LIBS lib... LABEL mpi|gpu TIMEOUT S [SUITE S] CASES case...)
+# The two blocks in one: the test program (gh_harness_test_program with LIBS) and its CTest test
+# per case (gh_harness_test_cases), for a program whose tests are all of one label.
+function(gh_harness_case_tests target source)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "LABEL;TIMEOUT;SUITE" "LIBS;CASES")
+  gh_harness_test_program(${target} ${source} LIBS ${arg_LIBS})
+  set(suite)
+  if(arg_SUITE)
+    set(suite SUITE ${arg_SUITE})
+  endif()
+  gh_harness_test_cases(${target} LABEL ${arg_LABEL} TIMEOUT ${arg_TIMEOUT} ${suite}
+    CASES ${arg_CASES})
+endfunction()
+
 # gh_harness_test_suite(TARGET SOURCE NAME N LABEL L TIMEOUT S [SERIAL] [LIBS lib...]
 #                       [DEFINES def...] [DEPENDS target...] [PROPERTIES prop value...])
 # A test program (gh_harness_test_program; LIBS default to gh_core GTest::gmock

@@ -6,9 +6,8 @@ if(NOT GH_HAVE_CUDA)
   return()
 endif()
 
-gh_harness_test_program(gh_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/gpu/ring_shift_gpu_test.cc
-  LIBS gh_runtime gh_core)
-gh_harness_test_cases(gh_gpu_test LABEL gpu TIMEOUT 300 SUITE RingShiftGpu CASES
+gh_harness_case_tests(gh_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/gpu/ring_shift_gpu_test.cc
+  LIBS gh_runtime gh_core LABEL gpu TIMEOUT 300 SUITE RingShiftGpu CASES
   OneRankAllDtypesPass
   TwoRanksSharingTheGpuPass
   FourRanksSharingTheGpuPass

@@ -3,10 +3,9 @@
 # exit 77 = skipped where no GPU is visible). Both read records.jsonl and assert rank by rank.
 set(_gh_einsum_dir ${CMAKE_CURRENT_SOURCE_DIR}/windowed_einsum)
 
-gh_harness_test_program(gh_windowed_einsum_mpi_test
-  ${_gh_einsum_dir}/windowed_einsum_mpi_test.cc LIBS gh_core GTest::gtest_main)
-gh_harness_test_cases(gh_windowed_einsum_mpi_test LABEL mpi TIMEOUT 300
-  SUITE WindowedEinsumHost CASES
+gh_harness_case_tests(gh_windowed_einsum_mpi_test
+  ${_gh_einsum_dir}/windowed_einsum_mpi_test.cc LIBS gh_core GTest::gtest_main
+  LABEL mpi TIMEOUT 300 SUITE WindowedEinsumHost CASES
   EveryVariantIsExactAtTwoRanks
   EveryVariantIsExactAtThreeRanks
   EveryVariantIsExactAtFourRanks
@@ -15,10 +14,9 @@ gh_harness_test_cases(gh_windowed_einsum_mpi_test LABEL mpi TIMEOUT 300
   InexactSizesAreSkippedWithTheReason)
 
 if(GH_HAVE_CUDA)
-  gh_harness_test_program(gh_windowed_einsum_gpu_test
-    ${_gh_einsum_dir}/windowed_einsum_gpu_test.cc LIBS gh_runtime gh_core)
-  gh_harness_test_cases(gh_windowed_einsum_gpu_test LABEL gpu TIMEOUT 300
-    SUITE WindowedEinsumGpu CASES
+  gh_harness_case_tests(gh_windowed_einsum_gpu_test
+    ${_gh_einsum_dir}/windowed_einsum_gpu_test.cc LIBS gh_runtime gh_core
+    LABEL gpu TIMEOUT 300 SUITE WindowedEinsumGpu CASES
     OneRankEveryVariantPasses
     TwoRanksSharingTheGpuPass
     FourRanksSharingTheGpuPass
