@@ -26,9 +26,7 @@ double WorkerPid(const Record& r) {
 
 void ExpectIsolatedTrials(int np) {
   HarnessRun run = RunHarness(np, "scenarios/selftest/trial_isolation.yaml", "host");
-  EXPECT_EQ(run.exit_code, 0) << run.console;
-  const std::vector<Record> records = ReadRecords(run);
-  ASSERT_EQ(records.size(), 4u + 3 + 3 + 4 + 3) << run.console;
+  const std::vector<Record> records = RecordsOfCleanRun(run, 4u + 3 + 3 + 4 + 3);
   auto by = ByScenario(records);
 
   // A SIGSEGV in trial 1 of 4: trials 0, 2 and 3 ran and passed, each in its own process.

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -125,6 +126,30 @@ inline std::vector<Record> ReadRecords(const HarnessRun& run) {
   if (!contents.ok()) return {};
   EXPECT_EQ(contents->torn_lines, 0);
   return contents->records;
+}
+
+// The records of a run that must exit 0 having recorded `count` points; a failure (and what it
+// did record) where it did not.
+inline std::vector<Record> RecordsOfCleanRun(const HarnessRun& run, size_t count) {
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  std::vector<Record> records = ReadRecords(run);
+  EXPECT_EQ(records.size(), count) << run.console;
+  return records;
+}
+
+// The point names of `records`, each checked to be of kind `kind` on `backend` at `np` ranks
+// (fewer names than records where a name repeats).
+inline std::set<std::string> PointsOf(const std::vector<Record>& records, const std::string& kind,
+                                      const std::string& backend, int np) {
+  std::set<std::string> points;
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    points.insert(record.point);
+    EXPECT_EQ(record.kind, kind);
+    EXPECT_EQ(record.backend, backend);
+    EXPECT_EQ(record.nranks, np);
+  }
+  return points;
 }
 
 // The records of scenario `scenario`, in the order the file holds them.

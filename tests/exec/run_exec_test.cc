@@ -275,9 +275,7 @@ TEST(ExecJax, SingleDeviceProgramPassesOnCpuJax) {
   // A singleton: mpirun started by its absolute path puts its own prefix (/usr/bin) first in
   // PATH, which would pick another python3.
   const Job job = RunJob(1, "run " + Programs() + "/jax/jax_cpu.yaml");
-  EXPECT_EQ(job.exit_code, 0) << job.console;
-  const std::vector<Record> records = ReadRecords(job);
-  ASSERT_EQ(records.size(), 2u) << job.console;
+  const std::vector<Record> records = RecordsOfCleanRun(job, 2u);
   for (const Record& record : records) {
     SCOPED_TRACE(record.point);
     EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;

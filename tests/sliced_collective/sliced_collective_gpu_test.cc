@@ -81,9 +81,7 @@ TEST(SlicedCollectiveGpu, PlantedFaultsFailOnTheRankTheyDamage) {
 
 void ExpectShippedExpectationsHold(int np) {
   HarnessRun run = RunHarness(np, "scenarios/sliced_collective.yaml", "cuda");
-  EXPECT_EQ(run.exit_code, 0) << run.console;
-  std::vector<Record> records = ReadRecords(run);
-  EXPECT_EQ(records.size(), 48u + 12u + 6u + 24u);
+  std::vector<Record> records = RecordsOfCleanRun(run, 48u + 12u + 6u + 24u);
   for (const Record& record : records) {
     EXPECT_TRUE(record.matched) << record.point << ": observed " << OutcomeName(record.result.outcome)
                                 << " '" << record.result.signature << "', expected "
@@ -98,9 +96,7 @@ TEST(SlicedCollectiveGpu, ShippedExpectationsHoldWithTwoRanksSharing) {
 
 TEST(SlicedCollectiveGpu, DeviceRingShiftRecordsItsBandwidthBesideACopy) {
   HarnessRun run = RunHarness(1, "scenarios/ring_shift_device.yaml", "cuda");
-  EXPECT_EQ(run.exit_code, 0) << run.console;
-  std::vector<Record> records = ReadRecords(run);
-  ASSERT_EQ(records.size(), 5u);
+  std::vector<Record> records = RecordsOfCleanRun(run, 5u);
   for (const Record& record : records) {
     SCOPED_TRACE(record.point);
     if (record.result.outcome == Outcome::kSkip) {

@@ -15,16 +15,10 @@ constexpr size_t kHostPoints = 24;
 
 void ExpectAllPass(int np) {
   HarnessRun run = RunHarness(np, "scenarios/selftest/windowed_einsum_host.yaml", "host");
-  EXPECT_EQ(run.exit_code, 0) << run.console;
-  std::vector<Record> records = ReadRecords(run);
-  ASSERT_EQ(records.size(), kHostPoints) << run.console;
-  std::set<std::string> points;
+  std::vector<Record> records = RecordsOfCleanRun(run, kHostPoints);
+  const std::set<std::string> points = PointsOf(records, "windowed_einsum", "host", np);
   for (const Record& record : records) {
     SCOPED_TRACE(record.point);
-    points.insert(record.point);
-    EXPECT_EQ(record.kind, "windowed_einsum");
-    EXPECT_EQ(record.backend, "host");
-    EXPECT_EQ(record.nranks, np);
     ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
     for (const RankOutcome& rank : record.result.ranks) {
       EXPECT_EQ(MetricOr(rank.metrics, "checked_elements", -1),
