@@ -87,6 +87,24 @@ TEST(ProbeCacheTest, LoadMissingIsEmptyAndGarbageIsAnError) {
   EXPECT_EQ(bad.status().message(), dir + "/bad.json: not valid JSON");
 }
 
+// A bisect over `config` through `cache` (saved to `state`, keyed by `settings_hash`) with a
+// fresh CountingRunner behind it: its result, the trials the runner ran and the cache hits.
+struct CachedBisect {
+  absl::StatusOr<BisectResult> result;
+  int ran = 0;
+  int hits = 0;
+};
+CachedBisect RunCachedBisect(const BisectConfig& config, ProbeCache& cache,
+                             const std::string& settings_hash, const std::string& state) {
+  CountingRunner inner;
+  CachingTrialRunner caching(inner, cache, config.versions, settings_hash, state);
+  CachedBisect run;
+  run.result = RunBisect(config, caching);
+  run.ran = inner.ran;
+  run.hits = caching.hits();
+  return run;
+}
+
 BisectConfig FiveVersions() {
   BisectConfig config;
   config.versions = {"a", "b", "c", "d", "e"};
@@ -100,31 +118,26 @@ TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
   const std::string dir = TempDir();
   const std::string state = dir + "/bisect_state.json";
   BisectConfig config = FiveVersions();
-  CountingRunner inner;
   ProbeCache cache;
-  CachingTrialRunner caching(inner, cache, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
-  ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_EQ(first->answer.first_bad, 2);
-  EXPECT_EQ(inner.ran, first->total_trials);
+  const CachedBisect first = RunCachedBisect(config, cache, "h1", state);
+  ASSERT_TRUE(first.result.ok()) << first.result.status();
+  EXPECT_EQ(first.result->answer.first_bad, 2);
+  EXPECT_EQ(first.ran, first.result->total_trials);
 
   // The whole state is on disk; a second run replays it and runs nothing.
   absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->size(), static_cast<size_t>(inner.ran));
-  CountingRunner second_inner;
-  CachingTrialRunner resumed(second_inner, *loaded, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
-  ASSERT_TRUE(second.ok());
-  EXPECT_EQ(second_inner.ran, 0);
-  EXPECT_EQ(second->answer.first_bad, 2);
-  EXPECT_EQ(resumed.hits(), first->total_trials);
+  EXPECT_EQ(loaded->size(), static_cast<size_t>(first.ran));
+  const CachedBisect second = RunCachedBisect(config, *loaded, "h1", state);
+  ASSERT_TRUE(second.result.ok());
+  EXPECT_EQ(second.ran, 0);
+  EXPECT_EQ(second.result->answer.first_bad, 2);
+  EXPECT_EQ(second.hits, first.result->total_trials);
 
   // Other settings miss the cache.
-  CountingRunner third_inner;
-  CachingTrialRunner changed(third_inner, *loaded, config.versions, "h2", state);
-  ASSERT_TRUE(RunBisect(config, changed).ok());
-  EXPECT_EQ(third_inner.ran, first->total_trials);
+  const CachedBisect changed = RunCachedBisect(config, *loaded, "h2", state);
+  ASSERT_TRUE(changed.result.ok());
+  EXPECT_EQ(changed.ran, first.result->total_trials);
 }
 
 // Dies (returns an error) after `limit` trials: a bisect killed mid-way.
@@ -202,21 +215,17 @@ TEST(CachingTrialRunnerTest, RollingBisectResumesWithoutRerunning) {
   config.hunt.outcome = Outcome::kFail;
   config.hunt.signature = "wrong data";
   ProbeCache cache;
-  CountingRunner first_runner;
-  CachingTrialRunner first(first_runner, cache, config.versions, "h", state);
-  absl::StatusOr<BisectResult> ran = RunBisect(config, first);
-  ASSERT_TRUE(ran.ok()) << ran.status();
-  EXPECT_EQ(ran->answer.first_bad, 2);
+  const CachedBisect ran = RunCachedBisect(config, cache, "h", state);
+  ASSERT_TRUE(ran.result.ok()) << ran.result.status();
+  EXPECT_EQ(ran.result->answer.first_bad, 2);
   absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
   ASSERT_TRUE(loaded.ok()) << loaded.status();
-  CountingRunner second_runner;
-  CachingTrialRunner second(second_runner, *loaded, config.versions, "h", state);
-  absl::StatusOr<BisectResult> again = RunBisect(config, second);
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->answer.first_bad, 2);
-  EXPECT_EQ(second_runner.ran, 0);
-  EXPECT_EQ(second.hits(), again->total_trials);
-  EXPECT_EQ(again->total_trials, ran->total_trials);
+  const CachedBisect again = RunCachedBisect(config, *loaded, "h", state);
+  ASSERT_TRUE(again.result.ok()) << again.result.status();
+  EXPECT_EQ(again.result->answer.first_bad, 2);
+  EXPECT_EQ(again.ran, 0);
+  EXPECT_EQ(again.hits, again.result->total_trials);
+  EXPECT_EQ(again.result->total_trials, ran.result->total_trials);
 }
 
 }  // namespace

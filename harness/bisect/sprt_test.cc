@@ -7,6 +7,15 @@
 namespace gh {
 namespace {
 
+// At `trials` trials with `failures` of them, the cap (max_trials), not a bound, decides:
+// `decision`.
+void ExpectTruncatedTo(const SprtConfig& config, int trials, int failures, SprtDecision decision) {
+  SCOPED_TRACE(testing::Message() << failures << " failures in " << trials << " trials");
+  SprtState state = EvaluateSprt(config, trials, failures);
+  EXPECT_EQ(state.decision, decision);
+  EXPECT_TRUE(state.truncated);
+}
+
 TEST(SprtTest, DefaultBoundsAreLogsOfTheErrorRates) {
   SprtConfig config;
   EXPECT_NEAR(SprtUpperBound(config), std::log(0.99 / 0.01), 1e-12);
@@ -33,24 +42,16 @@ TEST(SprtTest, MixedEvidenceNeedsMoreTrials) {
   // One failure then passes: 3.40 - 0.3466 k reaches -4.595 only at k = 24 > cap 20.
   EXPECT_EQ(EvaluateSprt(config, 10, 1).decision, SprtDecision::kContinue);
   // At the cap the llr is 3.40 - 19 * 0.3466 = -3.18 < 0: truncated to good.
-  SprtState capped = EvaluateSprt(config, 20, 1);
-  EXPECT_EQ(capped.decision, SprtDecision::kGood);
-  EXPECT_TRUE(capped.truncated);
+  ExpectTruncatedTo(config, 20, 1, SprtDecision::kGood);
   // Three failures in twenty: 10.20 - 17 * 0.3466 = 4.31 < 4.60, truncated to bad.
-  SprtState leaning_bad = EvaluateSprt(config, 20, 3);
-  EXPECT_EQ(leaning_bad.decision, SprtDecision::kBad);
-  EXPECT_TRUE(leaning_bad.truncated);
+  ExpectTruncatedTo(config, 20, 3, SprtDecision::kBad);
 }
 
 TEST(SprtTest, TruncationFollowsTheSignOfTheLlr) {
   SprtConfig config;
   config.max_trials = 1;
-  SprtState fail = EvaluateSprt(config, 1, 1);
-  EXPECT_EQ(fail.decision, SprtDecision::kBad);
-  EXPECT_TRUE(fail.truncated);
-  SprtState pass = EvaluateSprt(config, 1, 0);
-  EXPECT_EQ(pass.decision, SprtDecision::kGood);
-  EXPECT_TRUE(pass.truncated);
+  ExpectTruncatedTo(config, 1, 1, SprtDecision::kBad);
+  ExpectTruncatedTo(config, 1, 0, SprtDecision::kGood);
 }
 
 TEST(SprtTest, MinTrialsDelaysEveryDecision) {
