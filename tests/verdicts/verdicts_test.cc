@@ -46,6 +46,12 @@ CommandRun Gpuharness(const std::string& args, const std::string& env_prefix = "
   return Shell(env_prefix + ShellWord(GH_GPUHARNESS_BIN) + " " + args);
 }
 
+// `gpuharness sweep DIR/m.yaml --out DIR/out`, after `env_prefix` on the command line.
+CommandRun SweepIn(const std::string& dir, const std::string& env_prefix = "") {
+  return Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"),
+                    env_prefix);
+}
+
 std::string FreshDir(const std::string& name) {
   const std::string dir =
       (fs::path(::testing::TempDir()) / ("gh_verdicts_" + name)).lexically_normal().string();
@@ -78,8 +84,14 @@ std::string Matrix(const std::string& launcher) {
          "launcher: " + launcher + "}\n";
 }
 
-// Every record is infra with `signature`, unmet; the sweep exits 3 and its headline says infra.
-void ExpectAllInfra(const CommandRun& sweep, const std::string& out, const std::string& signature) {
+// kExpectCrash swept in `dir` with `launcher` (after `env_prefix` on the command line): every
+// record is infra with `signature`, unmet; the sweep exits 3 and its headline says infra.
+void ExpectSweepIsAllInfra(const std::string& dir, const std::string& launcher,
+                           const std::string& signature, const std::string& env_prefix = "") {
+  Write(dir + "/s.yaml", kExpectCrash);
+  Write(dir + "/m.yaml", Matrix(launcher));
+  const CommandRun sweep = SweepIn(dir, env_prefix);
+  const std::string out = dir + "/out";
   EXPECT_EQ(sweep.exit_code, 3) << "nothing ran: infrastructure, not a verdict";
   EXPECT_THAT(sweep.console, HasSubstr("2 points (2 trials): 2 infra; 2 unmet expectations"));
   EXPECT_THAT(sweep.console, HasSubstr(signature)) << "the cell's line quotes the launcher";
@@ -100,40 +112,30 @@ void ExpectAllInfra(const CommandRun& sweep, const std::string& out, const std::
 // exit 0 with "0 unmet".
 TEST(VerdictsE2E, ALauncherThatExitsAtOnceIsInfraAndCannotPass) {
   const std::string dir = FreshDir("false_launcher");
-  Write(dir + "/s.yaml", kExpectCrash);
   Write(dir + "/false.yaml", "name: false\nargv: [\"false\", \"{program}\", \"{args}\"]\n");
-  Write(dir + "/m.yaml", Matrix("false.yaml"));
-  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
-  ExpectAllInfra(sweep, dir + "/out",
-                 "infrastructure: job ended before recording anything (empty log) (job exited with "
-                 "status 1)");
+  ExpectSweepIsAllInfra(dir, "false.yaml",
+                        "infrastructure: job ended before recording anything (empty log) (job "
+                        "exited with status 1)");
 }
 
 // Issue 15 item 3: a launcher program that does not exist.
 TEST(VerdictsE2E, AMissingLauncherIsInfraQuotingWhyItCannotExecute) {
   const std::string dir = FreshDir("missing_launcher");
-  Write(dir + "/s.yaml", kExpectCrash);
   Write(dir + "/gone.yaml",
         "name: gone\nargv: [\"/nonexistent/gh-mpirun\", \"{program}\", \"{args}\"]\n");
-  Write(dir + "/m.yaml", Matrix("gone.yaml"));
-  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
-  ExpectAllInfra(sweep, dir + "/out",
-                 "infrastructure: gpuharness sweep: cannot execute '/nonexistent/gh-mpirun': No "
-                 "such file or directory (job exited with status 127)");
+  ExpectSweepIsAllInfra(dir, "gone.yaml",
+                        "infrastructure: gpuharness sweep: cannot execute '/nonexistent/gh-mpirun': "
+                        "No such file or directory (job exited with status 127)");
 }
 
 // Issue 15 item 3: the real mpirun refusing to run as root (without OMPI_ALLOW_RUN_AS_ROOT).
 TEST(VerdictsE2E, MpirunRefusingRootIsInfraQuotingMpirun) {
   if (geteuid() != 0) GTEST_SKIP() << "mpirun refuses only root";
   const std::string dir = FreshDir("mpirun_root");
-  Write(dir + "/s.yaml", kExpectCrash);
-  Write(dir + "/m.yaml", Matrix("mpirun"));
-  CommandRun sweep = Gpuharness(
-      "sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"),
-      "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
-  ExpectAllInfra(sweep, dir + "/out",
-                 "infrastructure: mpirun has detected an attempt to run as root. (job exited with "
-                 "status 1)");
+  ExpectSweepIsAllInfra(dir, "mpirun",
+                        "infrastructure: mpirun has detected an attempt to run as root. (job "
+                        "exited with status 1)",
+                        "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
 }
 
 // Issue 15 item 4: rank 1 SIGKILLed from outside (as the OOM killer does) in the first point:
@@ -153,7 +155,7 @@ TEST(VerdictsE2E, ARankKilledFromOutsideIsACrashNamingTheRankAndSigkill) {
         "  - pass\n");
   Write(dir + "/m.yaml", "name: oom\nscenarios: [s.yaml]\n"
                          "defaults: {backend: host, ranks: 2, timeout: 120s, launcher: mpirun}\n");
-  CommandRun sweep = Gpuharness("sweep " + ShellWord(dir + "/m.yaml") + " --out " + ShellWord(dir + "/out"));
+  CommandRun sweep = SweepIn(dir);
   EXPECT_EQ(sweep.exit_code, 0) << "the kill was expected by rank and signal, the calm point passes";
   std::map<std::string, Record> by_variant;
   for (Record& r : Records(dir + "/out/records.jsonl")) by_variant[r.params.value("variant", "?")] = r;
