@@ -37,17 +37,24 @@ class ExecHost : public ::testing::TestWithParam<int> {
     return ReadWholeFile(job.out_dir + "/logs/" + scenario + "/" + Np() + "/rank" +
                          std::to_string(rank) + ".log");
   }
+  // Runs `yaml` at np() ranks into job_ and records_: it must exit 0 having recorded `count`
+  // points (a fatal failure where not: call it under ASSERT_NO_FATAL_FAILURE).
+  void RunCleanly(const std::string& yaml, size_t count) {
+    job_ = RunJob(np(), Run(yaml));
+    records_ = RecordsOfCleanRun(job_, count);
+    ASSERT_EQ(records_.size(), count);
+  }
+
+  Job job_;
+  std::vector<Record> records_;
 };
 
 INSTANTIATE_TEST_SUITE_P(Ranks, ExecHost, ::testing::Values(1, 2),
                          [](const auto& info) { return "np" + std::to_string(info.param); });
 
 TEST_P(ExecHost, PassFillsEveryPlaceholderEnvAndWorkdirAndLogsEachRank) {
-  const Job job = RunJob(np(), Run("exec_pass.yaml"));
-  EXPECT_EQ(job.exit_code, 0) << job.console;
-  const std::vector<Record> records = ReadRecords(job);
-  ASSERT_EQ(records.size(), 1u) << job.console;
-  const Record& record = records[0];
+  ASSERT_NO_FATAL_FAILURE(RunCleanly("exec_pass.yaml", 1u));
+  const Record& record = records_[0];
   EXPECT_EQ(record.kind, "exec");
   EXPECT_EQ(record.point, "exec_pass/" + Np());
   EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
@@ -63,10 +70,10 @@ TEST_P(ExecHost, PassFillsEveryPlaceholderEnvAndWorkdirAndLogsEachRank) {
     ASSERT_EQ(rank.metrics.size(), 1u);
     EXPECT_EQ(rank.metrics[0].name, "command_s");
     EXPECT_GT(rank.metrics[0].value, 0);
-    EXPECT_EQ(LogOf(job, "exec_pass", r),
+    EXPECT_EQ(LogOf(job_, "exec_pass", r),
               "warming up\nprocess " + std::to_string(r) + ": ok\n");
     const std::string seen =
-        ReadWholeFile(job.out_dir + "/logs/exec_pass/" + Np() + "/seen.rank" + std::to_string(r));
+        ReadWholeFile(job_.out_dir + "/logs/exec_pass/" + Np() + "/seen.rank" + std::to_string(r));
     std::smatch m;
     const std::regex line(
         "^rank=(\\d+) nranks=(\\d+) local_rank=(\\d+) coordinator=(127\\.0\\.0\\.1:\\d+) "
@@ -161,14 +168,11 @@ TEST_P(ExecHost, HangIsATimeoutThatKillsTheWholeProcessGroup) {
 }
 
 TEST_P(ExecHost, GarbageWithoutThePassLineFailsWithAPrintableTail) {
-  const Job job = RunJob(np(), Run("exec_garbage.yaml"));
-  EXPECT_EQ(job.exit_code, 0) << job.console;
-  const std::vector<Record> records = ReadRecords(job);
-  ASSERT_EQ(records.size(), 1u) << job.console;
-  EXPECT_EQ(records[0].result.outcome, Outcome::kFail);
+  ASSERT_NO_FATAL_FAILURE(RunCleanly("exec_garbage.yaml", 1u));
+  EXPECT_EQ(records_[0].result.outcome, Outcome::kFail);
   for (int r = 0; r < np(); ++r) {
     SCOPED_TRACE("rank " + std::to_string(r));
-    const RankOutcome& rank = records[0].result.ranks[r];
+    const RankOutcome& rank = records_[0].result.ranks[r];
     EXPECT_EQ(rank.outcome, Outcome::kFail);
     EXPECT_EQ(rank.signature, "missing output: no line matches '^process " + std::to_string(r) +
                                   ": ok$'");
@@ -177,18 +181,15 @@ TEST_P(ExecHost, GarbageWithoutThePassLineFailsWithAPrintableTail) {
 }
 
 TEST_P(ExecHost, SkipLineIsASkipWithItsReasonAndAMissingProgramAnError) {
-  const Job job = RunJob(np(), Run("exec_skip.yaml"));
-  EXPECT_EQ(job.exit_code, 0) << job.console;
-  const std::vector<Record> records = ReadRecords(job);
-  ASSERT_EQ(records.size(), 2u) << job.console;
-  EXPECT_EQ(records[0].result.outcome, Outcome::kSkip);
-  for (const RankOutcome& rank : records[0].result.ranks) {
+  ASSERT_NO_FATAL_FAILURE(RunCleanly("exec_skip.yaml", 2u));
+  EXPECT_EQ(records_[0].result.outcome, Outcome::kSkip);
+  for (const RankOutcome& rank : records_[0].result.ranks) {
     EXPECT_EQ(rank.outcome, Outcome::kSkip);
     EXPECT_EQ(rank.signature, "need at least 8 devices, have " + std::to_string(np()));
     EXPECT_EQ(rank.output_tail, "");
   }
-  EXPECT_EQ(records[1].result.outcome, Outcome::kError);
-  for (const RankOutcome& rank : records[1].result.ranks) {
+  EXPECT_EQ(records_[1].result.outcome, Outcome::kError);
+  for (const RankOutcome& rank : records_[1].result.ranks) {
     EXPECT_EQ(rank.signature,
               "cannot run 'gh-no-such-program-anywhere': No such file or directory");
   }
