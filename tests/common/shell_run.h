@@ -1,11 +1,13 @@
 // Runs a shell command line and captures what it printed: shared by the whole-binary tests that
-// drive gpuharness through sh (bisect, perf, verdicts) and by harness_run.h.
+// drive gpuharness through sh (bisect, perf, verdicts, sweep, nightly) and by harness_run.h.
 #ifndef GPUHARNESS_TESTS_COMMON_SHELL_RUN_H_
 #define GPUHARNESS_TESTS_COMMON_SHELL_RUN_H_
 
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +17,7 @@ namespace gh::testing {
 struct CommandRun {
   int exit_code = -1;   // 128 + N where a signal N ended it
   std::string console;  // stdout and stderr
+  double seconds = 0;   // wall time (RunLogged only)
 };
 
 inline std::string ReadWholeFile(const std::string& path) {
@@ -42,6 +45,21 @@ inline CommandRun RunShell(const std::string& command) {
   while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) run.console.append(buf, n);
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run;
+}
+
+// Runs `command` with sh, stdin from /dev/null, stdout and stderr to the file `log` (kept for a
+// look after the test), and echoes the command line and what it printed (for ctest -V).
+inline CommandRun RunLogged(const std::string& command, const std::string& log) {
+  const std::string line = command + " > " + log + " 2>&1 < /dev/null";
+  CommandRun run;
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(line.c_str());
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  run.console = ReadWholeFile(log);
+  std::printf("$ %s\n%s[exit %d after %.1f s]\n", line.c_str(), run.console.c_str(), run.exit_code,
+              run.seconds);
   return run;
 }
 

@@ -19,6 +19,8 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/temp_dir.h"
+#include "tests/common/shell_run.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -27,31 +29,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Console {
-  int exit_code = -1;
-  std::string text;
-};
+using Console = testing::CommandRun;
 
-std::string TempDir() {
-  const std::string base = ::testing::TempDir() + "/gh_nightly_XXXXXX";
-  std::vector<char> path(base.begin(), base.end());
-  path.push_back('\0');
-  const char* dir = mkdtemp(path.data());
-  EXPECT_NE(dir, nullptr);
-  return dir == nullptr ? "/tmp" : dir;
-}
+std::string TempDir() { return testing::MakeKeptTempDir("gh_nightly"); }
 
 // `command` through the shell, stdout and stderr to `log`, stdin from /dev/null.
 Console Shell(const std::string& command, const std::string& log) {
-  Console c;
-  const std::string line = command + " > " + log + " 2>&1 < /dev/null";
-  const auto start = std::chrono::steady_clock::now();
-  const int status = std::system(line.c_str());
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  c.text = ReadFileToString(log).value_or("");
-  std::printf("$ %s\n%s[exit %d after %.1f s]\n", line.c_str(), c.text.c_str(), c.exit_code,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return c;
+  return testing::RunLogged(command, log);
 }
 
 Console Gpuharness(const std::string& args, const std::string& log) {
@@ -131,35 +115,35 @@ TEST(NightlyConsole, SweepEndsWithFailedLinesAndAResumeCountsEveryRecord) {
   ASSERT_EQ(Find(records, "a", "crash")->result.outcome, Outcome::kCrash);
   ASSERT_EQ(Find(records, "b", "corrupt_element")->result.outcome, Outcome::kFail);
   const std::string expected = ExpectedFailedLines(records);
-  EXPECT_EQ(LinesStartingWith(first.text, "FAILED"), expected);
-  EXPECT_EQ(LinesStartingWith(first.text, "PASSED"), "");
-  EXPECT_THAT(first.text, HasSubstr("; 4 unmet expectations\n"));
-  EXPECT_THAT(first.text, HasSubstr("cells: 2 run, 0 resumed, 0 set-up failed, 2 with failures"));
+  EXPECT_EQ(LinesStartingWith(first.console, "FAILED"), expected);
+  EXPECT_EQ(LinesStartingWith(first.console, "PASSED"), "");
+  EXPECT_THAT(first.console, HasSubstr("; 4 unmet expectations\n"));
+  EXPECT_THAT(first.console, HasSubstr("cells: 2 run, 0 resumed, 0 set-up failed, 2 with failures"));
   // The FAILED lines come right before the headline.
-  EXPECT_THAT(first.text, HasSubstr(expected + "6 points (6 trials)"));
+  EXPECT_THAT(first.console, HasSubstr(expected + "6 points (6 trials)"));
 
   // repro names the cell it chose among those that recorded the point, and lists the others.
   const Record* corrupt_a = Find(records, "a", "corrupt_element");
   Console repro = Gpuharness("repro " + out + " " + corrupt_a->point + " --out " + tmp + "/repro.sh", tmp + "/repro.log");
   EXPECT_EQ(repro.exit_code, 0);
-  EXPECT_THAT(repro.text, HasSubstr(absl::StrCat("gpuharness repro: ", corrupt_a->point,
+  EXPECT_THAT(repro.console, HasSubstr(absl::StrCat("gpuharness repro: ", corrupt_a->point,
                                                  " is recorded in 2 cells; this script reproduces v=a (fail: ",
                                                  corrupt_a->result.signature, "); the others: v=b (fail)\n")));
 
   // Resumed: nothing runs, and the counts are the records', not this invocation's.
   Console resumed = Gpuharness("sweep " + matrix + " --out " + out, tmp + "/resumed.log");
   EXPECT_EQ(resumed.exit_code, 1);
-  EXPECT_EQ(LinesStartingWith(resumed.text, "FAILED"), expected);
-  EXPECT_THAT(resumed.text, HasSubstr("; 4 unmet expectations\n"));
-  EXPECT_THAT(resumed.text, HasSubstr("cells: 0 run, 2 resumed, 0 set-up failed, 2 with failures"));
-  EXPECT_THAT(resumed.text, HasSubstr("6/6 points, 2/2 cells done, 0 running, 2 failed"));
+  EXPECT_EQ(LinesStartingWith(resumed.console, "FAILED"), expected);
+  EXPECT_THAT(resumed.console, HasSubstr("; 4 unmet expectations\n"));
+  EXPECT_THAT(resumed.console, HasSubstr("cells: 0 run, 2 resumed, 0 set-up failed, 2 with failures"));
+  EXPECT_THAT(resumed.console, HasSubstr("6/6 points, 2/2 cells done, 0 running, 2 failed"));
 
   // -v: the passes too, after the failures.
   Console verbose = Gpuharness("sweep " + matrix + " --out " + out + " -v", tmp + "/verbose.log");
-  EXPECT_EQ(LinesStartingWith(verbose.text, "PASSED"),
+  EXPECT_EQ(LinesStartingWith(verbose.console, "PASSED"),
             absl::StrCat("PASSED v=a :: ", Find(records, "a", "none")->point, "\nPASSED v=b :: ",
                          Find(records, "b", "none")->point, "\n"));
-  EXPECT_THAT(verbose.text, HasSubstr(expected + "PASSED v=a"));
+  EXPECT_THAT(verbose.console, HasSubstr(expected + "PASSED v=a"));
 }
 
 TEST(NightlyConsole, RerunFailedRerunsOnlyTheUnmetPointsAndFreshStartsOver) {
@@ -172,8 +156,8 @@ TEST(NightlyConsole, RerunFailedRerunsOnlyTheUnmetPointsAndFreshStartsOver) {
 
   Console rerun = Gpuharness("sweep " + matrix + " --out " + out + " --rerun-failed", tmp + "/rerun.log");
   EXPECT_EQ(rerun.exit_code, 1);
-  EXPECT_THAT(rerun.text, HasSubstr("--rerun-failed: 4 point runs in 2 cells to rerun\n"));
-  EXPECT_THAT(rerun.text, HasSubstr("cells: 2 run (2 for their failed points), 0 resumed"));
+  EXPECT_THAT(rerun.console, HasSubstr("--rerun-failed: 4 point runs in 2 cells to rerun\n"));
+  EXPECT_THAT(rerun.console, HasSubstr("cells: 2 run (2 for their failed points), 0 resumed"));
   const std::vector<Record> after = Records(out + "/records.jsonl");
   ASSERT_EQ(after.size(), 6u);
   for (size_t i = 0; i < after.size(); ++i) {
@@ -195,17 +179,17 @@ TEST(NightlyConsole, RerunFailedRerunsOnlyTheUnmetPointsAndFreshStartsOver) {
     const std::vector<std::string> argv = cell_json["jobs"][0]["argv"];
     EXPECT_NE(std::find(argv.begin(), argv.end(), "--runs"), argv.end()) << cell;
   }
-  EXPECT_EQ(LinesStartingWith(rerun.text, "FAILED"), ExpectedFailedLines(after));
+  EXPECT_EQ(LinesStartingWith(rerun.console, "FAILED"), ExpectedFailedLines(after));
 
   Console clash = Gpuharness("sweep " + matrix + " --out " + out + " --rerun-failed --fresh", tmp + "/clash.log");
   EXPECT_EQ(clash.exit_code, 2);
-  EXPECT_THAT(clash.text, HasSubstr("--fresh and --rerun-failed"));
+  EXPECT_THAT(clash.console, HasSubstr("--fresh and --rerun-failed"));
 
   ASSERT_TRUE(MakeDirectories(out + "/cells/stale").ok());
   ASSERT_TRUE(WriteFileAtomically(out + "/cells/stale/records.jsonl", "left over\n").ok());
   Console fresh = Gpuharness("sweep " + matrix + " --out " + out + " --fresh", tmp + "/fresh.log");
   EXPECT_EQ(fresh.exit_code, 1);
-  EXPECT_THAT(fresh.text, HasSubstr("cells: 2 run, 0 resumed"));
+  EXPECT_THAT(fresh.console, HasSubstr("cells: 2 run, 0 resumed"));
   const std::vector<Record> again = Records(out + "/records.jsonl");
   ASSERT_EQ(again.size(), 6u);
   for (size_t i = 0; i < again.size(); ++i) EXPECT_NE(again[i].started_at, after[i].started_at);
@@ -213,7 +197,7 @@ TEST(NightlyConsole, RerunFailedRerunsOnlyTheUnmetPointsAndFreshStartsOver) {
 
   Console nowhere = Gpuharness("sweep " + matrix + " --out " + tmp + "/none --rerun-failed", tmp + "/nowhere.log");
   EXPECT_EQ(nowhere.exit_code, 2);
-  EXPECT_THAT(nowhere.text, HasSubstr("--rerun-failed: " + tmp + "/none holds no sweep results to rerun from"));
+  EXPECT_THAT(nowhere.console, HasSubstr("--rerun-failed: " + tmp + "/none holds no sweep results to rerun from"));
 }
 
 TEST(NightlyConsole, FilterNarrowsTheWholeSweepAndResumesUnderTheSameFilter) {
@@ -225,25 +209,25 @@ TEST(NightlyConsole, FilterNarrowsTheWholeSweepAndResumesUnderTheSameFilter) {
   std::vector<Record> records = Records(out + "/records.jsonl");
   ASSERT_EQ(records.size(), 2u);
   for (const Record& r : records) EXPECT_EQ(r.params.value("fault", ""), "none");
-  EXPECT_THAT(filtered.text, HasSubstr("2 points (2 trials): 2 pass; 0 unmet expectations"));
-  EXPECT_EQ(LinesStartingWith(filtered.text, "FAILED"), "");
+  EXPECT_THAT(filtered.console, HasSubstr("2 points (2 trials): 2 pass; 0 unmet expectations"));
+  EXPECT_EQ(LinesStartingWith(filtered.console, "FAILED"), "");
   const std::string junit = ReadFileToString(out + "/junit.xml").value_or("");
   EXPECT_THAT(junit, Not(HasSubstr("corrupt_element")));
 
   Console again = Gpuharness("sweep " + matrix + " --out " + out + " --filter '*fault=none*'", tmp + "/g.log");
-  EXPECT_THAT(again.text, HasSubstr("cells: 0 run, 2 resumed"));
+  EXPECT_THAT(again.console, HasSubstr("cells: 0 run, 2 resumed"));
   Console whole = Gpuharness("sweep " + matrix + " --out " + out, tmp + "/w.log");
-  EXPECT_THAT(whole.text, HasSubstr("cells: 2 run, 0 resumed"));
+  EXPECT_THAT(whole.console, HasSubstr("cells: 2 run, 0 resumed"));
   EXPECT_EQ(Records(out + "/records.jsonl").size(), 6u);
   // Against a whole baseline, the filtered sweep compares its own points only.
   Console against = Gpuharness("sweep " + matrix + " --out " + tmp + "/out2 --filter '*fault=none*' --baseline " + out,
                                tmp + "/b.log");
   EXPECT_EQ(against.exit_code, 0);
-  EXPECT_THAT(against.text, HasSubstr("vs baseline: 0 regressions, 0 fixes, 0 changed signatures, 0 new, 0 vanished"));
+  EXPECT_THAT(against.console, HasSubstr("vs baseline: 0 regressions, 0 fixes, 0 changed signatures, 0 new, 0 vanished"));
 
   Console none = Gpuharness("sweep " + matrix + " --out " + tmp + "/nothing --filter 'zzz*'", tmp + "/n.log");
   EXPECT_EQ(none.exit_code, 2);
-  EXPECT_THAT(none.text, HasSubstr("--filter 'zzz*': matches no point of the matrix"));
+  EXPECT_THAT(none.console, HasSubstr("--filter 'zzz*': matches no point of the matrix"));
   EXPECT_FALSE(ReadFileToString(tmp + "/nothing/sweep.json").ok());
 }
 
@@ -266,11 +250,11 @@ TEST(NightlyConsole, OffATerminalHeartbeatsNameThePointAndNothingIsRedrawn) {
   const std::string matrix = WriteStallSweep(tmp);
   Console plain = Gpuharness("sweep " + matrix + " --out " + tmp + "/out --heartbeat 1s", tmp + "/plain.log");
   EXPECT_EQ(plain.exit_code, 1);
-  EXPECT_THAT(plain.text, HasSubstr("[heartbeat] 0/1 points, 0/1 cells done, 1 running, 0 failed, "));
-  EXPECT_THAT(plain.text, HasSubstr("; running: c=x: hang/"));
-  EXPECT_THAT(plain.text, HasSubstr("\n[1/1] c=x: 0/1 pass, 1 unmet"));
-  EXPECT_EQ(plain.text.find('\r'), std::string::npos);
-  EXPECT_EQ(plain.text.find('\033'), std::string::npos);
+  EXPECT_THAT(plain.console, HasSubstr("[heartbeat] 0/1 points, 0/1 cells done, 1 running, 0 failed, "));
+  EXPECT_THAT(plain.console, HasSubstr("; running: c=x: hang/"));
+  EXPECT_THAT(plain.console, HasSubstr("\n[1/1] c=x: 0/1 pass, 1 unmet"));
+  EXPECT_EQ(plain.console.find('\r'), std::string::npos);
+  EXPECT_EQ(plain.console.find('\033'), std::string::npos);
 }
 
 TEST(NightlyConsole, OnATerminalTheLineIsRedrawnInPlaceAndNoColorIsHonoured) {
@@ -284,15 +268,15 @@ TEST(NightlyConsole, OnATerminalTheLineIsRedrawnInPlaceAndNoColorIsHonoured) {
                  log);
   };
   Console colored = on_pty("", tmp + "/c", tmp + "/color.log");
-  EXPECT_THAT(colored.text, HasSubstr("\r\033[K0/1 points, 0/1 cells done, 1 running"));
-  EXPECT_THAT(colored.text, HasSubstr("\033[1;31mFAILED\033[0m c=x :: hang/"));
+  EXPECT_THAT(colored.console, HasSubstr("\r\033[K0/1 points, 0/1 cells done, 1 running"));
+  EXPECT_THAT(colored.console, HasSubstr("\033[1;31mFAILED\033[0m c=x :: hang/"));
   Console no_color = on_pty("NO_COLOR=1", tmp + "/n", tmp + "/nocolor.log");
-  EXPECT_THAT(no_color.text, HasSubstr("\r\033[K0/1 points, 0/1 cells done, 1 running"));
-  EXPECT_THAT(no_color.text, HasSubstr("\nFAILED c=x :: hang/"));
-  EXPECT_EQ(no_color.text.find("\033[1;31m"), std::string::npos);
+  EXPECT_THAT(no_color.console, HasSubstr("\r\033[K0/1 points, 0/1 cells done, 1 running"));
+  EXPECT_THAT(no_color.console, HasSubstr("\nFAILED c=x :: hang/"));
+  EXPECT_EQ(no_color.console.find("\033[1;31m"), std::string::npos);
   Console in_ci = on_pty("CI=true", tmp + "/ci", tmp + "/ci.log");
-  EXPECT_EQ(in_ci.text.find('\033'), std::string::npos);
-  EXPECT_THAT(in_ci.text, HasSubstr("[1/1] c=x: 0/1 pass, 1 unmet"));
+  EXPECT_EQ(in_ci.console.find('\033'), std::string::npos);
+  EXPECT_THAT(in_ci.console, HasSubstr("[1/1] c=x: 0/1 pass, 1 unmet"));
 }
 
 // `run` prints each point once as it ends, then only what failed and the tally; -v adds the
@@ -314,23 +298,23 @@ TEST(NightlyConsole, RunPrintsEachPassOnceAndEndsWithTheFailedLines) {
   const Record& fail = records[0].result.outcome == Outcome::kPass ? records[1] : records[0];
   ASSERT_EQ(fail.result.outcome, Outcome::kFail);
   // Plain, even where mpirun gives the ranks a pty.
-  EXPECT_EQ(LinesStartingWith(run.text, "FAILED"), FailedLine(fail, ""));
-  EXPECT_EQ(run.text.find('\033'), std::string::npos);
-  EXPECT_THAT(run.text, HasSubstr(FailedLine(fail, "") + "2 points: 1 pass, 1 fail; 1 unmet expectation\n"));
+  EXPECT_EQ(LinesStartingWith(run.console, "FAILED"), FailedLine(fail, ""));
+  EXPECT_EQ(run.console.find('\033'), std::string::npos);
+  EXPECT_THAT(run.console, HasSubstr(FailedLine(fail, "") + "2 points: 1 pass, 1 fail; 1 unmet expectation\n"));
   // The pass: its live line only, no table row.
   size_t mentions = 0;
-  for (size_t at = run.text.find(pass.point); at != std::string::npos; at = run.text.find(pass.point, at + 1)) {
+  for (size_t at = run.console.find(pass.point); at != std::string::npos; at = run.console.find(pass.point, at + 1)) {
     ++mentions;
   }
   EXPECT_EQ(mentions, 1u);
-  EXPECT_THAT(run.text, Not(HasSubstr("signature")));
+  EXPECT_THAT(run.console, Not(HasSubstr("signature")));
 
   Console verbose = Shell(mpirun + GH_GPUHARNESS_BIN + " run " + tmp + "/s.yaml --out " + tmp +
                               "/out2 --backend host -v",
                           tmp + "/verbose.log");
-  EXPECT_THAT(verbose.text, HasSubstr("outcome"));
-  EXPECT_THAT(verbose.text, HasSubstr("signature"));
-  EXPECT_THAT(verbose.text, HasSubstr("2 points: 1 pass, 1 fail; 1 unmet expectation\n"));
+  EXPECT_THAT(verbose.console, HasSubstr("outcome"));
+  EXPECT_THAT(verbose.console, HasSubstr("signature"));
+  EXPECT_THAT(verbose.console, HasSubstr("2 points: 1 pass, 1 fail; 1 unmet expectation\n"));
 }
 
 }  // namespace

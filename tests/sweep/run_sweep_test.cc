@@ -16,6 +16,8 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/temp_dir.h"
+#include "tests/common/shell_run.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -24,18 +26,9 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct Sweep {
-  int exit_code = -1;
-  std::string console;
-  double seconds = 0;
-};
+using Sweep = testing::CommandRun;
 
-std::string TempDir() {
-  char dir_template[] = "/tmp/gh_sweep_test_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  EXPECT_NE(dir, nullptr);
-  return dir == nullptr ? "/tmp" : dir;
-}
+std::string TempDir() { return testing::MakeKeptTempDir("gh_sweep_test"); }
 
 std::string Source(const std::string& path) { return std::string(GH_SOURCE_DIR) + "/" + path; }
 
@@ -44,18 +37,9 @@ bool Exists(const std::string& path) {
   return stat(path.c_str(), &info) == 0;
 }
 
+// `gpuharness sweep ARGS`, its console to `log`.
 Sweep RunSweep(const std::string& args, const std::string& log) {
-  Sweep s;
-  std::string command = std::string(GH_GPUHARNESS_BIN) + " sweep " + args + " > " + log +
-                        " 2>&1 < /dev/null";
-  auto start = std::chrono::steady_clock::now();
-  int status = std::system(command.c_str());
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  s.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  s.console = ReadFileToString(log).value_or("");
-  std::printf("$ %s\n%s[exit %d after %.1f s]\n", command.c_str(), s.console.c_str(), s.exit_code,
-              s.seconds);
-  return s;
+  return testing::RunLogged(std::string(GH_GPUHARNESS_BIN) + " sweep " + args, log);
 }
 
 std::vector<Record> Records(const std::string& dir) {

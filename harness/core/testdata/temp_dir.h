@@ -1,7 +1,7 @@
 // Test-only: a fresh directory for one test, made under ::testing::TempDir() (the build tree's
 // test_tmp under ctest, so concurrent checkouts never share it) and removed, with everything in
 // it, when the test ends. A fixture derives from TempDirTest (temp_dir()) or holds a
-// ScopedTempDir as a member.
+// ScopedTempDir as a member; MakeKeptTempDir makes one that stays.
 #ifndef GPUHARNESS_CORE_TESTDATA_TEMP_DIR_H_
 #define GPUHARNESS_CORE_TESTDATA_TEMP_DIR_H_
 
@@ -39,6 +39,20 @@ class ScopedTempDir {
  private:
   std::string path_;
 };
+
+// A fresh directory ::testing::TempDir()/PREFIX_XXXXXX that outlives the test (a whole-binary
+// test's logs stay for a look afterwards); a failure, and ::testing::TempDir(), where it cannot
+// be made.
+inline std::string MakeKeptTempDir(const std::string& prefix) {
+  std::string pattern = (std::filesystem::path(::testing::TempDir()) / (prefix + "_XXXXXX"))
+                            .lexically_normal()
+                            .string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    ADD_FAILURE() << "mkdtemp " << pattern << " failed";
+    return ::testing::TempDir();
+  }
+  return pattern;
+}
 
 // A fixture whose every test gets a fresh temp_dir().
 class TempDirTest : public ::testing::Test {
