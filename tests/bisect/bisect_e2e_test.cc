@@ -52,6 +52,12 @@ std::string FreshDir(const std::string& name) {
   return dir;
 }
 
+// A command that must refuse its input: exit 2, `message` in its console.
+void ExpectRefused(const CommandRun& run, const std::string& message) {
+  EXPECT_EQ(run.exit_code, 2) << run.console;
+  EXPECT_THAT(run.console, HasSubstr(message));
+}
+
 // Runs a repro script with its arms' results under `arms`: it says it reproduced, the failing
 // arm's records fail and the workaround arm's pass.
 void ExpectReproduces(const std::string& script, const std::string& arms) {
@@ -221,12 +227,10 @@ TEST(BisectE2eTest, FindFixNamesTheFirstGoodVersionAfterBadOnes) {
   EXPECT_THAT(script, HasSubstr("#   failing arm:    version=v02 (last bad) -> crash: "));
   EXPECT_THAT(script, HasSubstr("#   workaround arm: version=v03 (first good, the fix) -> pass"));
 
-  CommandRun wrong_order = Bisect({"--find", "fix", "--bad", "v06", "--good", "v00", "--out", FreshDir("fix_order")});
-  EXPECT_EQ(wrong_order.exit_code, 2);
-  EXPECT_THAT(wrong_order.console, HasSubstr("--bad: 'v06' must come before --good 'v00' in the version order"));
-  CommandRun unknown = Bisect({"--find", "fixed", "--bad", "v00", "--good", "v06", "--out", FreshDir("fix_word")});
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_THAT(unknown.console, HasSubstr("--find: expected bug or fix, got 'fixed'"));
+  ExpectRefused(Bisect({"--find", "fix", "--bad", "v06", "--good", "v00", "--out", FreshDir("fix_order")}),
+                "--bad: 'v06' must come before --good 'v00' in the version order");
+  ExpectRefused(Bisect({"--find", "fixed", "--bad", "v00", "--good", "v06", "--out", FreshDir("fix_word")}),
+                "--find: expected bug or fix, got 'fixed'");
 }
 
 TEST(BisectE2eTest, CrashingGoodEndStopsWithTheOtherFailure) {
@@ -254,21 +258,16 @@ TEST(BisectE2eTest, PassingBadEndStops) {
 
 TEST(BisectE2eTest, BadInputExitsTwoAndWritesNothing) {
   const std::string out = FreshDir("bad_input");
-  CommandRun unknown = Bisect({"--good", "v99", "--bad", "v11", "--out", out});
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_THAT(unknown.console, HasSubstr("--good: 'v99' is not a version of axis 'version' (versions: v00, v01, "));
-  CommandRun order = Bisect({"--good", "v09", "--bad", "v03", "--out", out});
-  EXPECT_EQ(order.exit_code, 2);
-  EXPECT_THAT(order.console, HasSubstr("--good: 'v09' must come before --bad 'v03' in the version order"));
-  CommandRun regex = Bisect({"--good", "v03", "--bad", "v11", "--hunt-signature", "([", "--out", out});
-  EXPECT_EQ(regex.exit_code, 2);
-  EXPECT_THAT(regex.console, HasSubstr("--hunt-signature: bad regex '(['"));
-  CommandRun jobs = Bisect({"--good", "v03", "--bad", "v11", "--jobs", "zero", "--out", out});
-  EXPECT_EQ(jobs.exit_code, 2);
-  EXPECT_THAT(jobs.console, HasSubstr("--jobs: expected an integer >= 1, got 'zero'"));
-  CommandRun points = Bisect({"--good", "v03", "--bad", "v11", "--points", "nothing/*", "--out", out});
-  EXPECT_EQ(points.exit_code, 2);
-  EXPECT_THAT(points.console, HasSubstr("--points: 'nothing/*' matches no point of "));
+  ExpectRefused(Bisect({"--good", "v99", "--bad", "v11", "--out", out}),
+                "--good: 'v99' is not a version of axis 'version' (versions: v00, v01, ");
+  ExpectRefused(Bisect({"--good", "v09", "--bad", "v03", "--out", out}),
+                "--good: 'v09' must come before --bad 'v03' in the version order");
+  ExpectRefused(Bisect({"--good", "v03", "--bad", "v11", "--hunt-signature", "([", "--out", out}),
+                "--hunt-signature: bad regex '(['");
+  ExpectRefused(Bisect({"--good", "v03", "--bad", "v11", "--jobs", "zero", "--out", out}),
+                "--jobs: expected an integer >= 1, got 'zero'");
+  ExpectRefused(Bisect({"--good", "v03", "--bad", "v11", "--points", "nothing/*", "--out", out}),
+                "--points: 'nothing/*' matches no point of ");
   EXPECT_FALSE(std::filesystem::exists(out));
 
   // A bad matrix: file:line:col and the key.
@@ -342,14 +341,12 @@ TEST(MinimizeE2eTest, FindsTheOneVariableThatFlipsTheResultAndItsReproReproduces
 
 TEST(MinimizeE2eTest, BadInputExitsTwoAndWritesNothing) {
   const std::string out = FreshDir("minimize_bad");
-  CommandRun same = Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on,proto=ll", "--passing",
-                                        "cumem=on,proto=ll", "--out", out});
-  EXPECT_EQ(same.exit_code, 2) << same.console;
-  EXPECT_THAT(same.console, HasSubstr("set the same environment; there is nothing to minimize"));
-  CommandRun many = Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on", "--passing",
-                                        "cumem=off,proto=simple", "--out", out});
-  EXPECT_EQ(many.exit_code, 2) << many.console;
-  EXPECT_THAT(many.console, HasSubstr("--failing: 'cumem=on' matches 2 cells"));
+  ExpectRefused(Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on,proto=ll", "--passing",
+                                   "cumem=on,proto=ll", "--out", out}),
+                "set the same environment; there is nothing to minimize");
+  ExpectRefused(Driver("minimize", {kMinimizeMatrix, "--failing", "cumem=on", "--passing",
+                                   "cumem=off,proto=simple", "--out", out}),
+                "--failing: 'cumem=on' matches 2 cells");
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
@@ -376,12 +373,10 @@ TEST(ReproE2eTest, SweepReproScriptFailsInTheFailingArmAndPassesInTheWorkaround)
   ExpectReproduces(script_path, arms);
 
   // Bad input: a point that never failed, a directory that holds no results.
-  CommandRun unknown = Driver("repro", {out, "nothing/here"});
-  EXPECT_EQ(unknown.exit_code, 2);
-  EXPECT_THAT(unknown.console, HasSubstr("POINT: no record of 'nothing/here' in " + out + "/records.jsonl"));
-  CommandRun nodir = Driver("repro", {out + "/no_such_dir", kProbePoint});
-  EXPECT_EQ(nodir.exit_code, 2);
-  EXPECT_THAT(nodir.console, HasSubstr("not a results directory (no such directory)"));
+  ExpectRefused(Driver("repro", {out, "nothing/here"}),
+                "POINT: no record of 'nothing/here' in " + out + "/records.jsonl");
+  ExpectRefused(Driver("repro", {out + "/no_such_dir", kProbePoint}),
+                "not a results directory (no such directory)");
 }
 
 }  // namespace
