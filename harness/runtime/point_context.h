@@ -9,6 +9,7 @@
 #include <string>
 #include <utility>
 
+#include "absl/status/statusor.h"
 #include "harness/core/point.h"
 #include "harness/core/registry.h"
 
@@ -45,6 +46,11 @@ class PointContext {
   // ("exchange", "send/recv", 4096): a timeout's divergence line shows it ("exchange #17
   // (send/recv 4 KiB)"). `operation` must have static storage duration too.
   void SetStep(const char* step, const char* operation, int64_t bytes);
+
+  // Whether `failed` holds on any rank of comm() (every rank calls it: a collective), so that
+  // all ranks skip a phase of collectives together instead of the good ones waiting for the
+  // bad ones. An MPI failure is an error naming it.
+  absl::StatusOr<bool> AnyRankFailed(bool failed) const;
 
   // The job's results directory (--out); "" when the runner has none (kind exec keeps its
   // per-rank logs under it).

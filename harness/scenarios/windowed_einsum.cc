@@ -375,12 +375,9 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
   out.metrics.push_back({"checked_elements", static_cast<double>(variant.size()), "count"});
   // Every rank learns whether any failed, so that all of them skip the timing collectives
   // together instead of the good ones waiting for the bad ones.
-  int any_failed = out.outcome == Outcome::kPass ? 0 : 1;
-  if (int rc = MPI_Allreduce(MPI_IN_PLACE, &any_failed, 1, MPI_INT, MPI_MAX, ctx.comm());
-      rc != MPI_SUCCESS) {
-    return error(absl::InternalError(MpiErrorSignature(rc)));
-  }
-  if (any_failed != 0) return out;
+  absl::StatusOr<bool> any_failed = ctx.AnyRankFailed(out.outcome != Outcome::kPass);
+  if (!any_failed.ok()) return error(any_failed.status());
+  if (*any_failed) return out;
 
   // Timing: steady clock around whole runs after warm-up (host numbers say nothing about GPU
   // overlap; they keep the host path honest and comparable between variants).

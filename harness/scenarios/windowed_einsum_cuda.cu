@@ -736,12 +736,9 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
   out.metrics.push_back({"reference_max_rel_error", reference_max_rel_error, "ratio"});
   // Every rank learns whether any rank failed, so that all skip the timing collectives together
   // instead of the good ones waiting in NCCL for the bad ones.
-  int any_bad = out.outcome == Outcome::kPass ? 0 : 1;
-  if (int rc = MPI_Allreduce(MPI_IN_PLACE, &any_bad, 1, MPI_INT, MPI_MAX, ctx.comm());
-      rc != MPI_SUCCESS) {
-    return error(absl::InternalError(MpiErrorSignature(rc)));
-  }
-  if (any_bad != 0) return out;
+  absl::StatusOr<bool> any_bad = ctx.AnyRankFailed(out.outcome != Outcome::kPass);
+  if (!any_bad.ok()) return error(any_bad.status());
+  if (*any_bad) return out;
 
   // Timing: the variant, monolithic, and the variant's GEMMs alone and communication alone.
   ctx.SetStep("timing");
