@@ -161,6 +161,19 @@ inline std::vector<Record> RecordsOf(const std::vector<Record>& records, const s
   return kept;
 }
 
+// The records of the planted-fault scenario `scenario` in the run: `count` of them, each a
+// failure that met its expectation (all checked here).
+inline std::vector<Record> ExpectedFailuresOf(const HarnessRun& run, const std::string& scenario,
+                                              size_t count) {
+  std::vector<Record> records = RecordsOf(ReadRecords(run), scenario);
+  EXPECT_EQ(records.size(), count) << run.console;
+  for (const Record& record : records) {
+    EXPECT_EQ(record.result.outcome, Outcome::kFail) << record.point;
+    EXPECT_TRUE(record.matched) << record.point;
+  }
+  return records;
+}
+
 // `record` passed and met its expectation on exactly `np` ranks, listed in rank order, each a
 // pass without a mismatch. Callers wrap it in ASSERT_NO_FATAL_FAILURE and check the rest of
 // each rank themselves.
