@@ -42,18 +42,13 @@ night night1 n03 0
 night night2 n08 1
 night night3 n08 1
 
-python3 - "$root" <<'PY' || failures=$((failures + 1))
+python3 - "$root" "$src" <<'PY' || failures=$((failures + 1))
 import json, os, sys
 root = sys.argv[1]
-failures = []
-def check(cond, msg):
-    if not cond: failures.append(msg)
-def load(*parts):
-    path = os.path.join(root, *parts)
-    try:
-        with open(path) as f: return json.load(f) if path.endswith(".json") else f.read()
-    except (OSError, ValueError) as e:
-        failures.append(f"{path}: {e}"); return None
+sys.path.insert(0, os.path.join(sys.argv[2], "tests", "common"))
+from results_checks import ResultsChecks
+checks = ResultsChecks(root)
+check, load = checks.check, checks.load
 
 p2p = "ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=2"
 put = "ring_shift/bytes=4K/dtype=i32/transport=mpi_put/np=2"
@@ -93,8 +88,7 @@ check("(bisected on an earlier night)" in (load("nights", "night3", "summary.md"
 check(os.readlink(os.path.join(root, "last-good")) == "nights/night1", f"last-good -> {os.readlink(os.path.join(root, 'last-good'))}")
 check(os.readlink(os.path.join(root, "last-night")) == "nights/night3", f"last-night -> {os.readlink(os.path.join(root, 'last-night'))}")
 
-for f in failures: print("FAIL:", f)
-if failures: sys.exit(1)
+checks.finish()
 print("PASS: night1 baseline, night2 regression bisected to n06 (planted), night3 not re-bisected")
 PY
 # The history database the nights were ingested into.
