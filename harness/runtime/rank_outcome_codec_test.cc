@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/testdata/error_cases.h"
+#include "harness/core/testdata/full_record.h"
 
 namespace gh {
 namespace {
@@ -16,14 +17,9 @@ namespace {
 using ::testing::HasSubstr;
 
 RankOutcome FailingRank() {
-  RankOutcome rank;
-  rank.rank = 3;
-  rank.host = "node-\"7\"";
-  rank.device = 2;
-  rank.outcome = Outcome::kFail;
+  RankOutcome rank = testing::WrongDataRank(
+      3, "node-\"7\"", 2, Mismatch{1, 1024, 512, "1.5 (0x3fc00000)", "1.50000012 (0x3fc00001)"});
   rank.signature = "1 of 1024 elements wrong, first at 512";
-  rank.step = "verify";
-  rank.mismatch = Mismatch{1, 1024, 512, "1.5 (0x3fc00000)", "1.50000012 (0x3fc00001)"};
   rank.metrics = {{"time_median_us", 12.25, "us"}, {"bandwidth_GBps", 0.5, "GB/s"}};
   return rank;
 }

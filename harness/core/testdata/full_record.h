@@ -5,9 +5,25 @@
 #ifndef GPUHARNESS_CORE_TESTDATA_FULL_RECORD_H_
 #define GPUHARNESS_CORE_TESTDATA_FULL_RECORD_H_
 
+#include <string>
+#include <utility>
+
 #include "harness/core/record.h"
 
 namespace gh::testing {
+
+// A rank whose verify step found wrong data: `mismatch` and what a wrong-data rank always
+// carries, nothing else.
+inline RankOutcome WrongDataRank(int rank, std::string host, int device, Mismatch mismatch) {
+  RankOutcome r;
+  r.rank = rank;
+  r.host = std::move(host);
+  r.device = device;
+  r.outcome = Outcome::kFail;
+  r.step = "verify";
+  r.mismatch = std::move(mismatch);
+  return r;
+}
 
 inline Record FullRecord() {
   Record r;
@@ -27,14 +43,7 @@ inline Record FullRecord() {
   r0.host = "node-a";
   r0.device = 0;
   r0.metrics = {{"time_median_us", 15.9, "us"}, {"bandwidth_GBps", 65.95, "GB/s"}};
-  RankOutcome r1;
-  r1.rank = 1;
-  r1.host = "node-a";
-  r1.device = 1;
-  r1.outcome = Outcome::kFail;
-  r1.step = "verify";
-  r1.mismatch = Mismatch{3, 524288, 17, "1.5", "0"};
-  r.result.ranks = {r0, r1};
+  r.result.ranks = {r0, WrongDataRank(1, "node-a", 1, Mismatch{3, 524288, 17, "1.5", "0"})};
   r.result.metrics = r0.metrics;
   r.expected.outcome = Outcome::kError;
   r.expected.signature_regex = "Cuda failure [0-9]+";
