@@ -112,7 +112,7 @@ MetricChange CompareProcessSamples(const ProcessSamples& before, const ProcessSa
   MetricChange change;
   change.metric = now.name;
   change.unit = now.unit;
-  change.higher_is_better = HigherIsBetter(Metric{now.name, 0, now.unit, {}});
+  change.higher_is_better = options.higher_is_better.value_or(HigherIsBetter(Metric{now.name, 0, now.unit, {}}));
   const std::vector<double> before_all = Pooled(before.processes), now_all = Pooled(now.processes);
   change.baseline_samples = static_cast<int>(before_all.size());
   change.now_samples = static_cast<int>(now_all.size());

@@ -36,6 +36,9 @@ struct PerfOptions {
   // Processes per side the defaults need (docs/performance.md); the verdict text says when a
   // side has fewer.
   int recommended_processes = 3;
+  // Whether a larger value is better, when the caller knows it otherwise than by the unit (the
+  // perf bisect's --direction); unset: HigherIsBetter(metric).
+  std::optional<bool> higher_is_better;
   bool warn_only = false;      // perf regressions are reported but leave the exit status alone
 };
 
