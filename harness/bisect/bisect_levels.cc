@@ -126,14 +126,9 @@ absl::StatusOr<driver::MatrixAxis> ReadRefineAxis(const RefineSpec& spec, const 
   axis.name = spec.name;
   axis.is_version = true;
   axis.loc = map.Loc();
-  absl::Status st = driver::ReadVersionProvider(map, spec.provider, std::string(absl::StripSuffix(matrix_dir, "/")),
-                                                list_runner, &axis);
-  if (absl::IsInvalidArgument(st)) {
-    // The provider names its keys versions.<provider>; here they stand under versions.refine.
-    return absl::InvalidArgumentError(absl::StrReplaceAll(
-        st.message(), {{absl::StrCat("versions.", spec.provider), absl::StrCat("versions.refine.", spec.provider)}}));
-  }
-  GH_RETURN_IF_ERROR(st);
+  // The provider names its keys under the map's own path: versions.refine.<provider>.
+  GH_RETURN_IF_ERROR(driver::ReadVersionProvider(map, spec.provider, std::string(absl::StripSuffix(matrix_dir, "/")),
+                                                 list_runner, &axis));
   if (axis.values.size() < 2) {
     std::vector<std::string> labels;
     for (const driver::AxisValue& v : axis.values) labels.push_back(v.label);

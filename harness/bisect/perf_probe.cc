@@ -1,34 +1,45 @@
 #include "harness/bisect/perf_probe.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "harness/core/perf_statistics.h"
+#include "harness/core/perf_comparison.h"
 
 namespace gh {
 namespace {
 
-struct Worse {
-  double point = 0, low = 0, high = 0;
-  bool ok = false;
-};
-
-// How much worse `now` is than `before` (fraction), with its interval.
-Worse WorseThan(const std::vector<double>& before, const std::vector<double>& now, bool lower_is_worse,
-                double confidence) {
-  RatioInterval r = BootstrapMedianRatio(now, before, confidence);
-  if (!std::isfinite(r.ratio) || !std::isfinite(r.low) || !std::isfinite(r.high)) return {};
-  if (lower_is_worse) return {1 - r.ratio, 1 - r.high, 1 - r.low, true};
-  return {r.ratio - 1, r.low - 1, r.high - 1, true};
+// `now` against `before` exactly as a baseline comparison tests them: on the process level with
+// 3 processes or more in all (the perf bisect's min_trials is 3), at the hunt's level.
+MetricChange CompareVersions(const PerfHunt& hunt, bool lower_is_worse, const ProcessSamplesOf& before,
+                             const ProcessSamplesOf& now) {
+  PerfOptions options;
+  options.threshold = hunt.threshold;
+  options.process_significance = hunt.significance;
+  options.higher_is_better = lower_is_worse;  // a lower value worse: a higher one better
+  return CompareProcessSamples(ProcessSamples{hunt.metric, "", before, -1, {}},
+                               ProcessSamples{hunt.metric, "", now, -1, {}},
+                               options);
 }
 
-std::string Describe(const PerfHunt& hunt, const Worse& w, double confidence, const char* than) {
-  const char* word = w.point >= 0 ? "slower" : "faster";
-  const double sign = w.point >= 0 ? 1 : -1;
-  const double a = sign > 0 ? w.low : -w.high, b = sign > 0 ? w.high : -w.low;
-  return absl::StrFormat("%s %s by %.1f %% (%g %% CI %.1f\u2013%.1f %%) than %s", hunt.metric, word,
-                         sign * w.point * 100, confidence * 100, a * 100, b * 100, than);
+bool HasSamples(const ProcessSamplesOf& processes) {
+  for (const std::vector<double>& samples : processes) {
+    if (!samples.empty()) return true;
+  }
+  return false;
+}
+
+// "time_median_us slower by 9.8 % (99 % CI 7.1–12.6 %; 3 vs 3 processes) than the good end".
+std::string Describe(const std::string& metric, const MetricChange& c, const char* than) {
+  const char* word = c.worse >= 0 ? "slower" : "faster";
+  const double sign = c.worse >= 0 ? 1 : -1;
+  const double a = sign > 0 ? c.worse_low : -c.worse_high, b = sign > 0 ? c.worse_high : -c.worse_low;
+  const std::string processes =
+      c.process_level() ? absl::StrCat(c.now_processes, " vs ", c.baseline_processes, " processes")
+                        : std::string("1 vs 1 process, on the iterations");
+  return absl::StrFormat("%s %s by %.1f %% (%g %% CI %.1f\u2013%.1f %%; %s) than %s", metric, word,
+                         sign * c.worse * 100, c.confidence * 100, a * 100, b * 100, processes, than);
 }
 
 }  // namespace
@@ -40,43 +51,48 @@ absl::StatusOr<bool> ParseDirection(std::string_view text) {
                                                  std::string(text), "'"));
 }
 
-PerfJudgement JudgeBadEnd(const PerfHunt& hunt, bool lower_is_worse, const std::vector<double>& good,
-                          const std::vector<double>& bad) {
+PerfJudgement JudgeBadEnd(const PerfHunt& hunt, bool lower_is_worse, const ProcessSamplesOf& good,
+                          const ProcessSamplesOf& bad, bool at_cap) {
   PerfJudgement out;
-  const double confidence = 1 - hunt.significance;
-  Worse w = WorseThan(good, bad, lower_is_worse, confidence);
   out.verdict = PerfClass::kLikeGood;
-  if (!w.ok) {
+  if (!HasSamples(good) || !HasSamples(bad)) {
     out.text = absl::StrCat(hunt.metric, ": no samples to compare");
     return out;
   }
-  out.worse = w.point;
-  out.worse_low = w.low;
-  out.worse_high = w.high;
-  out.split = w.point / 2;
-  out.text = Describe(hunt, w, confidence, "the good end");
-  const bool significant = MannWhitneyU(bad, good).p_value < hunt.significance;
-  if (significant && w.low > 0 && w.point >= hunt.threshold) out.verdict = PerfClass::kLikeBad;
+  const MetricChange c = CompareVersions(hunt, lower_is_worse, good, bad);
+  out.worse = c.worse;
+  out.worse_low = c.worse_low;
+  out.worse_high = c.worse_high;
+  out.split = c.worse / 2;
+  out.text = Describe(hunt.metric, c, "the good end");
+  if (c.verdict == PerfVerdict::kSlower && c.worse >= hunt.threshold) {
+    out.verdict = PerfClass::kLikeBad;
+  } else if (c.worse_high < hunt.threshold) {
+    out.verdict = PerfClass::kLikeGood;  // a change of the threshold's size is ruled out
+  } else if (at_cap) {
+    absl::StrAppend(&out.text, " (decided at the cap)");
+  } else {
+    out.verdict = PerfClass::kUndecided;
+  }
   return out;
 }
 
-PerfJudgement JudgeProbe(const PerfHunt& hunt, bool lower_is_worse, const std::vector<double>& good,
-                         const std::vector<double>& bad, const std::vector<double>& probe, bool at_cap) {
-  const double confidence = 1 - hunt.significance;
+PerfJudgement JudgeProbe(const PerfHunt& hunt, bool lower_is_worse, const ProcessSamplesOf& good,
+                         const ProcessSamplesOf& bad, const ProcessSamplesOf& probe, bool at_cap) {
   PerfJudgement out;
-  out.split = WorseThan(good, bad, lower_is_worse, confidence).point / 2;
-  Worse w = WorseThan(good, probe, lower_is_worse, confidence);
-  if (!w.ok) return out;
-  out.worse = w.point;
-  out.worse_low = w.low;
-  out.worse_high = w.high;
-  out.text = Describe(hunt, w, confidence, "the good end");
-  if (w.low > out.split) {
+  if (!HasSamples(good) || !HasSamples(bad) || !HasSamples(probe)) return out;
+  out.split = CompareVersions(hunt, lower_is_worse, good, bad).worse / 2;
+  const MetricChange c = CompareVersions(hunt, lower_is_worse, good, probe);
+  out.worse = c.worse;
+  out.worse_low = c.worse_low;
+  out.worse_high = c.worse_high;
+  out.text = Describe(hunt.metric, c, "the good end");
+  if (c.worse_low > out.split) {
     out.verdict = PerfClass::kLikeBad;
-  } else if (w.high < out.split) {
+  } else if (c.worse_high < out.split) {
     out.verdict = PerfClass::kLikeGood;
   } else if (at_cap) {
-    out.verdict = w.point > out.split ? PerfClass::kLikeBad : PerfClass::kLikeGood;
+    out.verdict = c.worse > out.split ? PerfClass::kLikeBad : PerfClass::kLikeGood;
     absl::StrAppend(&out.text, " (decided at the cap)");
   }
   return out;
@@ -84,7 +100,7 @@ PerfJudgement JudgeProbe(const PerfHunt& hunt, bool lower_is_worse, const std::v
 
 bool PerfTrialRunner::LowerIsWorse() const {
   if (hunt_.lower_is_worse.has_value()) return *hunt_.lower_is_worse;
-  return !(unit_ == "us" || unit_ == "ms" || unit_ == "s" || unit_ == "ns");
+  return HigherIsBetter(Metric{hunt_.metric, 0, unit_, {}});
 }
 
 absl::Status PerfTrialRunner::MeasureMore(const std::vector<int>& versions) {
@@ -115,23 +131,29 @@ absl::Status PerfTrialRunner::MeasureMore(const std::vector<int>& versions) {
       continue;
     }
     if (unit_.empty()) unit_ = metric->unit;
-    m.samples.insert(m.samples.end(), metric->samples.begin(), metric->samples.end());
+    m.processes.push_back(metric->samples);
   }
   return absl::OkStatus();
 }
 
 absl::Status PerfTrialRunner::EnsureEnds() {
-  std::vector<int> need;
-  for (int end : {good_, bad_}) {
-    const Measured& m = measured_[end];
-    if (!m.failed.has_value() && m.trials < hunt_.min_trials) need.push_back(end);
-  }
-  while (!need.empty()) {
+  auto failed = [&] { return measured_[good_].failed.has_value() || measured_[bad_].failed.has_value(); };
+  while (!bad_end_.has_value() && !failed()) {
+    std::vector<int> need;
+    const int target = std::max(hunt_.min_trials, std::max(measured_[good_].trials, measured_[bad_].trials));
+    for (int end : {good_, bad_}) {
+      if (measured_[end].trials < target) need.push_back(end);
+    }
+    if (need.empty()) {  // both ends at the same count: judge, or one more process each
+      const bool at_cap = target >= hunt_.max_trials;
+      PerfJudgement j = JudgeBadEnd(hunt_, LowerIsWorse(), measured_[good_].processes, measured_[bad_].processes, at_cap);
+      if (j.verdict != PerfClass::kUndecided) {
+        bad_end_ = j;
+        break;
+      }
+      need = {good_, bad_};
+    }
     if (absl::Status s = MeasureMore(need); !s.ok()) return s;
-    std::erase_if(need, [&](int end) {
-      const Measured& m = measured_[end];
-      return m.failed.has_value() || m.trials >= hunt_.min_trials;
-    });
   }
   return absl::OkStatus();
 }
@@ -148,7 +170,7 @@ absl::StatusOr<std::vector<TrialResult>> PerfTrialRunner::RunTrials(const std::v
     t.detail = measured_[v].first_dir;
     if (like_bad) {
       t.outcome = Outcome::kFail;
-      t.signature = absl::StrCat("perf regression: ", text, ", ", measured_[v].trials, " trials");
+      t.signature = absl::StrCat("perf regression: ", text);
     }
     decided[v] = t;
   };
@@ -162,7 +184,7 @@ absl::StatusOr<std::vector<TrialResult>> PerfTrialRunner::RunTrials(const std::v
     } else if (r.version == good_) {
       finish(good_, false, "");
     } else if (r.version == bad_) {
-      PerfJudgement j = JudgeBadEnd(hunt_, LowerIsWorse(), good.samples, bad.samples);
+      const PerfJudgement& j = *bad_end_;
       finish(bad_, j.verdict == PerfClass::kLikeBad, j.text);
       if (j.verdict != PerfClass::kLikeBad) {
         decided[bad_].outcome = Outcome::kPass;
@@ -181,7 +203,7 @@ absl::StatusOr<std::vector<TrialResult>> PerfTrialRunner::RunTrials(const std::v
         return true;
       }
       if (m.trials < hunt_.min_trials) return false;
-      PerfJudgement j = JudgeProbe(hunt_, LowerIsWorse(), good.samples, bad.samples, m.samples,
+      PerfJudgement j = JudgeProbe(hunt_, LowerIsWorse(), good.processes, bad.processes, m.processes,
                                    m.trials >= hunt_.max_trials);
       if (j.verdict == PerfClass::kUndecided) return false;
       finish(v, j.verdict == PerfClass::kLikeBad, j.text);

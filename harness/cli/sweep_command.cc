@@ -1,5 +1,5 @@
 // `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--filter GLOB] [--rerun-failed |
-// --fresh] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
+// --fresh] [--processes N] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
 // into DIR and ends with the FAILED lines, the headline and the cell counts.
 #include <cstdio>
 #include <optional>
@@ -65,6 +65,10 @@ int SweepCommand(int argc, char** argv) {
             "rerun only the points of DIR's done cells whose last result was an\n"
             "unmet expectation or a regression against --baseline; keep the rest")
       .Bool("--fresh", &options.fresh, "start over: remove what an earlier sweep left in DIR first")
+      .Int("--processes", kCountValue, 1, &options.processes,
+           "run each cell's jobs N times, each time in new processes, process k of\n"
+           "every cell before process k+1 of any; a baseline comparison then tests\n"
+           "the processes' medians (default 1; a cell is done when all N ran)")
       .Duration("--heartbeat", &options.heartbeat,
                 "off a terminal, a progress line at least this often (default 60s)")
       .Bool("-v, --verbose", &verbose, "also list every point that met its expectation (PASSED, ...)")

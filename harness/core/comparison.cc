@@ -238,7 +238,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     if (point.nccl_inspector.empty()) point.nccl_inspector = record.nccl_inspector;
     if (outcome == Outcome::kPass) {
       ++point.passed;
-      AddTrialSamples(record.result.metrics, record.trial, point.perf_samples);
+      AddTrialSamples(record.result.metrics, record.trial, record.process, point.perf_samples);
       auto& values = metric_values[it->second];
       for (const Metric& metric : record.result.metrics) {
         auto found = std::find_if(values.begin(), values.end(),

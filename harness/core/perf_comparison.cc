@@ -112,7 +112,7 @@ MetricChange CompareProcessSamples(const ProcessSamples& before, const ProcessSa
   MetricChange change;
   change.metric = now.name;
   change.unit = now.unit;
-  change.higher_is_better = HigherIsBetter(Metric{now.name, 0, now.unit, {}});
+  change.higher_is_better = options.higher_is_better.value_or(HigherIsBetter(Metric{now.name, 0, now.unit, {}}));
   const std::vector<double> before_all = Pooled(before.processes), now_all = Pooled(now.processes);
   change.baseline_samples = static_cast<int>(before_all.size());
   change.now_samples = static_cast<int>(now_all.size());
@@ -156,7 +156,7 @@ MetricChange CompareProcessSamples(const ProcessSamples& before, const ProcessSa
 
 namespace {
 ProcessSamples OneProcess(const Metric& metric) {
-  return ProcessSamples{metric.name, metric.unit, {metric.samples}, 0};
+  return ProcessSamples{metric.name, metric.unit, {metric.samples}, 0, {}};
 }
 }  // namespace
 
@@ -164,16 +164,25 @@ MetricChange CompareMetricSamples(const Metric& before, const Metric& now, const
   return CompareProcessSamples(OneProcess(before), OneProcess(now), options);
 }
 
-void AddTrialSamples(const std::vector<Metric>& metrics, int trial, std::vector<ProcessSamples>& into) {
+void AddTrialSamples(const std::vector<Metric>& metrics, int trial, std::optional<int> process,
+                     std::vector<ProcessSamples>& into) {
   for (const Metric& metric : metrics) {
     if (metric.samples.empty()) continue;
     auto found = std::find_if(into.begin(), into.end(), [&](const ProcessSamples& m) { return m.name == metric.name; });
     if (found == into.end()) {
-      into.push_back(ProcessSamples{metric.name, metric.unit, {}, -1});
+      into.push_back(ProcessSamples{metric.name, metric.unit, {}, -1, {}});
       found = into.end() - 1;
     }
-    if (found->processes.empty() || trial <= found->last_trial) found->processes.emplace_back();
-    found->processes.back().insert(found->processes.back().end(), metric.samples.begin(), metric.samples.end());
+    std::vector<double>* samples = nullptr;
+    if (process.has_value()) {
+      auto [slot, added] = found->by_process.try_emplace(*process, found->processes.size());
+      if (added) found->processes.emplace_back();
+      samples = &found->processes[slot->second];
+    } else {
+      if (found->processes.empty() || trial <= found->last_trial) found->processes.emplace_back();
+      samples = &found->processes.back();
+    }
+    samples->insert(samples->end(), metric.samples.begin(), metric.samples.end());
     found->last_trial = trial;
   }
 }

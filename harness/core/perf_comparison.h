@@ -13,6 +13,8 @@
 #ifndef GPUHARNESS_CORE_PERF_COMPARISON_H_
 #define GPUHARNESS_CORE_PERF_COMPARISON_H_
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct PerfOptions {
   // Processes per side the defaults need (docs/performance.md); the verdict text says when a
   // side has fewer.
   int recommended_processes = 3;
+  // Whether a larger value is better, when the caller knows it otherwise than by the unit (the
+  // perf bisect's --direction); unset: HigherIsBetter(metric).
+  std::optional<bool> higher_is_better;
   bool warn_only = false;      // perf regressions are reported but leave the exit status alone
 };
 
@@ -82,13 +87,18 @@ struct ProcessSamples {
   std::string unit;
   std::vector<std::vector<double>> processes;
   int last_trial = -1;  // the trial index of the last samples added
+  // Record::process -> index into `processes`, for records that say their process.
+  std::map<int, size_t> by_process;
 };
 
-// Adds the samples of trial `trial` (Record::trial) of a key. A trial index that does not
-// follow the previous one of its metric starts a new process: one job numbers its trials of a
-// point 0, 1, ..., so records.jsonl files of separate runs, one after the other, are separate
-// processes. (Trials that one run isolated in processes of their own count as one process.)
-void AddTrialSamples(const std::vector<Metric>& metrics, int trial, std::vector<ProcessSamples>& into);
+// Adds the samples of trial `trial` (Record::trial) of a key, measured by process `process`
+// (Record::process). A record that names its process joins that process's samples. One that
+// does not (a cell run once, older records) starts a new process when its trial index does not
+// follow the previous one of its metric: one job numbers its trials of a point 0, 1, ..., so
+// records.jsonl files of separate runs, one after the other, are separate processes. (Trials
+// that one run isolated in processes of their own count as one process.)
+void AddTrialSamples(const std::vector<Metric>& metrics, int trial, std::optional<int> process,
+                     std::vector<ProcessSamples>& into);
 
 // The change from `before` to `now` of one metric from their samples; both must have samples.
 MetricChange CompareProcessSamples(const ProcessSamples& before, const ProcessSamples& now,

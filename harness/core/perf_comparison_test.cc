@@ -114,15 +114,37 @@ TEST(PerfComparisonTest, ProcessesAtDifferentLevelsAreNoiseNotAChange) {
 
 TEST(PerfComparisonTest, ATrialIndexThatDoesNotFollowStartsANewProcess) {
   std::vector<ProcessSamples> samples;
-  for (int trial : {0, 1, 2}) AddTrialSamples({Time(10, 4)}, trial, samples);  // one run, 3 trials
-  for (int trial : {0, 2}) AddTrialSamples({Time(10, 4)}, trial, samples);     // a second (trial 1 failed)
-  AddTrialSamples({Time(10, 4), {"iterations", 4, "count", {}}}, 0, samples);  // a third
+  for (int trial : {0, 1, 2}) AddTrialSamples({Time(10, 4)}, trial, std::nullopt, samples);  // one run, 3 trials
+  for (int trial : {0, 2}) AddTrialSamples({Time(10, 4)}, trial, std::nullopt, samples);  // a second (trial 1 failed)
+  AddTrialSamples({Time(10, 4), {"iterations", 4, "count", {}}}, 0, std::nullopt, samples);  // a third
   ASSERT_EQ(samples.size(), 1u);  // metrics without samples are left out
   EXPECT_EQ(samples[0].name, "time_median_us");
   ASSERT_EQ(samples[0].processes.size(), 3u);
   EXPECT_EQ(samples[0].processes[0].size(), 12u);
   EXPECT_EQ(samples[0].processes[1].size(), 8u);
   EXPECT_EQ(samples[0].processes[2].size(), 4u);
+}
+
+// `sweep --processes N` records say their process: process 0 passed only its trial 0 and
+// process 1 only its trial 1, which the trial-restart rule would take for one process; records
+// read back in another order still group by process.
+TEST(PerfComparisonTest, RecordsThatNameTheirProcessGroupByIt) {
+  std::vector<ProcessSamples> samples;
+  AddTrialSamples({Time(10, 4)}, 0, 0, samples);
+  AddTrialSamples({Time(20, 3)}, 1, 1, samples);
+  AddTrialSamples({Time(30, 2)}, 0, 2, samples);
+  AddTrialSamples({Time(40, 1)}, 1, 0, samples);  // process 0 again, after process 2
+  ASSERT_EQ(samples.size(), 1u);
+  ASSERT_EQ(samples[0].processes.size(), 3u);
+  EXPECT_EQ(samples[0].processes[0].size(), 5u);  // 4 + 1
+  EXPECT_EQ(samples[0].processes[0].back(), Time(40, 1).samples[0]);
+  EXPECT_EQ(samples[0].processes[1].size(), 3u);
+  EXPECT_EQ(samples[0].processes[2].size(), 2u);
+  // The same records without their process: trial 0 then 1 reads as one process.
+  std::vector<ProcessSamples> unnamed;
+  AddTrialSamples({Time(10, 4)}, 0, std::nullopt, unnamed);
+  AddTrialSamples({Time(20, 3)}, 1, std::nullopt, unnamed);
+  EXPECT_EQ(unnamed[0].processes.size(), 1u);
 }
 
 TEST(PerfComparisonTest, FewNoisySamplesAreNotEnoughEvidence) {

@@ -302,6 +302,7 @@ json RecordToJson(const Record& record) {
     out["timing"] = {{"warmup", record.warmup}, {"iterations", record.iterations}};
   }
   if (record.not_run) out["not_run"] = true;
+  if (record.process.has_value()) out["process"] = *record.process;
   if (!record.result.hang.empty()) out["hang"] = HangToJson(record.result.hang);
   if (!record.nccl_inspector.empty()) out["nccl_inspector"] = InspectorViewToJson(record.nccl_inspector);
   if (record.trials > 1) {
@@ -340,6 +341,12 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   GH_RETURN_IF_ERROR(f.Integer("nranks", &record.nranks));
   GH_RETURN_IF_ERROR(f.Integer("trial", &record.trial));
   GH_RETURN_IF_ERROR(f.Integer("trials", &record.trials));
+  if (f.Find("process") != nullptr) {
+    int process = 0;
+    GH_RETURN_IF_ERROR(f.Integer("process", &process));
+    if (process < 0) return f.Error("process", absl::StrCat("expected 0 or more, got ", process));
+    record.process = process;
+  }
   if (const json* verdict = f.Find("verdict")) {
     if (verdict->is_string() && verdict->get<std::string>() == "any_failure") {
       record.verdict = TrialVerdictRule{};

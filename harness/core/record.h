@@ -4,6 +4,7 @@
 #define GPUHARNESS_CORE_RECORD_H_
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct Record {
   int nranks = 1;
   int trial = 0;               // 0-based
   int trials = 1;
+  // Which of the cell's processes measured it (`sweep --processes N`, N > 1: 0..N-1, each its
+  // own job, one after another). Unset (not written) when the cell ran once: records of one
+  // job then tell their processes apart only by restarting trial numbers.
+  std::optional<int> process;
   // How the point's trials add up to its result (written only when trials > 1; YAML's form:
   // "any_failure" or {"failure_rate_above": 0.2}).
   TrialVerdictRule verdict;
@@ -66,7 +71,7 @@ struct Record {
 // facts' (nranks falls back to the point's); its expectation is the first rule of
 // `spec.expect` whose conditions hold for the point in those facts; trials, verdict rule and
 // description are the spec's. The result is a pass until SetResult; started_at, duration_s,
-// not_run and cell are the caller's to fill.
+// not_run, cell and process are the caller's to fill.
 Record MakeRecord(const ScenarioSpec& spec, const std::string& file, const Point& point,
                   int trial, const EnvironmentFacts& facts);
 

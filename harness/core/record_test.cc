@@ -72,6 +72,7 @@ void ExpectSameRecord(const Record& a, const Record& b) {
   EXPECT_EQ(a.started_at, b.started_at);
   EXPECT_EQ(a.duration_s, b.duration_s);
   EXPECT_EQ(a.cell, b.cell);
+  EXPECT_EQ(a.process, b.process);
 }
 
 TEST(RecordJsonTest, ExactRoundTripThroughText) {
@@ -133,6 +134,27 @@ TEST(RecordJsonTest, NotRunIsWrittenOnlyWhenTrueAndReadsBack) {
   EXPECT_TRUE(back->not_run);
   j["not_run"] = "yes";
   EXPECT_FALSE(RecordFromJson(j).ok());
+}
+
+// `sweep --processes N`: the process index is written only when set, so records of a cell run
+// once read and write back as before.
+TEST(RecordJsonTest, TheProcessIsWrittenOnlyWhenSetAndReadsBack) {
+  Record record = FullRecord();
+  EXPECT_FALSE(RecordToJson(record).contains("process"));
+  EXPECT_FALSE(RecordFromJson(RecordToJson(record))->process.has_value());
+  record.process = 0;
+  nlohmann::json j = RecordToJson(record);
+  EXPECT_EQ(j["process"], 0);
+  record.process = 2;
+  j = RecordToJson(record);
+  EXPECT_EQ(j["process"], 2);
+  absl::StatusOr<Record> back = RecordFromJson(j);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->process, 2);
+  j["process"] = "two";
+  EXPECT_EQ(RecordFromJson(j).status().message(), "process: expected an integer");
+  j["process"] = -1;
+  EXPECT_EQ(RecordFromJson(j).status().message(), "process: expected 0 or more, got -1");
 }
 
 TEST(RecordJsonTest, NonFiniteMetricsBecomeNullAndReadBackAsNaN) {

@@ -80,6 +80,13 @@ struct ActiveCell {
   // Node mode: 2 and up when a node died under an earlier attempt (retry_of says where).
   int attempt = 1;
   nlohmann::json retry_of;
+  // --processes N: which process of the cell this is (0..N-1), the directory its jobs run in
+  // (the cell's for process 0, process<k>/ beside), and the earlier processes' records and wall
+  // time, which its records.jsonl and done.json add to.
+  int process = 0;
+  std::string job_dir;
+  std::vector<Record> earlier;
+  double earlier_wall_s = 0;
 };
 
 // How many times a cell starts when nodes keep dying under it (each death takes a node away).
@@ -128,8 +135,14 @@ class Sweep {
   struct Resumed {
     double wall_s = 0;
     double unmet = 0;  // the cell's unmet expectations when it finished
+    int processes = 1;  // --processes: how many of the cell's processes ran (absent: 1)
   };
   absl::StatusOr<std::optional<Resumed>> ResumedCell(size_t i) const;
+  // The cell in the progress lines: its id, with --processes N its process too.
+  std::string ProgressId(size_t index, int process) const {
+    const std::string& id = plan_.cells[index].plan.id;
+    return options_.processes > 1 ? absl::StrCat(id, " [process ", process + 1, "/", options_.processes, "]") : id;
+  }
   std::string JobName(const ActiveCell& cell) const {
     std::string name = plan_.cells[cell.index].jobs[cell.job].name;
     if (cell.attempt > 1) absl::StrAppend(&name, ".retry", cell.attempt - 1);
@@ -169,12 +182,22 @@ class Sweep {
   // what earlier attempts left there).
   absl::Status WriteInfraRecords(size_t i, const std::string& signature, bool keep_dir = false);
   void ReadJobProgress(ActiveCell& cell);
+  // A cell ended without (all of) its processes running (set-up failed, no live node): each
+  // process left counts as done and the cell as failed; no later round runs it.
+  void EndCellEarly(size_t i) {
+    const int left = std::max(1, options_.processes - next_process_[i]);
+    totals_.cells_done += left;
+    ++totals_.cells_failed;
+    totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i])) * left;
+    next_process_[i] = options_.processes;
+  }
   // --fresh: what an earlier sweep wrote into DIR, gone.
   absl::Status RemoveEarlierResults();
   // --rerun-failed: for each done cell, its points whose last result is unmet or a regression.
   absl::StatusOr<std::map<size_t, std::set<std::string>>> FailedPoints(
       const std::vector<Record>* baseline, const BaselineMatch& match) const;
   // Chooses the cells, runs their version set-ups: the cells to start, in matrix order.
+  absl::Status RunCells(std::deque<size_t> pending);
   absl::StatusOr<std::deque<size_t>> PrepareCells(const std::vector<Record>* baseline,
                                                   const BaselineMatch& match);
   // Which cells this invocation runs (`todo`), with progress totals for the rest.
@@ -196,6 +219,8 @@ class Sweep {
   ProgressTotals totals_;
   std::set<size_t> rerun_;  // --rerun-failed: cells narrowed to their failed points
   std::map<size_t, ActiveCell> retries_;  // node mode: cells to start again on live nodes
+  // --processes: per cell, the process it runs next (how many ran; N or more: done).
+  std::vector<int> next_process_;
   SweepResult result_;
 };
 
@@ -210,8 +235,12 @@ absl::StatusOr<std::optional<Sweep::Resumed>> Sweep::ResumedCell(size_t i) const
   GH_ASSIGN_OR_RETURN(std::string id, done.String("id"));
   GH_ASSIGN_OR_RETURN(double wall_s, done.NumberOr("wall_s", 0.0));
   GH_ASSIGN_OR_RETURN(double unmet, done.NumberOr("unmet", 0.0));
+  GH_ASSIGN_OR_RETURN(double processes, done.NumberOr("processes", 1.0));
+  if (processes < 1 || processes != static_cast<int>(processes)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": processes: expected a count of 1 or more, got ", processes));
+  }
   if (hash != plan_.cells[i].hash || id != plan_.cells[i].plan.id) return std::nullopt;
-  return Resumed{wall_s, unmet};
+  return Resumed{wall_s, unmet, static_cast<int>(processes)};
 }
 
 absl::Status Sweep::WriteSweepJson() {
@@ -261,9 +290,7 @@ absl::StatusOr<bool> Sweep::SetupReady(size_t i, bool* failed) {
   status_[i].detail = r->detail;
   if (absl::Status st = WriteSetupFailedRecords(i); !st.ok()) return st;
   ++result_.cells_setup_failed;
-  ++totals_.cells_done;
-  ++totals_.cells_failed;
-  totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
+  EndCellEarly(i);
   *failed = true;
   return false;
 }
@@ -278,7 +305,7 @@ absl::Status Sweep::StartJob(ActiveCell& cell) {
   // A continuation runs only the runs the previous attempt did not get to.
   if (cell.continuation > 0) inputs.runs = &cell.pending;
   inputs.program = options_.program;
-  inputs.dir = cell.dir;
+  inputs.dir = cell.job_dir;
   inputs.name = JobName(cell);
   inputs.version_dir = cell.version_dir;
   inputs.base_env = env_.base_env;
@@ -331,7 +358,7 @@ void Sweep::ReadJobProgress(ActiveCell& cell) {
   }
   const std::vector<RunKey> runs = RunsOf(cell.pending);
   const std::string point = cell.job_runs < runs.size() ? runs[cell.job_runs].point : "";
-  progress_->CellAt(plan_.cells[cell.index].plan.id,
+  progress_->CellAt(ProgressId(cell.index, cell.process),
                     static_cast<int>(cell.records.size() + std::min(cell.job_runs, runs.size())), point, now);
 }
 
@@ -340,6 +367,23 @@ absl::Status Sweep::StartCell(ActiveCell& cell) {
   cell.version_dir = VersionDir(plan_.cells[cell.index].plan);
   cell.job = 0;
   if (cell.attempt > 1) return StartJob(cell);  // beside the dead attempt's job and log
+  cell.process = next_process_[cell.index];
+  if (cell.process > 0) {  // beside the earlier processes' records, which it adds to
+    absl::StatusOr<RecordsFileContents> earlier = ReadRecordsFile(cell.dir + "/records.jsonl");
+    if (!earlier.ok()) return earlier.status();
+    for (Record& r : earlier->records) {
+      if (r.process.value_or(0) < cell.process) cell.earlier.push_back(std::move(r));
+    }
+    GH_ASSIGN_OR_RETURN(std::optional<Resumed> resumed, ResumedCell(cell.index));
+    cell.earlier_wall_s = resumed ? resumed->wall_s : 0;
+    cell.job_dir = absl::StrCat(cell.dir, "/process", cell.process);
+    std::error_code ec;
+    fs::remove_all(cell.job_dir, ec);  // an interrupted earlier attempt of this process
+    GH_RETURN_IF_ERROR(MakeDirectories(cell.job_dir));
+    cell.cell_started = env_.clock->Now();
+    return StartJob(cell);
+  }
+  cell.job_dir = cell.dir;
   if (rerun_.count(cell.index) != 0) {
     absl::StatusOr<RecordsFileContents> previous = ReadRecordsFile(cell.dir + "/records.jsonl");
     if (!previous.ok()) return previous.status();
@@ -392,6 +436,7 @@ absl::StatusOr<bool> Sweep::Service(ActiveCell& cell) {
   if (lost) *next = Continuation{};  // its placement has a dead node: nothing runs there again
   for (Record& r : *records) {
     if (next->keys.count(RunKey{r.point, r.trial}) == 0) {
+      if (options_.processes > 1) r.process = cell.process;
       cell.records.push_back(std::move(r));
     }
   }
@@ -434,8 +479,8 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   absl::Time now = env_.clock->Now();
   double wall = absl::ToDoubleSeconds(now - cell.cell_started);
   if (cell.previous) cell.records = MergeRerunRecords(*cell.previous, std::move(cell.records));
-  CellSummary summary;
-  summary.id = pc.plan.id;
+  CellSummary summary;  // of this process
+  summary.id = ProgressId(cell.index, cell.process);
   summary.runs = static_cast<int>(CellRuns(pc));
   summary.records = static_cast<int>(cell.records.size());
   for (const Record& r : cell.records) {
@@ -445,11 +490,20 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   summary.failed = summary.unmet > 0 || cell.abnormal;
   summary.how = cell.how;
   summary.wall_s = wall;
-  absl::Status st = WriteRecordsFile(cell.dir + "/records.jsonl", cell.records);
+  // The cell's records so far: the earlier processes' and this one's.
+  std::vector<Record> all = std::move(cell.earlier);
+  for (Record& r : cell.records) all.push_back(std::move(r));
+  cell.earlier.clear();
+  int unmet = 0;
+  for (const Record& r : all) unmet += r.matched ? 0 : 1;
+  wall += cell.earlier_wall_s;
+  absl::Status st = WriteRecordsFile(cell.dir + "/records.jsonl", all);
   if (!st.ok()) return st;
   nlohmann::json done = {{"id", pc.plan.id}, {"hash", pc.hash}, {"status", "done"},
-                         {"end", cell.how}, {"wall_s", wall}, {"records", summary.records},
-                         {"unmet", summary.unmet}, {"jobs", cell.jobs}};
+                         {"end", cell.how}, {"wall_s", wall}, {"records", all.size()},
+                         {"unmet", unmet}, {"jobs", cell.jobs}};
+  // Processes 0..process ran: a resumed sweep runs the rest, a cell is done at N.
+  if (options_.processes > 1) done["processes"] = cell.process + 1;
   if (cell.attempt > 1) {
     done["attempt"] = cell.attempt;
     done["retry_of"] = cell.retry_of;
@@ -457,6 +511,10 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
   // Written last: its presence means the cell's records are complete.
   st = WriteFileAtomically(cell.dir + "/done.json", done.dump(2) + "\n");
   if (!st.ok()) return st;
+  next_process_[cell.index] = cell.process + 1;
+  pool_.Release(cell.allocation);
+  progress_->CellFinished(summary, now);
+  if (next_process_[cell.index] < options_.processes) return absl::OkStatus();  // more to come
   status_[cell.index].status = "done";
   status_[cell.index].wall_s = wall;
   status_[cell.index].detail = cell.abnormal     ? cell.how
@@ -465,8 +523,6 @@ absl::Status Sweep::FinishCell(ActiveCell& cell) {
                                                    : "";
   ++result_.cells_run;
   if (cell.previous) ++result_.cells_rerun;
-  pool_.Release(cell.allocation);
-  progress_->CellFinished(summary, now);
   return WriteSweepJson();
 }
 
@@ -513,9 +569,7 @@ absl::StatusOr<bool> Sweep::EndIfNoLiveNode(size_t i) {
   GH_RETURN_IF_ERROR(WriteInfraRecords(i, why, /*keep_dir=*/retried));
   status_[i].status = "done";
   status_[i].detail = why;
-  ++totals_.cells_done;
-  ++totals_.cells_failed;
-  totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i]));
+  EndCellEarly(i);
   progress_->Note(absl::StrCat(c.id, ": ", why), env_.clock->Now());
   GH_RETURN_IF_ERROR(WriteSweepJson());
   return true;
@@ -567,49 +621,10 @@ absl::Status Sweep::ClaimOutDir() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SweepResult> Sweep::Run() {
-  // The baseline is input too: a bad one is reported before anything is written.
-  std::optional<ResultsDir> baseline;
-  if (!options_.baseline_dir.empty()) {
-    absl::StatusOr<ResultsDir> b = LoadResultsDir(options_.baseline_dir);
-    if (!b.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
-    }
-    baseline = *std::move(b);
-    // --filter narrows the comparison too: the baseline's other points are not "vanished".
-    if (!options_.filter.empty()) {
-      std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
-    }
-  }
-  const BaselineMatch match{options_.baseline_ignore_axes, options_.perf};
-  if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);
-      !checked.ok()) {
-    return checked;
-  }
-  out_dir_ = Absolute(options_.out_dir);
-  if (options_.rerun_failed && !Exists(out_dir_ + "/cells")) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--rerun-failed: ", options_.out_dir, " holds no sweep results to rerun from"));
-  }
-  // An unwritable DIR is said plainly (exit 3), never mistaken for another sweep's lock.
-  absl::Status st = EnsureWritableDir(out_dir_);
-  if (st.ok()) st = MakeDirectories(out_dir_ + "/cells");
-  if (!st.ok()) return st;
-  if (absl::Status claimed = ClaimOutDir(); !claimed.ok()) return claimed;
-
-  if (options_.fresh) {
-    st = RemoveEarlierResults();
-    if (!st.ok()) return st;
-  }
-
-  absl::StatusOr<std::deque<size_t>> to_start = PrepareCells(baseline ? &baseline->records : nullptr, match);
-  if (!to_start.ok()) return to_start.status();
-  std::deque<size_t> pending = *std::move(to_start);
-  setups_.emplace(options_.setup_jobs, *runner_, *env_.clock, env_.progress);
-  if (env_.resources.slurm) pending = LargestCellsFirst(plan_, std::move(pending));
-  absl::Time start = env_.clock->Now();
-  progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
-
+// Starts `pending` (in order, each when it fits) and services the running cells until all have
+// finished, or until `stop` (then result_.interrupted).
+absl::Status Sweep::RunCells(std::deque<size_t> pending) {
+  absl::Status st;
   std::deque<ActiveCell> running;
   while (!pending.empty() || !running.empty()) {
     if (env_.stop != nullptr && env_.stop->load()) {
@@ -650,7 +665,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
         KillAll(running);
         return st;
       }
-      progress_->CellStarted(plan_.cells[running.back().index].plan.id, env_.clock->Now());
+      progress_->CellStarted(ProgressId(running.back().index, running.back().process), env_.clock->Now());
       it = pending.erase(it);
     }
     bool finished_any = false;
@@ -670,6 +685,61 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     }
     progress_->Tick(env_.clock->Now());
     if (!finished_any) env_.clock->SleepFor(options_.poll_interval);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SweepResult> Sweep::Run() {
+  // The baseline is input too: a bad one is reported before anything is written.
+  std::optional<ResultsDir> baseline;
+  if (!options_.baseline_dir.empty()) {
+    absl::StatusOr<ResultsDir> b = LoadResultsDir(options_.baseline_dir);
+    if (!b.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
+    }
+    baseline = *std::move(b);
+    // --filter narrows the comparison too: the baseline's other points are not "vanished".
+    if (!options_.filter.empty()) {
+      std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
+    }
+  }
+  const BaselineMatch match{options_.baseline_ignore_axes, options_.perf};
+  if (absl::Status checked = CheckIgnoredAxes(match, baseline ? &baseline->records : nullptr);
+      !checked.ok()) {
+    return checked;
+  }
+  out_dir_ = Absolute(options_.out_dir);
+  if (options_.rerun_failed && !Exists(out_dir_ + "/cells")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--rerun-failed: ", options_.out_dir, " holds no sweep results to rerun from"));
+  }
+  // An unwritable DIR is said plainly (exit 3), never mistaken for another sweep's lock.
+  absl::Status st = EnsureWritableDir(out_dir_);
+  if (st.ok()) st = MakeDirectories(out_dir_ + "/cells");
+  if (!st.ok()) return st;
+  if (absl::Status claimed = ClaimOutDir(); !claimed.ok()) return claimed;
+
+  if (options_.fresh) {
+    st = RemoveEarlierResults();
+    if (!st.ok()) return st;
+  }
+
+  absl::StatusOr<std::deque<size_t>> to_start = PrepareCells(baseline ? &baseline->records : nullptr, match);
+  if (!to_start.ok()) return to_start.status();
+  const std::deque<size_t> todo = *std::move(to_start);
+  setups_.emplace(options_.setup_jobs, *runner_, *env_.clock, env_.progress);
+  absl::Time start = env_.clock->Now();
+  progress_.emplace(env_.progress, env_.style, totals_, start, options_.heartbeat);
+
+  // Round k runs process k of every cell that needs it; the next round starts when it is over,
+  // so process k of every cell runs before process k + 1 of any.
+  for (int round = 0; round < options_.processes && !result_.interrupted; ++round) {
+    std::deque<size_t> pending;
+    for (size_t i : todo) {
+      if (next_process_[i] == round) pending.push_back(i);
+    }
+    if (env_.resources.slurm) pending = LargestCellsFirst(plan_, std::move(pending));
+    if (absl::Status ran = RunCells(std::move(pending)); !ran.ok()) return ran;
   }
   progress_->Finish(env_.clock->Now());
 
@@ -749,10 +819,22 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
     failed = *std::move(points);
   }
   std::vector<size_t> todo;
-  totals_.cells = static_cast<int>(plan_.cells.size());
+  // Progress counts each process of a cell as a cell.
+  const int n = options_.processes;
+  totals_.cells = static_cast<int>(plan_.cells.size()) * n;
+  next_process_.assign(plan_.cells.size(), 0);
   for (size_t i = 0; i < plan_.cells.size(); ++i) {
     PlannedCell& cell = plan_.cells[i];
     GH_ASSIGN_OR_RETURN(std::optional<Resumed> resumed, ResumedCell(i));
+    // Some of its processes ran: the next ones run, in their rounds.
+    if (resumed.has_value() && resumed->processes < n) {
+      next_process_[i] = resumed->processes;
+      totals_.cells_done += resumed->processes;
+      totals_.runs_done += static_cast<int>(CellRuns(cell)) * resumed->processes;
+      totals_.runs += static_cast<int>(CellRuns(cell)) * n;
+      todo.push_back(i);
+      continue;
+    }
     const bool done = resumed.has_value();
     auto rerun = failed.find(i);
     if (done && rerun != failed.end() &&
@@ -762,14 +844,15 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
     } else if (done) {
       status_[i].status = "done";
       status_[i].wall_s = resumed->wall_s;
+      next_process_[i] = n;
       ++result_.cells_resumed;
-      ++totals_.cells_done;
+      totals_.cells_done += n;
       if (resumed->unmet > 0) ++totals_.cells_failed;
-      totals_.runs_done += static_cast<int>(CellRuns(cell));
+      totals_.runs_done += static_cast<int>(CellRuns(cell)) * n;
     } else if (!options_.rerun_failed) {
       todo.push_back(i);
     }  // --rerun-failed leaves a cell without a result as it is (pending)
-    totals_.runs += static_cast<int>(CellRuns(cell));
+    totals_.runs += static_cast<int>(CellRuns(cell)) * n;
   }
   return todo;
 }
@@ -777,8 +860,12 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
 // What Sweep::StartJob would start for each cell's first job(s), from the same spec.
 absl::Status PrintDryRun(const SweepPlan& plan, const SweepOptions& options,
                          const std::vector<std::string>& base_env, std::FILE* out) {
-  std::fprintf(out, "sweep %s: %zu cells, %zu job(s) per cell\n", plan.matrix.name.c_str(),
-               plan.cells.size(), plan.jobs.size());
+  std::fprintf(out, "sweep %s: %zu cells, %zu job(s) per cell%s\n", plan.matrix.name.c_str(),
+               plan.cells.size(), plan.jobs.size(),
+               options.processes > 1
+                   ? absl::StrCat(", run ", options.processes, " times (--processes; process k >= 1 in "
+                                  "<cell>/process<k>/)").c_str()
+                   : "");
   const std::string out_dir = options.out_dir.empty() ? "DIR" : Absolute(options.out_dir);
   if (plan.matrix.has_version_axis()) {  // each version's set-up, as it would run
     for (const AxisValue& v : plan.matrix.axes.back().values) {
@@ -827,6 +914,12 @@ absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironme
   if (!plan.ok()) return plan.status();
   if (options.fresh && options.rerun_failed) {
     return absl::InvalidArgumentError("--fresh and --rerun-failed: --fresh keeps nothing to rerun from; give one");
+  }
+  if (options.processes < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("--processes: expected 1 or more, got ", options.processes));
+  }
+  if (options.processes > 1 && options.rerun_failed) {
+    return absl::InvalidArgumentError("--rerun-failed reruns a cell's points once: leave out --processes");
   }
   if (!options.filter.empty()) {
     if (absl::Status st = FilterPlan(*plan, options.filter); !st.ok()) return st;

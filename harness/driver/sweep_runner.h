@@ -4,8 +4,10 @@
 // junit.xml, sweep.json, summary.md and report.html from the cells and compares.
 //
 // DIR layout (docs/sweeps.md): cells/<cell>/{cell.json, job<k>/ (the job's --out), job<k>.log,
-// records.jsonl, environment.json, done.json}, versions/<label>/{setup.log, setup.json}.
-// A cell is done when its done.json exists with the hash of its current definition.
+// records.jsonl, environment.json, done.json}, versions/<label>/{setup.log, setup.json};
+// with --processes N, process k >= 1's jobs in cells/<cell>/process<k>/.
+// A cell is done when its done.json exists with the hash of its current definition (and,
+// with --processes N, says at least N processes ran).
 #ifndef GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
 #define GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
 
@@ -43,6 +45,10 @@ struct SweepOptions {
   std::string filter;        // --filter GLOB: only these points, for the whole sweep ("" all)
   bool rerun_failed = false; // --rerun-failed: only done cells' points unmet or regressed
   bool fresh = false;        // --fresh: remove what an earlier sweep left in DIR, then run
+  // --processes N: each cell's jobs run N times, each time new processes, one after another;
+  // process k of every cell runs before process k + 1 of any (drift spreads over all cells).
+  // Records say their process (Record::process) when N > 1; a cell is done when N ran.
+  int processes = 1;
   absl::Duration heartbeat = absl::Seconds(60);  // plain progress: a line at least this often
 };
 

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -33,6 +34,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A kind for the scenario files below: one int parameter, no body (the fake jobs never run it).
 KindInfo DescribeFakeKind() {
@@ -609,6 +611,124 @@ TEST_F(SweepTest, ResumeAfterTheDriverIsStoppedRerunsOnlyUnfinishedCells) {
   EXPECT_EQ(third->cells_resumed, 4);
   EXPECT_TRUE(runner_.started.empty());
   EXPECT_EQ(OutRecords().size(), 12u);
+}
+
+// The directory a job ran in, under cells/: "c=a" (process 0) or "c=a/process1".
+std::string JobPlace(const Started& s) {
+  std::string out = s.Arg("--out");
+  out = out.substr(0, out.rfind('/'));
+  return out.substr(out.find("/cells/") + 7);
+}
+
+TEST_F(SweepTest, ProcessesRunEveryCellNTimesRoundByRoundAndRecordsSayTheirProcess) {
+  WriteMatrix("axes: [{name: c, values: [a, b]}]\n");
+  options_.processes = 3;
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 0);
+  EXPECT_EQ(r->cells_run, 2);
+  // Both cells fit at once (2 slots); each round starts when the one before it is over.
+  std::vector<std::string> places;
+  std::vector<absl::Duration> starts;
+  for (const Started& s : runner_.started) {
+    places.push_back(JobPlace(s));
+    starts.push_back(s.at);
+  }
+  EXPECT_THAT(places, ElementsAre("c=a", "c=b", "c=a/process1", "c=b/process1", "c=a/process2", "c=b/process2"));
+  EXPECT_EQ(starts[1], starts[0]);
+  EXPECT_GE(starts[2], starts[0] + absl::Seconds(10));
+  EXPECT_GE(starts[4], starts[2] + absl::Seconds(10));
+  std::vector<Record> records = OutRecords();
+  ASSERT_EQ(records.size(), 18u);  // 2 cells x 3 points x 3 processes
+  std::map<std::pair<std::string, std::string>, std::set<int>> processes;
+  for (const Record& rec : records) {
+    ASSERT_TRUE(rec.process.has_value()) << rec.point;
+    processes[{rec.cell.at("c"), rec.point}].insert(*rec.process);
+  }
+  ASSERT_EQ(processes.size(), 6u);
+  for (const auto& [key, seen] : processes) EXPECT_EQ(seen, (std::set<int>{0, 1, 2})) << key.second;
+  // One point stays one point: one comparison entry and one JUnit testcase each.
+  EXPECT_EQ(r->comparison.points.size(), 6u);
+  absl::StatusOr<std::string> junit = ReadFileToString(options_.out_dir + "/junit.xml");
+  ASSERT_TRUE(junit.ok());
+  size_t testcases = 0;
+  for (size_t at = junit->find("<testcase "); at != std::string::npos; at = junit->find("<testcase ", at + 1)) {
+    ++testcases;
+  }
+  EXPECT_EQ(testcases, 6u);
+  absl::StatusOr<std::string> done = ReadFileToString(options_.out_dir + "/cells/c=a/done.json");
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(nlohmann::json::parse(*done)["processes"], 3);
+  EXPECT_EQ(nlohmann::json::parse(*done)["records"], 9);
+}
+
+TEST_F(SweepTest, OneProcessWritesNoProcessField) {
+  WriteMatrix("axes: [{name: c, values: [a]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  for (const Record& rec : OutRecords()) EXPECT_FALSE(rec.process.has_value());
+  absl::StatusOr<std::string> line = ReadFileToString(options_.out_dir + "/records.jsonl");
+  ASSERT_TRUE(line.ok());
+  EXPECT_THAT(*line, Not(HasSubstr("\"process\"")));
+  absl::StatusOr<std::string> done = ReadFileToString(options_.out_dir + "/cells/c=a/done.json");
+  ASSERT_TRUE(done.ok());
+  EXPECT_FALSE(nlohmann::json::parse(*done).contains("processes"));
+}
+
+TEST_F(SweepTest, AResumedSweepRunsOnlyTheProcessesACellMisses) {
+  WriteMatrix("axes: [{name: c, values: [a, b]}]\n");
+  env_.resources.slots = 1;
+  options_.processes = 2;
+  std::atomic<bool> stop{false};
+  env_.stop = &stop;
+  // a, b, a/process1 (all done by 30 s), then stopped while b/process1 runs.
+  clock_.on_sleep = [&] {
+    if (runner_.started.size() == 4 && clock_.Elapsed() > absl::Seconds(35)) stop = true;
+  };
+  absl::StatusOr<SweepResult> first = RunSweep(options_, env_);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_TRUE(first->interrupted);
+  EXPECT_EQ(first->cells_run, 1);  // a, both processes
+  EXPECT_EQ(OutRecords().size(), 6u);  // done cells only
+  EXPECT_EQ(OutSweepInfo().cells[1].status, "pending");
+  absl::StatusOr<std::string> done_b = ReadFileToString(options_.out_dir + "/cells/c=b/done.json");
+  ASSERT_TRUE(done_b.ok());
+  EXPECT_EQ(nlohmann::json::parse(*done_b)["processes"], 1);
+  ASSERT_TRUE(WriteFileAtomically(options_.out_dir + "/cells/c=b/process1/stale.txt", "x").ok());
+
+  clock_.on_sleep = nullptr;
+  stop = false;
+  runner_.started.clear();
+  absl::StatusOr<SweepResult> second = RunSweep(options_, env_);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second->cells_resumed, 1);
+  EXPECT_EQ(second->cells_run, 1);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(JobPlace(runner_.started[0]), "c=b/process1");
+  EXPECT_FALSE(ReadFileToString(options_.out_dir + "/cells/c=b/process1/stale.txt").ok());
+  std::set<std::tuple<std::string, std::string, int>> keys;
+  for (const Record& rec : OutRecords()) keys.insert({rec.cell.at("c"), rec.point, rec.process.value_or(-1)});
+  EXPECT_EQ(keys.size(), 12u);  // nothing lost, nothing duplicated
+  EXPECT_EQ(OutRecords().size(), 12u);
+
+  // More processes asked for later: only the new one runs, in every cell.
+  options_.processes = 3;
+  runner_.started.clear();
+  absl::StatusOr<SweepResult> third = RunSweep(options_, env_);
+  ASSERT_TRUE(third.ok()) << third.status();
+  std::vector<std::string> places;
+  for (const Started& s : runner_.started) places.push_back(JobPlace(s));
+  EXPECT_THAT(places, ElementsAre("c=a/process2", "c=b/process2"));
+  EXPECT_EQ(OutRecords().size(), 18u);
+}
+
+TEST_F(SweepTest, ProcessesWithRerunFailedIsBadInput) {
+  WriteMatrix("axes: [{name: c, values: [a]}]\n");
+  ASSERT_TRUE(RunSweep(options_, env_).ok());
+  options_.processes = 2;
+  options_.rerun_failed = true;
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  EXPECT_TRUE(absl::IsInvalidArgument(r.status()));
+  EXPECT_EQ(r.status().message(), "--rerun-failed reruns a cell's points once: leave out --processes");
 }
 
 TEST_F(SweepTest, ChangedCellDefinitionReruns) {

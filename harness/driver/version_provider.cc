@@ -79,7 +79,7 @@ std::string PathOrUrl(const std::string& text, const std::string& dir) {
 
 absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner,
                      MatrixAxis* axis) {
-  GH_ASSIGN_OR_RETURN(YamlMap pip, YamlMap::Of(versions.doc(), versions.Child("pip"), "versions.pip",
+  GH_ASSIGN_OR_RETURN(YamlMap pip, YamlMap::Of(versions.doc(), versions.Child("pip"), versions.Path("pip"),
                                               {"requirements", "index", "wheelhouse", "range", "versions",
                                                "python", "cache"}));
   GH_ASSIGN_OR_RETURN(std::string requirements, Field(pip, "requirements", true, dir));
@@ -97,7 +97,7 @@ absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListComman
   cache = PathOrUrl(cache, dir);
   const bool listed = !explicit_versions.empty();
   if (listed == !index.empty()) {
-    return YamlError(pip.Loc(), "versions.pip", "needs exactly one of `versions` (a list) or `index` (a package name)");
+    return YamlError(pip.Loc(), pip.key_path(), "needs exactly one of `versions` (a list) or `index` (a package name)");
   }
   if (!range.empty()) {
     if (absl::StatusOr<std::vector<RangeClause>> r = ParseRange(range); !r.ok()) return pip.Error("range", r.status().message());
@@ -133,7 +133,7 @@ absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListComman
     s.env["VIRTUAL_ENV"] = "{version_dir}/venv";
     return s;
   };
-  return AddLabels(found, pip.Loc(), "versions.pip", settings, axis);
+  return AddLabels(found, pip.Loc(), pip.key_path(), settings, axis);
 }
 
 // ---- git ----
@@ -173,7 +173,7 @@ absl::StatusOr<std::vector<std::string>> GitRevisions(YamlMap& git, const std::s
 }
 
 absl::Status ReadGit(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner, MatrixAxis* axis) {
-  GH_ASSIGN_OR_RETURN(YamlMap git, YamlMap::Of(versions.doc(), versions.Child("git"), "versions.git",
+  GH_ASSIGN_OR_RETURN(YamlMap git, YamlMap::Of(versions.doc(), versions.Child("git"), versions.Path("git"),
                                               {"repo", "tags", "range", "revisions", "build"}));
   GH_ASSIGN_OR_RETURN(std::string repo, Field(git, "repo", true, dir));
   repo = PathOrUrl(repo, dir);
@@ -182,7 +182,7 @@ absl::Status ReadGit(YamlMap& versions, const std::string& dir, const ListComman
   GH_ASSIGN_OR_RETURN(std::vector<std::string> revisions, git.StringList("revisions"));
   GH_ASSIGN_OR_RETURN(std::string build, Field(git, "build", false, dir));
   if ((!tags.empty()) + (!range.empty()) + (!revisions.empty()) != 1) {
-    return YamlError(git.Loc(), "versions.git", "needs exactly one of `tags` (a pattern), `range` (OLD..NEW) or `revisions` (a list)");
+    return YamlError(git.Loc(), git.key_path(), "needs exactly one of `tags` (a pattern), `range` (OLD..NEW) or `revisions` (a list)");
   }
   GH_RETURN_IF_ERROR(git.Finish());
   std::vector<std::string> labels = revisions;
@@ -214,7 +214,7 @@ absl::Status ReadGit(YamlMap& versions, const std::string& dir, const ListComman
     s.env_prepend["PYTHONPATH"] = "{version_dir}/prefix/python";
     return s;
   };
-  return AddLabels(labels, git.Loc(), "versions.git", settings, axis);
+  return AddLabels(labels, git.Loc(), git.key_path(), settings, axis);
 }
 
 // ---- container ----
@@ -239,7 +239,7 @@ absl::StatusOr<std::vector<std::string>> ContainerPrefix(YamlMap& c, const std::
 
 absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner,
                            MatrixAxis* axis) {
-  GH_ASSIGN_OR_RETURN(YamlMap c, YamlMap::Of(versions.doc(), versions.Child("container"), "versions.container",
+  GH_ASSIGN_OR_RETURN(YamlMap c, YamlMap::Of(versions.doc(), versions.Child("container"), versions.Path("container"),
                                             {"runtime", "images", "image", "tags", "tags_command", "mounts"}));
   GH_ASSIGN_OR_RETURN(std::string runtime, Field(c, "runtime", true, dir));
   GH_ASSIGN_OR_RETURN(std::string images, Field(c, "images", false, dir));
@@ -249,11 +249,11 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
   GH_ASSIGN_OR_RETURN(std::vector<std::string> mounts, c.StringList("mounts"));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> prefix, ContainerPrefix(c, runtime, mounts));
   if ((!images.empty()) + (!tags.empty()) + (!tags_command.empty()) != 1) {
-    return YamlError(c.Loc(), "versions.container",
+    return YamlError(c.Loc(), c.key_path(),
                      "needs exactly one of `images` (a directory of images), `tags` (a list) or `tags_command`");
   }
   if (images.empty() == image.empty() ) {
-    return YamlError(c.Loc(), "versions.container",
+    return YamlError(c.Loc(), c.key_path(),
                      images.empty() ? "`tags`/`tags_command` need `image` (e.g. \"nvcr.io/nvidia/jax:{version}\")"
                                     : "`images` (a directory) takes no `image`");
   }
@@ -290,7 +290,7 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
     s.launcher_prefix.push_back(activated);
     return s;
   };
-  return AddLabels(labels, c.Loc(), "versions.container", settings, axis);
+  return AddLabels(labels, c.Loc(), c.key_path(), settings, axis);
 }
 
 }  // namespace

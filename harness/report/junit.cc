@@ -109,12 +109,13 @@ std::string RankDetails(const Record& r) {
   return out;
 }
 
-// One line per trial ("trial 2/3: crash: SIGSEGV in exchange (unmet)"), with the ranks that
-// did not pass under the trials that did not.
+// One line per trial ("trial 2/3: crash: SIGSEGV in exchange (unmet)"; from `sweep --processes`
+// "process 2, trial 1/1: pass"), with the ranks that did not pass under the trials that did not.
 std::string TrialLines(const std::vector<const Record*>& trials) {
   std::string out;
   for (const Record* r : trials) {
-    absl::StrAppend(&out, out.empty() ? "" : "\n", "trial ", r->trial + 1, "/", r->trials, ": ",
+    const std::string process = r->process.has_value() ? absl::StrCat("process ", *r->process + 1, ", ") : "";
+    absl::StrAppend(&out, out.empty() ? "" : "\n", process, "trial ", r->trial + 1, "/", r->trials, ": ",
                     std::string(OutcomeName(r->result.outcome)));
     if (!r->result.signature.empty()) absl::StrAppend(&out, ": ", r->result.signature);
     if (!r->matched) out += " (unmet)";

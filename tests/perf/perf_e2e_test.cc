@@ -2,7 +2,8 @@
 // (s00..s02 the reference speed, s03..s04 a planted 1 % change, s05..s07 a planted 10 %
 // slowdown, the time really spent in MPI_Sendrecv), every run a real mpirun job of one rank:
 // the baseline comparison flags the 10 % slowdown with its interval and not the 1 % change nor
-// an A/A rerun, and the perf bisect names s05.
+// an A/A rerun (one process per side, and with `sweep --processes 3` on the process level), and
+// the perf bisect names s05.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,11 +44,13 @@ std::string FreshDir(const std::string& name) {
   return dir;
 }
 
-// A sweep of one version into DIR, compared with `baseline` when given. The threshold sits
-// between the planted 1 % and 10 %.
-CommandRun Sweep(const std::string& version, const std::string& dir, const std::string& baseline = "") {
+// A sweep of one version into DIR, compared with `baseline` when given, each cell run in
+// `processes` processes. The threshold sits between the planted 1 % and 10 %.
+CommandRun Sweep(const std::string& version, const std::string& dir, const std::string& baseline = "",
+                 int processes = 1) {
   std::string command = "GH_PERF_VERSIONS=" + version + " " + ShellWord(GH_GPUHARNESS_BIN) + " sweep " +
                         ShellWord(Matrix()) + " --out " + ShellWord(dir) + " --perf-threshold 5%";
+  if (processes > 1) command += " --processes " + std::to_string(processes);
   if (!baseline.empty()) command += " --baseline " + ShellWord(baseline) + " --baseline-ignore version";
   return Shell(command);
 }
@@ -110,6 +114,63 @@ TEST_F(PerfComparisonE2eTest, APlantedOnePercentChangeAndAnAARerunAreNotFlagged)
     CommandRun run = Sweep(version, dir, reference_);
     EXPECT_EQ(run.exit_code, 0) << version << ":\n" << run.console;
     EXPECT_THAT(run.console, Not(HasSubstr("points slower"))) << version;
+    EXPECT_THAT(run.console, Not(HasSubstr("slower by"))) << version;
+  }
+}
+
+// The same range swept with --processes 3 on both sides: the comparison is on the process
+// level (3 vs 3 process medians, a 99 % interval).
+class PerfProcessesE2eTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    reference_ = FreshDir("p3_s00_" + std::to_string(getpid()));
+    CommandRun run = Sweep("s00", reference_, "", 3);
+    ASSERT_EQ(run.exit_code, 0) << run.console;
+  }
+  static std::string reference_;
+};
+std::string PerfProcessesE2eTest::reference_;
+
+TEST_F(PerfProcessesE2eTest, EachProcessIsRecordedAsOneAndThePointStaysOne) {
+  std::ifstream in(reference_ + "/records.jsonl");
+  std::vector<int> processes;
+  std::set<std::string> points;
+  for (std::string line; std::getline(in, line);) {
+    nlohmann::json record = nlohmann::json::parse(line);
+    points.insert(record["point"].get<std::string>());
+    EXPECT_EQ(record["metrics"][0]["samples"].size(), 200u);
+    processes.push_back(record["process"].get<int>());
+  }
+  EXPECT_EQ(processes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(points.size(), 1u);
+  // One testcase for the point, its three processes' trials listed in it.
+  const std::string junit = ReadWholeFile(reference_ + "/junit.xml");
+  EXPECT_EQ(junit.find("<testcase "), junit.rfind("<testcase "));
+  EXPECT_THAT(junit, HasSubstr("process 3, trial 1/1: pass"));
+  EXPECT_THAT(ReadWholeFile(reference_ + "/cells/version=s00/done.json"), HasSubstr("\"processes\": 3"));
+}
+
+TEST_F(PerfProcessesE2eTest, ATenPercentSlowdownIsFlaggedOnTheProcessLevel) {
+  const std::string dir = FreshDir("p3_s05_" + std::to_string(getpid()));
+  CommandRun run = Sweep("s05", dir, reference_, 3);
+  EXPECT_EQ(run.exit_code, 1) << run.console;
+  // 99 %: the process-level test; no "1 process per side" floor, no "fewer than recommended".
+  const std::regex flagged("time_median_us slower by ([0-9.]+) % \\(99 % CI ([0-9.]+)\u2013([0-9.]+) %\\)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.console, m, flagged)) << run.console;
+  EXPECT_GT(std::stod(m[1]), 6.0);
+  EXPECT_LT(std::stod(m[1]), 14.0);
+  EXPECT_GT(std::stod(m[2]), 0.0);
+  EXPECT_THAT(run.console, Not(HasSubstr("process per side")));
+  EXPECT_THAT(run.console, Not(HasSubstr("recommended")));
+  EXPECT_THAT(run.console, HasSubstr("perf: 1 point slower"));
+}
+
+TEST_F(PerfProcessesE2eTest, APlantedOnePercentChangeAndAnAARerunAreNotFlagged) {
+  for (const std::string version : {"s03", "s01"}) {
+    const std::string dir = FreshDir("p3_" + version + "_" + std::to_string(getpid()));
+    CommandRun run = Sweep(version, dir, reference_, 3);
+    EXPECT_EQ(run.exit_code, 0) << version << ":\n" << run.console;
     EXPECT_THAT(run.console, Not(HasSubstr("slower by"))) << version;
   }
 }
