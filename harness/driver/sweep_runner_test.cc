@@ -257,6 +257,21 @@ class SweepTest : public ::gh::testing::TempDirTest {
     };
   }
 
+  // The driver is stopped (env_.stop) once `jobs` jobs have started and more than `after` has
+  // passed on the fake clock: a sweep interrupted while a job runs.
+  void StopOnceStartedAfter(size_t jobs, absl::Duration after) {
+    env_.stop = &stop_;
+    clock_.on_sleep = [this, jobs, after] {
+      if (runner_.started.size() == jobs && clock_.Elapsed() > after) stop_ = true;
+    };
+  }
+  // Undoes StopOnceStartedAfter before the resumed run, whose jobs runner_.started then lists.
+  void ResumeWithoutStopping() {
+    clock_.on_sleep = nullptr;
+    stop_ = false;
+    runner_.started.clear();
+  }
+
   void WriteMatrix(const std::string& body) {
     ASSERT_TRUE(WriteFileAtomically(dir_ + "/m.yaml",
                                     "name: m\nscenarios: [s.yaml]\n" + body).ok());
@@ -291,6 +306,7 @@ class SweepTest : public ::gh::testing::TempDirTest {
   SweepEnvironment env_;
   SweepOptions options_;
   testing::CapturedFile progress_;
+  std::atomic<bool> stop_{false};
 };
 
 TEST_F(SweepTest, RecordsCarryCellLabelsAndAllPassExitsZero) {
@@ -562,12 +578,8 @@ TEST_F(SweepTest, ExitTwoIsBadInputForThatCellAndTheSweepGoesOn) {
 TEST_F(SweepTest, ResumeAfterTheDriverIsStoppedRerunsOnlyUnfinishedCells) {
   WriteMatrix("axes: [{name: c, values: [a, b, c, d]}]\n");
   env_.resources.slots = 1;
-  std::atomic<bool> stop{false};
-  env_.stop = &stop;
   // Stop the driver while the third cell runs.
-  clock_.on_sleep = [&] {
-    if (runner_.started.size() == 3 && clock_.Elapsed() > absl::Seconds(25)) stop = true;
-  };
+  StopOnceStartedAfter(3, absl::Seconds(25));
   absl::StatusOr<SweepResult> first = RunSweep(options_, env_);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->interrupted);
@@ -584,9 +596,7 @@ TEST_F(SweepTest, ResumeAfterTheDriverIsStoppedRerunsOnlyUnfinishedCells) {
   // The killed cell left a partial directory; the rerun wipes it.
   ASSERT_TRUE(WriteFileAtomically(options_.out_dir + "/cells/c=c/stale.txt", "x").ok());
 
-  clock_.on_sleep = nullptr;
-  stop = false;
-  runner_.started.clear();
+  ResumeWithoutStopping();
   absl::StatusOr<SweepResult> second = RunSweep(options_, env_);
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_FALSE(second->interrupted);
@@ -678,12 +688,8 @@ TEST_F(SweepTest, AResumedSweepRunsOnlyTheProcessesACellMisses) {
   WriteMatrix("axes: [{name: c, values: [a, b]}]\n");
   env_.resources.slots = 1;
   options_.processes = 2;
-  std::atomic<bool> stop{false};
-  env_.stop = &stop;
   // a, b, a/process1 (all done by 30 s), then stopped while b/process1 runs.
-  clock_.on_sleep = [&] {
-    if (runner_.started.size() == 4 && clock_.Elapsed() > absl::Seconds(35)) stop = true;
-  };
+  StopOnceStartedAfter(4, absl::Seconds(35));
   absl::StatusOr<SweepResult> first = RunSweep(options_, env_);
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_TRUE(first->interrupted);
@@ -695,9 +701,7 @@ TEST_F(SweepTest, AResumedSweepRunsOnlyTheProcessesACellMisses) {
   EXPECT_EQ(nlohmann::json::parse(*done_b)["processes"], 1);
   ASSERT_TRUE(WriteFileAtomically(options_.out_dir + "/cells/c=b/process1/stale.txt", "x").ok());
 
-  clock_.on_sleep = nullptr;
-  stop = false;
-  runner_.started.clear();
+  ResumeWithoutStopping();
   absl::StatusOr<SweepResult> second = RunSweep(options_, env_);
   ASSERT_TRUE(second.ok()) << second.status();
   EXPECT_EQ(second->cells_resumed, 1);
