@@ -187,9 +187,11 @@ std::string AnswerText(const BisectConfig& config, const BisectResult& r) {
     std::vector<std::string> labels;
     for (int i : r.answer.unclassified) {
       labels.push_back(config.versions[i]);
-      // Why a version could not be judged, when nothing of it ran (set-up, infrastructure).
+      // Infrastructure on every attempt says nothing of the version: the headline says so.
       for (const ProbeRecord& p : r.probes) {
-        if (p.version == i && !p.tally.Unrunnable().empty()) absl::StrAppend(&labels.back(), " (", p.tally.Unrunnable(), ")");
+        if (p.version == i && !p.tally.infra_failure.empty()) {
+          absl::StrAppend(&labels.back(), " (", p.tally.infra_failure, ")");
+        }
       }
     }
     absl::StrAppend(&headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
