@@ -289,8 +289,8 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
         return trial.status();
       }
       results[it->slot] = *std::move(trial);
+      LeaveOutDeadNodes(*it, *end, pool);  // first: a dead node's share is not given back
       pool.Release(it->allocation);
-      LeaveOutDeadNodes(*it, *end, pool);
       it = running.erase(it);
     }
     if (!running.empty()) clock_.SleepFor(options_.poll_interval);
@@ -347,8 +347,8 @@ absl::StatusOr<TrialRunner::Finished> JobTrialRunner::Wait() {
         return trial.status();
       }
       Finished done{it->request, *std::move(trial)};
+      LeaveOutDeadNodes(*it, *end, r.pool);  // first: a dead node's share is not given back
       r.pool.Release(it->allocation);
-      LeaveOutDeadNodes(*it, *end, r.pool);
       r.running.erase(it);
       return done;
     }
