@@ -13,6 +13,7 @@
 #include "harness/driver/cell_job.h"
 #include "harness/driver/cell_plan.h"
 #include "harness/driver/cell_records.h"
+#include "harness/driver/slurm_node_failure.h"
 #include "harness/driver/slurm_step.h"
 #include "harness/driver/slurm_sweep.h"
 #include "harness/driver/version_setup.h"
@@ -29,9 +30,11 @@ std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& confi
   return version.empty() ? "" : absl::StrCat(out_dir, "/versions/", SafeDirName(version));
 }
 
-std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial) {
+std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial, int attempt) {
   // SafeDirName is the identity on its own results: a dir_name made elsewhere still stays inside.
-  return absl::StrCat(out_dir, "/probes/", SafeDirName(config.dir_name), "/trial", trial);
+  std::string dir = absl::StrCat(out_dir, "/probes/", SafeDirName(config.dir_name), "/trial", trial);
+  if (attempt > 1) absl::StrAppend(&dir, ".retry", attempt - 1);
+  return dir;
 }
 
 TrialResult ReduceJobRecords(const std::vector<Record>& records) {
@@ -53,6 +56,7 @@ struct JobTrialRunner::Running {
   Request request;  // rolling trials
   const ProbeConfig* config = nullptr;
   int trial = 0;
+  int attempt = 1;
   std::string dir;
   Allocation allocation;
   std::optional<driver::RunningJob> job;
@@ -125,6 +129,7 @@ absl::Status JobTrialRunner::Start(Running& job) {
                              {"version", c.version},
                              {"labels", labels},
                              {"trial", job.trial},
+                             {"attempt", job.attempt},
                              {"argv", spec->process.argv},
                              {"env", spec->cell_env},
                              {"cwd", spec->process.cwd},
@@ -182,9 +187,14 @@ absl::StatusOr<std::optional<TrialResult>> JobTrialRunner::SetUpFor(const Reques
 }
 
 absl::Status JobTrialRunner::StartPending(std::deque<Running>& pending, std::vector<Running>& running,
-                                          ResourcePool& pool) {
+                                          ResourcePool& pool, std::vector<Running>& stranded) {
   while (!pending.empty()) {
     const driver::CellPlan& c = pending.front().config->cell.plan;
+    if (!pool.FitsLiveNodes(c.ranks, c.share_gpu)) {
+      stranded.push_back(std::move(pending.front()));
+      pending.pop_front();
+      continue;
+    }
     std::optional<Allocation> allocation = pool.TryAcquireCell(c.ranks, c.share_gpu);
     if (!allocation) break;
     Running job = std::move(pending.front());
@@ -197,6 +207,31 @@ absl::Status JobTrialRunner::StartPending(std::deque<Running>& pending, std::vec
     running.push_back(std::move(job));
   }
   return absl::OkStatus();
+}
+
+TrialResult JobTrialRunner::NoLiveNode(const Running& job) const {
+  TrialResult trial;
+  trial.outcome = Outcome::kInfra;
+  trial.signature = absl::StrCat("infrastructure: no node of the ", options_.resources.slurm->ToString(),
+                                 " left alive for ", job.config->cell.plan.ranks, " ranks (dead: ",
+                                 absl::StrJoin(dead_nodes_, ","), ")");
+  trial.detail = job.dir;
+  return trial;
+}
+
+void JobTrialRunner::LeaveOutDeadNodes(const Running& job, const driver::JobEnd& end, ResourcePool& pool) {
+  if (!options_.resources.slurm) return;
+  std::optional<driver::SlurmNodeFailure> lost = driver::FindSlurmNodeFailure(end.log_path);
+  if (!lost) return;
+  for (const std::string& node : lost->nodes) {
+    pool.ExcludeNode(node);
+    if (std::find(dead_nodes_.begin(), dead_nodes_.end(), node) == dead_nodes_.end()) dead_nodes_.push_back(node);
+  }
+  if (options_.progress != nullptr) {
+    std::fprintf(options_.progress, "%s trial %d: %s: its trials go to the live nodes (%s left out)\n",
+                 job.config->label.c_str(), job.trial, lost->line.c_str(), absl::StrJoin(dead_nodes_, ",").c_str());
+    std::fflush(options_.progress);
+  }
 }
 
 absl::Status JobTrialRunner::UseSlurmAllocation() {
@@ -230,14 +265,18 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
     job.slot = i;
     job.config = &config;
     job.trial = batch[i].trial;
-    job.dir = ProbeTrialDir(options_.out_dir, config, batch[i].trial);
+    job.attempt = batch[i].attempt;
+    job.dir = ProbeTrialDir(options_.out_dir, config, batch[i].trial, batch[i].attempt);
     pending.push_back(std::move(job));
   }
   ResourcePool pool(options_.resources);
+  for (const std::string& node : dead_nodes_) pool.ExcludeNode(node);
   std::vector<Running> running;
   while (!pending.empty() || !running.empty()) {
     if (options_.stop != nullptr && options_.stop->load()) return StopAll(running);
-    if (absl::Status st = StartPending(pending, running, pool); !st.ok()) return st;
+    std::vector<Running> stranded;
+    if (absl::Status st = StartPending(pending, running, pool, stranded); !st.ok()) return st;
+    for (const Running& job : stranded) results[job.slot] = NoLiveNode(job);
     for (auto it = running.begin(); it != running.end();) {
       std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
       if (!end) {
@@ -250,6 +289,7 @@ absl::StatusOr<std::vector<TrialResult>> JobTrialRunner::RunTrials(const std::ve
         return trial.status();
       }
       results[it->slot] = *std::move(trial);
+      LeaveOutDeadNodes(*it, *end, pool);  // first: a dead node's share is not given back
       pool.Release(it->allocation);
       it = running.erase(it);
     }
@@ -272,7 +312,8 @@ absl::Status JobTrialRunner::Start(const Request& request) {
   job.request = request;
   job.config = &config;
   job.trial = request.trial;
-  job.dir = ProbeTrialDir(options_.out_dir, config, request.trial);
+  job.attempt = request.attempt;
+  job.dir = ProbeTrialDir(options_.out_dir, config, request.trial, request.attempt);
   rolling_->pending.push_back(std::move(job));
   return absl::OkStatus();
 }
@@ -289,7 +330,14 @@ absl::StatusOr<TrialRunner::Finished> JobTrialRunner::Wait() {
   }
   for (;;) {
     if (options_.stop != nullptr && options_.stop->load()) return StopAll(r.running);
-    if (absl::Status st = StartPending(r.pending, r.running, r.pool); !st.ok()) return st;
+    std::vector<Running> stranded;
+    if (absl::Status st = StartPending(r.pending, r.running, r.pool, stranded); !st.ok()) return st;
+    for (const Running& job : stranded) r.ready.push_back({job.request, NoLiveNode(job)});
+    if (!r.ready.empty()) {
+      Finished done = std::move(r.ready.front());
+      r.ready.pop_front();
+      return done;
+    }
     for (auto it = r.running.begin(); it != r.running.end(); ++it) {
       std::optional<driver::JobEnd> end = it->job->Poll(options_.kill_grace);
       if (!end) continue;
@@ -299,6 +347,7 @@ absl::StatusOr<TrialRunner::Finished> JobTrialRunner::Wait() {
         return trial.status();
       }
       Finished done{it->request, *std::move(trial)};
+      LeaveOutDeadNodes(*it, *end, r.pool);  // first: a dead node's share is not given back
       r.pool.Release(it->allocation);
       r.running.erase(it);
       return done;

@@ -6,7 +6,9 @@
 //
 // Layout under the output DIR: versions/<version>/ (set-up, as a sweep), and
 // probes/<config>/trial<k>/{job/ (the job's --out), job.log, job.json (argv, env, cwd: what
-// `gpuharness repro` replays; in node mode also `hosts`, the step's node per rank)}.
+// `gpuharness repro` replays; in node mode also `hosts`, the step's node per rank)}; a trial run
+// again after an infra attempt (infra_retry.h) in probes/<config>/trial<k>.retry<N>/, the
+// attempt before it kept.
 #ifndef GPUHARNESS_BISECT_BISECT_JOBS_H_
 #define GPUHARNESS_BISECT_BISECT_JOBS_H_
 
@@ -59,8 +61,8 @@ struct ProbeJobOptions {
 
 // The version directory a config's set-up runs in ("" for a config without a version).
 std::string ProbeVersionDir(const std::string& out_dir, const ProbeConfig& config);
-// probes/<config>/trial<k> under out_dir.
-std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial);
+// probes/<config>/trial<k> under out_dir; attempt 2 and up: trial<k>.retry<attempt - 1>.
+std::string ProbeTrialDir(const std::string& out_dir, const ProbeConfig& config, int trial, int attempt = 1);
 
 // One job's records reduced to a trial: the most severe outcome (pass < skip < fail < error <
 // timeout < crash) with the signature of its first record; pass when every record passed.
@@ -76,7 +78,10 @@ class JobTrialRunner : public TrialRunner {
 
   // Runs the batch's jobs concurrently as far as the resources allow (GPU mode: disjoint
   // devices; CPU mode: rank slots; inside a Slurm allocation whose probes start through srun:
-  // job steps packed across its nodes, as a sweep's cells), each with its cell's timeout. An error only for
+  // job steps packed across its nodes, as a sweep's cells), each with its cell's timeout. A node
+  // srun says died under a step ("Node failure on X", driver/slurm_node_failure.h) takes no
+  // trial again, as in a sweep (ResourcePool::ExcludeNode); a trial the live nodes can no longer
+  // hold ends infra at once, naming the dead nodes. An error only for
   // infrastructure failures (cannot create directories, cannot start processes), or Cancelled
   // when `stop` was set (the running jobs stopped, no result kept).
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override;
@@ -95,8 +100,14 @@ class JobTrialRunner : public TrialRunner {
   // Nullopt when the version is ready; else its set-up failure as a trial.
   absl::StatusOr<std::optional<TrialResult>> SetUpFor(const Request& request);
   absl::Status Start(Running& job);
-  // Starts pending jobs while `pool` has room for them.
-  absl::Status StartPending(std::deque<Running>& pending, std::vector<Running>& running, driver::ResourcePool& pool);
+  // Starts pending jobs while `pool` has room for them; a job the live nodes can never hold
+  // moves to `stranded`.
+  absl::Status StartPending(std::deque<Running>& pending, std::vector<Running>& running, driver::ResourcePool& pool,
+                            std::vector<Running>& stranded);
+  // A stranded job's trial: infra, naming the dead nodes.
+  TrialResult NoLiveNode(const Running& job) const;
+  // After a job ended: the nodes srun says died under it leave `pool`, now and in later batches.
+  void LeaveOutDeadNodes(const Running& job, const driver::JobEnd& end, driver::ResourcePool& pool);
   absl::StatusOr<TrialResult> Finish(Running& job, const driver::JobEnd& end);
   absl::Status StopAll(std::vector<Running>& running);  // after a stop request
 
@@ -108,6 +119,7 @@ class JobTrialRunner : public TrialRunner {
   struct Rolling;                    // rolling trials (Start/Wait) between calls
   std::unique_ptr<Rolling> rolling_;
   bool allocation_checked_ = false;
+  std::vector<std::string> dead_nodes_;  // node mode: excluded from every pool
 };
 
 }  // namespace gh

@@ -11,6 +11,7 @@
 #include "harness/bisect/bisect_plan.h"
 #include "harness/bisect/bisect_session_setup.h"
 #include "harness/bisect/bisect_state.h"
+#include "harness/bisect/infra_retry.h"
 #include "harness/bisect/bisect_summary.h"
 #include "harness/bisect/ddmin.h"
 #include "harness/bisect/repro_script.h"
@@ -287,7 +288,12 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
   if (!guard.ok()) return guard.status();
   const std::string out_dir = job_options->out_dir;  // absolute
   std::vector<ProbeConfig> configs = {ends->passing, ends->failing};
-  JobTrialRunner runner(*std::move(job_options), configs, *(*guard)->runner, *env.clock);
+  JobTrialRunner jobs(*std::move(job_options), configs, *(*guard)->runner, *env.clock);
+  // An infra attempt is no trial of the configuration: it runs again.
+  InfraRetryingTrialRunner runner(jobs, driver::kMaxJobAttempts,
+                                  [&](const TrialRunner::Request& retry, const TrialResult& failed) {
+                                    PrintProgress(env, InfraRetryLine(configs.at(retry.version).label, retry, failed));
+                                  });
   const ProbeCallback print = [&](const ProbeRecord& p) {
     PrintProgress(env, absl::StrCat(p.label, ": ", std::string(ProbeVerdictName(p.tally.verdict)), " (", ProbeCell(p), ")"));
   };

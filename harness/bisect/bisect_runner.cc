@@ -158,7 +158,7 @@ class ProbeSet {
       }
       for (size_t i = 0; i < batch.size(); ++i) {
         open.at(batch[i].version).trials.push_back((*results)[i]);
-        if (!(*results)[i].setup_failed) ++result_.total_trials;  // a set-up failure ran nothing
+        if (!(*results)[i].unrunnable()) ++result_.total_trials;  // nothing of the version ran
       }
       if (absl::Status st = ResolveHunt(open); !st.ok()) return st;
       // The bad end first: its estimate sets the test the others are decided with.
@@ -222,8 +222,7 @@ class ProbeSet {
     if (hunt_.has_value()) {
       record.tally = TallyTrials(*hunt_, sprt_, record.trials);
     } else if (record.trials.back().unrunnable()) {
-      record.tally.verdict = ProbeVerdict::kSkip;
-      record.tally.setup_failure = record.trials.back().unrunnable_reason();
+      MarkUnrunnable(record.trials.back(), record.tally);
     } else {
       record.tally = CountWithoutHunt(record.trials);
     }
@@ -287,8 +286,8 @@ const ProbeRecord* FindProbe(const BisectResult& result, int version) {
 
 std::string Describe(const ProbeRecord& probe) {
   std::string out = absl::StrCat("'", probe.label, "' is ", std::string(ProbeVerdictName(probe.tally.verdict)));
-  if (!probe.tally.setup_failure.empty()) {
-    absl::StrAppend(&out, " (set-up failed: ", probe.tally.setup_failure, ")");
+  if (std::string unrunnable = probe.tally.Unrunnable(); !unrunnable.empty()) {
+    absl::StrAppend(&out, " (", unrunnable, ")");
   } else {
     absl::StrAppend(&out, " (", probe.tally.Counts());
     if (!probe.tally.signatures.empty()) {
@@ -390,7 +389,7 @@ absl::Status RunPooled(const BisectConfig& config, TrialRunner& runner, const Hu
     for (size_t i = 0; i < batch.size(); ++i) {
       ProbeRecord& record = records[at[batch[i].version]];
       record.trials.push_back((*ran)[i]);
-      if (!(*ran)[i].setup_failed) ++result.total_trials;
+      if (!(*ran)[i].unrunnable()) ++result.total_trials;
       Feed(search, hunt, config.sprt, record.version, record, record.trials.back());
     }
   }
@@ -500,7 +499,7 @@ class MirrorRunner : public TrialRunner {
     return inner_.RunTrials(real);
   }
   absl::Status Start(const Request& request) override {
-    return inner_.Start({n_ - 1 - request.version, request.trial});
+    return inner_.Start({n_ - 1 - request.version, request.trial, request.attempt});
   }
   absl::StatusOr<Finished> Wait() override {
     absl::StatusOr<Finished> done = inner_.Wait();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/bisect/infra_retry.h"
 
 namespace gh {
 namespace {
@@ -153,6 +154,105 @@ TEST(RunBisectTest, SetupFailureIsSkippedAndANeighbourProbed) {
     }
   }
   EXPECT_TRUE(saw_setup);
+}
+
+// Issue 20: fake versions whose trials' attempts are chosen per (version, trial, attempt); every
+// request is logged.
+class InfraVersions : public TrialRunner {
+ public:
+  using Oracle = std::function<TrialResult(int version, int trial, int attempt)>;
+  explicit InfraVersions(Oracle oracle) : oracle_(std::move(oracle)) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) {
+      requests.push_back(r);
+      out.push_back(oracle_(r.version, r.trial, r.attempt));
+    }
+    return out;
+  }
+  std::vector<Request> requests;
+  int AttemptsOf(int version) const {
+    int n = 0;
+    for (const Request& r : requests) n += r.version == version;
+    return n;
+  }
+
+ private:
+  Oracle oracle_;
+};
+
+constexpr char kStepRefused[] =
+    "infrastructure: srun: error: Unable to create step for job 5: Socket timed out (job exited with status 1)";
+TrialResult StepRefused() { return {Outcome::kInfra, kStepRefused, false, "probes/v5/trial0", 0, "p"}; }
+
+// The nightly's case: v5's first job fails to start; the bisect still answers exactly.
+TEST(InfraRetryTest, AFirstAttemptThatIsInfraIsRunAgainAndTheRetryDecides) {
+  for (int jobs : {1, 3}) {
+    SCOPED_TRACE(absl::StrCat("jobs ", jobs));
+    InfraVersions versions([](int v, int trial, int attempt) {
+      if (v == 5 && trial == 0 && attempt == 1) return StepRefused();
+      return v >= 6 ? WrongData() : Pass();
+    });
+    std::vector<std::string> notes;
+    InfraRetryingTrialRunner noted(versions, 3, [&](const TrialRunner::Request& r, const TrialResult& failed) {
+      notes.push_back(InfraRetryLine(absl::StrCat("v", r.version), r, failed));
+    });
+    BisectConfig config = Deterministic(10, jobs);
+    config.estimate_trials = 0;
+    config.sprt.max_trials = 3;
+    absl::StatusOr<BisectResult> result = RunBisect(config, noted);
+    ASSERT_TRUE(result.ok()) << result.status();
+    EXPECT_EQ(result->status, BisectStatus::kFound);
+    EXPECT_EQ(result->answer.first_bad, 6);
+    EXPECT_EQ(result->answer.last_good, 5);
+    EXPECT_THAT(result->answer.unclassified, IsEmpty());
+    EXPECT_EQ(noted.retried(), 1);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], absl::StrCat("v5 trial 0: ", kStepRefused, ": running it again (attempt 2 of 3)"));
+    int trials_asked = 0;
+    for (const ProbeRecord& p : result->probes) {
+      trials_asked += static_cast<int>(p.trials.size());
+      if (p.version != 5) {
+        EXPECT_EQ(p.tally.infra_retried, 0);
+        continue;
+      }
+      EXPECT_EQ(p.tally.verdict, ProbeVerdict::kGood);
+      EXPECT_EQ(p.tally.skips, 0);
+      EXPECT_EQ(p.tally.passes, p.tally.trials);  // the infra attempt is no trial
+      EXPECT_EQ(p.tally.infra_retried, 1);
+      ASSERT_EQ(p.trials.front().infra_attempts.size(), 1u);
+      EXPECT_EQ(p.trials.front().infra_attempts[0].signature, kStepRefused);
+      EXPECT_EQ(p.trials.front().outcome, Outcome::kPass);
+      // One request more than trials: the retry of trial 0, as attempt 2.
+      EXPECT_EQ(versions.AttemptsOf(5), static_cast<int>(p.trials.size()) + 1);
+    }
+    EXPECT_EQ(result->total_trials, trials_asked);
+    EXPECT_EQ(static_cast<int>(versions.requests.size()), trials_asked + 1);
+  }
+}
+
+TEST(InfraRetryTest, InfraOnEveryAttemptLeavesTheProbeSkippedAndSaysWhy) {
+  InfraVersions versions([](int v, int, int) { return v == 5 ? StepRefused() : v >= 6 ? WrongData() : Pass(); });
+  InfraRetryingTrialRunner retrying(versions);
+  BisectConfig config = Deterministic(10, 1);
+  absl::StatusOr<BisectResult> result = RunBisect(config, retrying);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->answer.first_bad, 6);
+  EXPECT_EQ(result->answer.last_good, 4);
+  EXPECT_THAT(result->answer.unclassified, ElementsAre(5));
+  EXPECT_EQ(versions.AttemptsOf(5), driver::kMaxJobAttempts);  // then no more
+  std::vector<int> attempts;
+  for (const TrialRunner::Request& r : versions.requests) {
+    if (r.version == 5) attempts.push_back(r.attempt);
+  }
+  EXPECT_THAT(attempts, ElementsAre(1, 2, 3));
+  for (const ProbeRecord& p : result->probes) {
+    if (p.version != 5) continue;
+    EXPECT_EQ(p.tally.verdict, ProbeVerdict::kSkip);
+    EXPECT_EQ(p.tally.infra_failure, absl::StrCat(kStepRefused, " after 3 attempts"));
+    EXPECT_EQ(p.tally.trials, 0);
+    EXPECT_EQ(p.tally.infra_retried, 2);
+  }
 }
 
 TEST(RunBisectTest, GoodEndThatFailsStops) {

@@ -14,6 +14,7 @@
 #include "harness/bisect/bisect_plan.h"
 #include "harness/bisect/bisect_session_setup.h"
 #include "harness/bisect/bisect_state.h"
+#include "harness/bisect/infra_retry.h"
 #include "harness/bisect/bisect_summary.h"
 #include "harness/bisect/repro_script.h"
 
@@ -184,7 +185,15 @@ std::string AnswerText(const BisectConfig& config, const BisectResult& r) {
                          ", last good: ", config.versions[r.answer.last_good]);
   if (!r.answer.unclassified.empty()) {
     std::vector<std::string> labels;
-    for (int i : r.answer.unclassified) labels.push_back(config.versions[i]);
+    for (int i : r.answer.unclassified) {
+      labels.push_back(config.versions[i]);
+      // Infrastructure on every attempt says nothing of the version: the headline says so.
+      for (const ProbeRecord& p : r.probes) {
+        if (p.version == i && !p.tally.infra_failure.empty()) {
+          absl::StrAppend(&labels.back(), " (", p.tally.infra_failure, ")");
+        }
+      }
+    }
     absl::StrAppend(&headline, ", unclassified between: ", absl::StrJoin(labels, ", "));
   }
   return headline;
@@ -225,9 +234,14 @@ absl::StatusOr<BisectSessionResult> RunLevel(const BisectOptions& options, Bisec
   const BisectConfig& config = level.config;
   const std::string state_path = job_options.out_dir + "/bisect_state.json";
   JobTrialRunner jobs(job_options, level.versions->configs, *guard.runner, *env.clock);
-  TrialRunner* measured = &jobs;
+  // An infra attempt is no trial of the version: it runs again (below the state file's cache).
+  InfraRetryingTrialRunner retrying(jobs, driver::kMaxJobAttempts,
+                                    [&](const TrialRunner::Request& retry, const TrialResult& failed) {
+                                      PrintProgress(env, InfraRetryLine(config.versions.at(retry.version), retry, failed));
+                                    });
+  TrialRunner* measured = &retrying;
   std::optional<PreparingTrialRunner> preparing;  // inside the perf probe, which runs jobs itself
-  if (level.prepare) measured = &preparing.emplace(jobs, level.prepare);
+  if (level.prepare) measured = &preparing.emplace(retrying, level.prepare);
   std::optional<PerfTrialRunner> perf;
   if (options.perf.has_value()) measured = &perf.emplace(*measured, *options.perf, config.good, config.bad);
   CachingTrialRunner caching(*measured, in.cache, config.versions, level.versions->settings, state_path);

@@ -28,12 +28,20 @@ const TrialResult* ProbeCache::Find(const Key& key) const {
 void ProbeCache::Insert(const Key& key, const TrialResult& result) { entries_[key] = result; }
 
 nlohmann::json TrialResultToJson(const TrialResult& trial) {
-  return {{"outcome", std::string(OutcomeName(trial.outcome))},
-          {"signature", trial.signature},
-          {"setup_failed", trial.setup_failed},
-          {"detail", trial.detail},
-          {"wall_s", trial.wall_s},
-          {"point", trial.point}};
+  nlohmann::json json = {{"outcome", std::string(OutcomeName(trial.outcome))},
+                         {"signature", trial.signature},
+                         {"setup_failed", trial.setup_failed},
+                         {"detail", trial.detail},
+                         {"wall_s", trial.wall_s},
+                         {"point", trial.point}};
+  if (!trial.infra_attempts.empty()) {
+    nlohmann::json attempts = nlohmann::json::array();
+    for (const InfraAttempt& a : trial.infra_attempts) {
+      attempts.push_back({{"signature", a.signature}, {"detail", a.detail}});
+    }
+    json["infra_attempts"] = std::move(attempts);
+  }
+  return json;
 }
 
 nlohmann::json ProbeCache::ToJson() const {
@@ -82,6 +90,21 @@ absl::StatusOr<ProbeCache> ProbeCache::FromJson(const nlohmann::json& json, cons
     result.detail = entry["detail"].get<std::string>();
     result.wall_s = entry["wall_s"].get<double>();
     if (entry.contains("point") && entry["point"].is_string()) result.point = entry["point"].get<std::string>();
+    if (entry.contains("infra_attempts")) {  // absent: none (and in files older than the retry)
+      const nlohmann::json& attempts = entry["infra_attempts"];
+      if (!attempts.is_array()) return bad(at + ".infra_attempts", "not an array");
+      for (size_t k = 0; k < attempts.size(); ++k) {
+        const std::string a_at = absl::StrCat(at, ".infra_attempts[", k, "]");
+        if (!attempts[k].is_object()) return bad(a_at, "expected an object");
+        for (const char* key : {"signature", "detail"}) {
+          if (!attempts[k].contains(key) || !attempts[k][key].is_string()) {
+            return bad(absl::StrCat(a_at, ".", key), "missing or not a string");
+          }
+        }
+        result.infra_attempts.push_back(
+            {attempts[k]["signature"].get<std::string>(), attempts[k]["detail"].get<std::string>()});
+      }
+    }
     cache.Insert({entry["version"].get<std::string>(), entry["settings"].get<std::string>(),
                   entry["trial"].get<int>()},
                  result);
@@ -128,7 +151,7 @@ absl::StatusOr<std::vector<TrialResult>> CachingTrialRunner::RunTrials(const std
   ++batches_run_;
   for (size_t j = 0; j < misses.size(); ++j) {
     results[miss_slots[j]] = (*ran)[j];
-    if (!(*ran)[j].setup_failed) {
+    if (!(*ran)[j].unrunnable()) {
       cache_.Insert({labels_.at(misses[j].version), settings_hashes_.at(misses[j].version), misses[j].trial},
                     (*ran)[j]);
     }
@@ -160,7 +183,7 @@ absl::StatusOr<TrialRunner::Finished> CachingTrialRunner::Wait() {
   if (!done.ok()) return done.status();
   ++misses_;
   ++batches_run_;
-  if (!done->result.setup_failed) {
+  if (!done->result.unrunnable()) {
     cache_.Insert({labels_.at(done->request.version), settings_hashes_.at(done->request.version), done->request.trial},
                   done->result);
   }

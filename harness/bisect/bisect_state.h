@@ -43,8 +43,9 @@ class ProbeCache {
 nlohmann::json TrialResultToJson(const TrialResult& trial);
 
 // Serves trials from the cache and passes the rest to `inner`, then saves the cache to
-// `state_path` (when not empty) after every batch, before returning. Set-up failures are not
-// cached: a later run retries them, as a sweep does.
+// `state_path` (when not empty) after every batch, before returning. Unrunnable trials (set-up
+// failures, infra on every attempt) are not cached: a later run retries them, as a sweep does.
+// A trial's retried infra attempts are kept with it (infra_attempts).
 class CachingTrialRunner : public TrialRunner {
  public:
   // `settings_hashes[i]` keys version i's trials (a version's own settings may be part of it).

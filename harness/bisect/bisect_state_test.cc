@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "absl/strings/str_cat.h"
+#include "harness/bisect/infra_retry.h"
 #include "harness/core/file_util.h"
 
 namespace gh {
@@ -138,6 +140,107 @@ TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
   const CachedBisect changed = RunCachedBisect(config, *loaded, "h2", state);
   ASSERT_TRUE(changed.result.ok());
   EXPECT_EQ(changed.ran, first.result->total_trials);
+}
+
+// Issue 20: version b's trials fail to start (infra) on their first `bad_attempts` attempts.
+class InfraAtBRunner : public CountingRunner {
+ public:
+  explicit InfraAtBRunner(int bad_attempts) : bad_attempts_(bad_attempts) {}
+  absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
+    std::vector<TrialResult> out;
+    for (const Request& r : batch) {
+      if (r.version == 1 && r.attempt <= bad_attempts_) {
+        ++ran;
+        out.push_back({Outcome::kInfra, "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)",
+                       false, absl::StrCat("probes/b/trial", r.trial), 0, ""});
+      } else {
+        absl::StatusOr<std::vector<TrialResult>> one = CountingRunner::RunTrials({r});
+        out.push_back(one->front());
+      }
+    }
+    return out;
+  }
+
+ private:
+  int bad_attempts_;
+};
+
+TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunAgain) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  InfraAtBRunner inner(/*bad_attempts=*/1);
+  InfraRetryingTrialRunner retrying(inner);
+  ProbeCache cache;
+  CachingTrialRunner caching(retrying, cache, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->answer.first_bad, 2);
+  EXPECT_EQ(first->answer.last_good, 1);
+  EXPECT_EQ(retrying.retried(), 2);  // b's two trials, once each
+  EXPECT_EQ(inner.ran, first->total_trials + 2);
+
+  // The state file keeps the trials that counted, each with the attempt under it.
+  absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->size(), static_cast<size_t>(first->total_trials));
+  const TrialResult* b0 = loaded->Find({"b", "h1", 0});
+  ASSERT_NE(b0, nullptr);
+  EXPECT_EQ(b0->outcome, Outcome::kPass);
+  ASSERT_EQ(b0->infra_attempts.size(), 1u);
+  EXPECT_EQ(b0->infra_attempts[0].signature,
+            "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)");
+  EXPECT_EQ(b0->infra_attempts[0].detail, "probes/b/trial0");
+
+  CountingRunner second_inner;
+  InfraRetryingTrialRunner second_retrying(second_inner);
+  CachingTrialRunner resumed(second_retrying, *loaded, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_EQ(second_inner.ran, 0);
+  EXPECT_EQ(second->answer.last_good, 1);
+  for (const ProbeRecord& p : second->probes) {
+    EXPECT_EQ(p.tally.infra_retried, p.label == "b" ? 2 : 0) << p.label;
+  }
+}
+
+TEST(CachingTrialRunnerTest, InfraOnEveryAttemptIsNotCachedAndARerunRetriesIt) {
+  const std::string dir = TempDir();
+  const std::string state = dir + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  InfraAtBRunner inner(/*bad_attempts=*/3);
+  InfraRetryingTrialRunner retrying(inner);
+  ProbeCache cache;
+  CachingTrialRunner caching(retrying, cache, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(first->answer.last_good, 0);
+  EXPECT_EQ(first->answer.unclassified, std::vector<int>{1});
+  absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->Find({"b", "h1", 0}), nullptr);
+
+  // The infrastructure is back: the rerun runs b and answers exactly.
+  CountingRunner second_inner;
+  InfraRetryingTrialRunner second_retrying(second_inner);
+  CachingTrialRunner resumed(second_retrying, *loaded, config.versions, "h1", state);
+  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_GT(second_inner.ran, 0);
+  EXPECT_EQ(second->answer.first_bad, 2);
+  EXPECT_EQ(second->answer.last_good, 1);
+  EXPECT_TRUE(second->answer.unclassified.empty());
+}
+
+TEST(ProbeCacheTest, MalformedInfraAttemptsNameTheKey) {
+  nlohmann::json json = ProbeCache().ToJson();
+  json["trials"] = {{{"version", "v1"}, {"settings", "h"}, {"trial", 0}, {"outcome", "pass"}, {"signature", ""},
+                     {"setup_failed", false}, {"detail", ""}, {"wall_s", 1.0},
+                     {"infra_attempts", {{{"signature", 3}, {"detail", ""}}}}}};
+  absl::StatusOr<ProbeCache> back = ProbeCache::FromJson(json, "DIR/bisect_state.json");
+  ASSERT_FALSE(back.ok());
+  EXPECT_EQ(back.status().message(),
+            "DIR/bisect_state.json: trials[0].infra_attempts[0].signature: missing or not a string");
 }
 
 // Dies (returns an error) after `limit` trials: a bisect killed mid-way.

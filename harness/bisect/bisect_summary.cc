@@ -44,9 +44,11 @@ std::string LabelOf(const BisectConfig& config, int index) {
 
 }  // namespace
 
-std::string ProbeCell(const ProbeRecord& probe) {
+namespace {
+
+std::string ProbeOutcomeCell(const ProbeRecord& probe) {
   const ProbeTally& t = probe.tally;
-  if (!t.setup_failure.empty()) return absl::StrCat("set-up failed: ", t.setup_failure);
+  if (std::string unrunnable = t.Unrunnable(); !unrunnable.empty()) return unrunnable;
   if (t.skips > 0) return absl::StrCat("skip: ", probe.trials.empty() ? "" : probe.trials.back().signature);
   const int failed = t.hunted + t.others;
   if (failed == 0) return absl::StrCat(t.trials, "/", t.trials, " passed");
@@ -57,6 +59,15 @@ std::string ProbeCell(const ProbeRecord& probe) {
     if (count > best) best = count, top = signature;
   }
   if (!top.empty()) absl::StrAppend(&out, " (", top, ")");
+  return out;
+}
+
+}  // namespace
+
+std::string ProbeCell(const ProbeRecord& probe) {
+  std::string out = ProbeOutcomeCell(probe);
+  const int retried = probe.tally.infra_retried;
+  if (retried > 0) absl::StrAppend(&out, "; ", retried, retried == 1 ? " infra attempt" : " infra attempts", " retried");
   return out;
 }
 
@@ -118,7 +129,7 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   int n = 0;
   for (const ProbeRecord& p : result.probes) {
     const ProbeTally& t = p.tally;
-    std::string signatures = t.setup_failure.empty() ? Signatures(t) : absl::StrCat("set-up failed: ", t.setup_failure);
+    std::string signatures = t.Unrunnable().empty() ? Signatures(t) : t.Unrunnable();
     absl::StrAppend(&md, "| ", ++n, " | ", RoundName(p.round), " | ", Cell(p.label), " | ", Verdict(t), " | ",
                     t.trials, " | ", t.passes, " | ", t.hunted, " | ", t.others, " | ", t.skips, " | ",
                     Cell(signatures), " |\n");
@@ -158,6 +169,8 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
                       {"skips", p.tally.skips},
                       {"signatures", p.tally.signatures},
                       {"setup_failure", p.tally.setup_failure},
+                      {"infra_failure", p.tally.infra_failure},
+                      {"infra_retried", p.tally.infra_retried},
                       {"llr", p.tally.llr},
                       {"trial_results", trials}});
   }

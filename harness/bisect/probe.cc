@@ -9,6 +9,12 @@
 
 namespace gh {
 
+std::string TrialResult::unrunnable_reason() const {
+  if (setup_failed) return detail;
+  if (infra_attempts.empty()) return signature;
+  return absl::StrCat(signature, " after ", infra_attempts.size() + 1, " attempts");
+}
+
 std::string HuntSpec::ToString() const {
   std::string out = outcome ? std::string(OutcomeName(*outcome)) : "<bad end's outcome>";
   absl::StrAppend(&out, " ~ /", signature ? *signature : "<bad end's signature>", "/");
@@ -112,6 +118,11 @@ absl::StatusOr<ProbeVerdict> ParseProbeVerdict(std::string_view name) {
   return absl::InvalidArgumentError(absl::StrCat("unknown probe verdict '", std::string(name), "'"));
 }
 
+std::string ProbeTally::Unrunnable() const {
+  if (!setup_failure.empty()) return absl::StrCat("set-up failed: ", setup_failure);
+  return infra_failure;
+}
+
 std::string ProbeTally::Counts() const {
   std::vector<std::string> parts;
   if (passes) parts.push_back(absl::StrCat(passes, " pass"));
@@ -120,10 +131,19 @@ std::string ProbeTally::Counts() const {
   if (skips) parts.push_back(absl::StrCat(skips, " skip"));
   std::string out = absl::StrCat(trials, trials == 1 ? " trial" : " trials");
   if (!parts.empty()) absl::StrAppend(&out, ": ", absl::StrJoin(parts, ", "));
+  if (infra_retried > 0) {
+    absl::StrAppend(&out, "; ", infra_retried, infra_retried == 1 ? " infra attempt" : " infra attempts", " retried");
+  }
   return out;
 }
 
+void MarkUnrunnable(const TrialResult& trial, ProbeTally& tally) {
+  tally.verdict = ProbeVerdict::kSkip;
+  (trial.setup_failed ? tally.setup_failure : tally.infra_failure) = trial.unrunnable_reason();
+}
+
 void CountTrial(const Hunt& hunt, const TrialResult& trial, ProbeTally& tally) {
+    tally.infra_retried += static_cast<int>(trial.infra_attempts.size());
     ++tally.trials;
     switch (hunt.Classify(trial)) {
       case Hunt::TrialClass::kPass: ++tally.passes; break;
@@ -140,8 +160,8 @@ ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vect
   ProbeTally tally;
   for (const TrialResult& trial : trials) {
     if (trial.unrunnable()) {
-      tally.setup_failure = trial.unrunnable_reason();
-      tally.verdict = ProbeVerdict::kSkip;
+      tally.infra_retried += static_cast<int>(trial.infra_attempts.size());
+      MarkUnrunnable(trial, tally);
       return tally;
     }
     CountTrial(hunt, trial, tally);

@@ -15,6 +15,13 @@
 
 namespace gh {
 
+// An infrastructure failure under a trial that was then run again (InfraRetryingTrialRunner):
+// not a trial of the version, kept so the reports can show it.
+struct InfraAttempt {
+  std::string signature;  // "infrastructure: srun: error: ... (job exited with status 1)"
+  std::string detail;     // the attempt's trial directory
+};
+
 // One trial of one version: a job's outcome reduced over the points it ran.
 struct TrialResult {
   Outcome outcome = Outcome::kPass;
@@ -26,12 +33,15 @@ struct TrialResult {
   // The passing records' metrics with their samples pooled (the perf bisect's measurements,
   // bisect/perf_probe.h); not kept in bisect_state.json.
   std::vector<Metric> metrics;
+  // The attempts before this one that ended infra and were run again, oldest first.
+  std::vector<InfraAttempt> infra_attempts;
   // Nothing of the version could be judged: it could not be set up, or the trial's job ended
-  // infra (the launcher or MPI start-up failed, driver/job_failure_kind.h). Such a trial counts
-  // neither good nor bad: its probe is skipped.
+  // infra (the launcher or MPI start-up failed, a node died, driver/job_failure_kind.h) on
+  // every attempt. Such a trial counts neither good nor bad: its probe is skipped.
   bool unrunnable() const { return setup_failed || outcome == Outcome::kInfra; }
-  // Why, for an unrunnable trial: the set-up failure text, or the infra signature.
-  const std::string& unrunnable_reason() const { return setup_failed ? detail : signature; }
+  // Why, for an unrunnable trial: the set-up failure text, or the infra signature, with
+  // " after N attempts" when it was retried.
+  std::string unrunnable_reason() const;
 };
 
 // The failure being hunted: an outcome and a regex searched in the signature.
@@ -91,15 +101,26 @@ struct ProbeTally {
   ProbeVerdict verdict = ProbeVerdict::kUndecided;
   bool truncated = false;  // decided at the trial cap without reaching an SPRT boundary
   double llr = 0;          // of the hunted-failure test
-  std::string setup_failure;
-  std::string Counts() const;  // "3 trials: 1 pass, 2 hunted"
+  std::string setup_failure;  // the version could not be set up: why
+  // Infra on every attempt of a trial: "infrastructure: ... after 3 attempts".
+  std::string infra_failure;
+  int infra_retried = 0;   // infra attempts that were run again (not trials: not in `trials`)
+  // Why the probe could not be judged: "set-up failed: ...", the infra failure, or "".
+  std::string Unrunnable() const;
+  // "3 trials: 1 pass, 2 hunted", then "; 1 infra attempt retried" when there were some.
+  std::string Counts() const;
 };
 
+// A probe skipped because of `trial` (unrunnable): its verdict and setup_failure or infra_failure.
+void MarkUnrunnable(const TrialResult& trial, ProbeTally& tally);
+
 // Classifies `trials` in order and stops at the first trial after which the verdict is known:
-// an unrunnable trial (set-up failure, infra) or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
+// an unrunnable trial (set-up failure, infra on every attempt) or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
 // the other-failure SPRT accepting "bad" while no hunted failure was seen -> other; both
-// accepting "good" -> good. Trials after the deciding one are not counted.
-// Adds one trial to the tally's counts (trials, passes, hunted, others, skips, signatures).
+// accepting "good" -> good. Trials after the deciding one are not counted; the infra attempts
+// retried under the counted ones (and the deciding one) are, in infra_retried.
+// Adds one trial to the tally's counts (trials, passes, hunted, others, skips, signatures,
+// infra_retried).
 void CountTrial(const Hunt& hunt, const TrialResult& trial, ProbeTally& tally);
 ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials);
 

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 
 namespace gh {
@@ -143,7 +144,9 @@ TEST(TallyTrialsTest, AnInfraTrialIsASkipLikeASetupFailure) {
   for (bool other_as_bad : {false, true}) {
     ProbeTally tally = TallyTrials(WrongDataHunt(other_as_bad), SprtConfig(), {Infra(), Fail("wrong data")});
     EXPECT_EQ(tally.verdict, ProbeVerdict::kSkip);
-    EXPECT_EQ(tally.setup_failure, kRootRefused);
+    EXPECT_EQ(tally.infra_failure, kRootRefused);
+    EXPECT_EQ(tally.setup_failure, "");
+    EXPECT_EQ(tally.Unrunnable(), kRootRefused);
     EXPECT_EQ(tally.trials, 0);
     EXPECT_EQ(tally.others, 0);
     EXPECT_EQ(tally.hunted, 0);
@@ -151,6 +154,33 @@ TEST(TallyTrialsTest, AnInfraTrialIsASkipLikeASetupFailure) {
   ProbeTally after_passes = TallyTrials(WrongDataHunt(), SprtConfig(), {Pass(), Infra()});
   EXPECT_EQ(after_passes.verdict, ProbeVerdict::kSkip);
   EXPECT_EQ(after_passes.passes, 1);
+}
+
+// Issue 20: an infra attempt that was run again is no trial of the version. The trial that
+// came after it counts; the retried attempts are counted apart and shown.
+TEST(TallyTrialsTest, RetriedInfraAttemptsAreNotTrials) {
+  TrialResult retried = Fail("wrong data");
+  retried.infra_attempts = {{kRootRefused, "probes/v1/trial0"}};
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(), {retried, Fail("wrong data")});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kBad);
+  EXPECT_EQ(tally.trials, 2);
+  EXPECT_EQ(tally.hunted, 2);
+  EXPECT_EQ(tally.skips, 0);
+  EXPECT_EQ(tally.infra_retried, 1);
+  EXPECT_EQ(tally.Unrunnable(), "");
+  EXPECT_EQ(tally.Counts(), "2 trials: 2 hunted; 1 infra attempt retried");
+}
+
+TEST(TallyTrialsTest, InfraOnEveryAttemptSkipsAndSaysHowOften) {
+  TrialResult persisting = Infra();
+  persisting.infra_attempts = {{kRootRefused, "probes/v1/trial0"}, {kRootRefused, "probes/v1/trial0.retry1"}};
+  EXPECT_EQ(persisting.unrunnable_reason(), absl::StrCat(kRootRefused, " after 3 attempts"));
+  ProbeTally tally = TallyTrials(WrongDataHunt(), SprtConfig(), {Pass(), persisting});
+  EXPECT_EQ(tally.verdict, ProbeVerdict::kSkip);
+  EXPECT_EQ(tally.infra_failure, absl::StrCat(kRootRefused, " after 3 attempts"));
+  EXPECT_EQ(tally.trials, 1);
+  EXPECT_EQ(tally.infra_retried, 2);
+  EXPECT_EQ(tally.Counts(), "1 trial: 1 pass; 2 infra attempts retried");
 }
 
 TEST(HuntTest, InfraIsNeverHuntedNorTakenFromTheBadEnd) {

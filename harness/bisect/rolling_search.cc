@@ -48,7 +48,7 @@ class Rolling {
       it->second.running = false;
       --running_;
       it->second.record.trials.push_back(done->result);
-      if (!done->result.setup_failed) ++result_.total_trials;
+      if (!done->result.unrunnable()) ++result_.total_trials;
       Settle(it);
     }
     result_.answer = search_.Answer();

@@ -26,6 +26,7 @@
 #include "harness/driver/sweep_narrowing.h"
 #include "harness/driver/sweep_outputs.h"
 #include "harness/driver/sweep_plan.h"
+#include "harness/driver/job_attempts.h"
 #include "harness/driver/slurm_node_failure.h"
 #include "harness/driver/slurm_sweep.h"
 #include "harness/driver/sweep_progress.h"
@@ -88,9 +89,6 @@ struct ActiveCell {
   std::vector<Record> earlier;
   double earlier_wall_s = 0;
 };
-
-// How many times a cell starts when nodes keep dying under it (each death takes a node away).
-constexpr int kMaxNodeAttempts = 3;
 
 // A rerun cell's records: the earlier ones in their order, each rerun point's new records
 // where its old ones were (a point new to the cell at the end).
@@ -530,7 +528,7 @@ bool Sweep::RetryOnLiveNodes(ActiveCell& cell, const SlurmNodeFailure& lost, con
   const CellPlan& c = plan_.cells[cell.index].plan;
   const absl::Time now = env_.clock->Now();
   for (const std::string& node : lost.nodes) pool_.ExcludeNode(node);
-  if (cell.attempt >= kMaxNodeAttempts || !pool_.FitsLiveNodes(c.ranks, c.share_gpu)) return false;
+  if (cell.attempt >= kMaxJobAttempts || !pool_.FitsLiveNodes(c.ranks, c.share_gpu)) return false;
   const std::string ended = ClassifyJobFailure(end, 0).signature;
   cell.jobs.back()["end"] = ended;
   cell.jobs.back()["wall_s"] = absl::ToDoubleSeconds(now - cell.running->started());
