@@ -7,33 +7,25 @@
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
 find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
 
-foreach(case nodes mpi binding teardown packing submit faults nodefail nodesdead)
-  set(_labels "slurm-cluster")
-  if(case STREQUAL "faults")
-    set(_labels "slurm-cluster;slurm-cluster-long")
-  endif()
+# gh_slurm_cluster_case(CASE LABELS TIMEOUT [EXTRA ARGS...]): one case of cluster_test.sh.
+function(gh_slurm_cluster_case case labels timeout)
   add_test(NAME gpuharness.slurm_cluster.${case}
            COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
-                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case})
+                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case} ${ARGN})
   set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
-    LABELS "${_labels}" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+    LABELS "${labels}" TIMEOUT ${timeout} RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+endfunction()
+
+foreach(case nodes mpi binding teardown packing submit nodefail nodesdead)
+  gh_slurm_cluster_case(${case} "slurm-cluster" 300)
 endforeach()
+gh_slurm_cluster_case(faults "slurm-cluster;slurm-cluster-long" 300)
 
 # The nightly end to end on the cluster (ci/slurm/nightly-ghcluster.sbatch through sbatch --wait)
 # needs tests/bisect.cmake's fake MPI library, like tests/nightly_dryrun. About 3 minutes: label
 # slurm-cluster-long too, so a quick run can leave it out (ctest -LE slurm-cluster-long).
 if(TARGET gh_bisect_fake_version)
   # bisect --jobs 3 inside an allocation: probes as job steps across the nodes.
-  add_test(NAME gpuharness.slurm_cluster.bisect
-           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
-                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} bisect
-                   $<TARGET_FILE:gh_bisect_fake_version>)
-  set_tests_properties(gpuharness.slurm_cluster.bisect PROPERTIES
-    LABELS "slurm-cluster" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
-  add_test(NAME gpuharness.slurm_cluster.nightly
-           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
-                   $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} nightly
-                   $<TARGET_FILE:gh_bisect_fake_version>)
-  set_tests_properties(gpuharness.slurm_cluster.nightly PROPERTIES
-    LABELS "slurm-cluster;slurm-cluster-long" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+  gh_slurm_cluster_case(bisect "slurm-cluster" 300 $<TARGET_FILE:gh_bisect_fake_version>)
+  gh_slurm_cluster_case(nightly "slurm-cluster;slurm-cluster-long" 600 $<TARGET_FILE:gh_bisect_fake_version>)
 endif()
