@@ -179,6 +179,22 @@ struct Figures {
   int orphans_seen = 0, orphans_survived = 0, stopped_by_reruns = 0, left = 0;
 };
 
+// Whether `pid` descends from `ancestor` (its parent chain in /proc reaches it).
+bool DescendsFrom(int pid, int ancestor) {
+  for (int hops = 0; pid > 1 && hops < 64; ++hops) {
+    const std::string stat = ReadAll("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) return false;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    int parent = 0;
+    rest >> state >> parent;
+    if (parent == ancestor) return true;
+    pid = parent;
+  }
+  return false;
+}
+
 // One fault against a sweep into `out`: SIGKILL (40%) or SIGTERM (30%) to the driver, or
 // SIGKILL to one of its ranks (30%), at a random moment. Returns false when the sweep finished
 // before the fault (nothing left to break in this DIR).
@@ -196,7 +212,9 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
     for (const Proc& p : now) {
       bool known = p.pid == driver;
       for (const Proc& old : before) known = known || p.pid == old.pid;
-      job_started = job_started || !known;
+      // A child an orphaned rank forks (trial isolation, a bounded command) is new too, but it is
+      // not the rerun's job: only the new driver's descendants are.
+      job_started = job_started || (!known && DescendsFrom(p.pid, driver));
     }
     // (Not from `now`: until its exec the driver's command line is still this test's.)
     const std::string stat = ReadAll("/proc/" + std::to_string(driver) + "/stat");
