@@ -203,6 +203,8 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
   const std::vector<Proc> before = ProcessesMentioning(out);
   f.orphans_seen += static_cast<int>(before.size());
   pid_t driver = Spawn(sweep, log);
+  std::vector<std::string> driver_argv = {GH_GPUHARNESS_BIN};
+  driver_argv.insert(driver_argv.end(), sweep.begin(), sweep.end());
   // The rerun stops what an earlier driver left running before it starts anything: once its
   // first job runs (a new process other than the driver), none of those processes is alive.
   const auto started_by = Clock::now() + std::chrono::seconds(20);
@@ -213,8 +215,10 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
       bool known = p.pid == driver;
       for (const Proc& old : before) known = known || p.pid == old.pid;
       // A child an orphaned rank forks (trial isolation, a bounded command) is new too, but it is
-      // not the rerun's job: only the new driver's descendants are.
-      job_started = job_started || (!known && DescendsFrom(p.pid, driver));
+      // not the rerun's job: only the new driver's descendants are. And only once they have
+      // exec'd: until then a child (popen's shell for `nvidia-smi -L` while the driver counts
+      // GPUs, before it stops anything) shows the driver's own command line (CI's seed 29017241).
+      job_started = job_started || (!known && p.argv != driver_argv && DescendsFrom(p.pid, driver));
     }
     // (Not from `now`: until its exec the driver's command line is still this test's.)
     const std::string stat = ReadAll("/proc/" + std::to_string(driver) + "/stat");
