@@ -15,4 +15,5 @@ gh_harness_case_tests(gh_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/gpu/ring_shift_gpu
   StaleAndPartialBlocksFailWithExactCounts
   StalledRankTimesOutNamingItsStep
   LostContextOnOneRankEndsTheJobWithoutAHang
-  CopyEngineTransportPassesAndPlantedFaultsFail)
+  CopyEngineTransportPassesAndPlantedFaultsFail
+  GraphReplayRecordsOneSamplePerReplayAndStillVerifies)

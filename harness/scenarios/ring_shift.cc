@@ -94,6 +94,7 @@ RingShiftParams ParamsFor(const PointContext& ctx) {
   params.fault = point.GetEnum<RingFault>("fault");
   params.fault_rank =
       static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
+  params.graph_replays = static_cast<int>(point.GetInt("graph_replays"));
   return params;
 }
 
@@ -339,6 +340,13 @@ KindInfo DescribeRingShift() {
                 "after the exchange: cuda only)")
           .Int("fault_rank", 1, "the rank that shows the fault (clamped to nranks-1)")
           .Min(0)
+          .Int("graph_replays", 0,
+               "nccl_p2p: also capture the timed iterations once in a CUDA graph and replay it "
+               "this many times, each replay between its own events: time_graph_mean_us and "
+               "bandwidth_graph_GBps, one sample per replay, without the host's enqueue (other "
+               "transports do not read it)")
+          .Min(0)
+          .Max(1000)
           .Build();
   info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};

@@ -51,6 +51,7 @@ struct RingShiftParams {
   RingTransport transport = RingTransport::kAuto;  // never kAuto once read from a point
   RingFault fault = RingFault::kNone;
   int fault_rank = 0;
+  int graph_replays = 0;  // nccl_p2p: replays of the timed iterations captured as a CUDA graph
   int64_t count() const { return bytes / DtypeSize(dtype); }
 };
 

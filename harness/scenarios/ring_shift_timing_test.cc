@@ -1,4 +1,4 @@
-// ring_shift's loop statistic (ring_shift_timing.h) and its nccl_ce transport, without a GPU.
+// ring_shift's loop and graph statistics (ring_shift_timing.h) and its nccl_ce transport, without a GPU.
 #include "harness/scenarios/ring_shift_timing.h"
 
 #include <mpi.h>
@@ -48,6 +48,26 @@ TEST(LoopMetricsTest, NoBytesGivesTheTimeAlone) {
 TEST(LoopMetricsTest, NoIterationsOrNoTimeGivesNothing) {
   EXPECT_TRUE(LoopMetrics("", 30, 0, 1e6).empty());
   EXPECT_TRUE(LoopMetrics("", 0, 5, 1e6).empty());
+}
+
+TEST(GraphMetricsTest, MedianOverReplaysOfThePerExchangeMean) {
+  // Three replays of 50 exchanges of 1 MB: 40, 44 and 41 us per exchange.
+  const std::vector<Metric> metrics = GraphMetrics({2000, 2200, 2050}, 50, 1e6);
+  ASSERT_THAT(metrics, ElementsAre(IsMetric("time_graph_mean_us", 41, "us"),
+                                   IsMetric("bandwidth_graph_GBps", 1e6 / 41e3, "GB/s")));
+  // One sample per replay, in the order they ran.
+  EXPECT_THAT(metrics[0].samples, ElementsAre(DoubleEq(40), DoubleEq(44), DoubleEq(41)));
+  EXPECT_THAT(metrics[1].samples, ElementsAre(DoubleEq(25), DoubleEq(1e6 / 44e3), DoubleEq(1e6 / 41e3)));
+}
+
+TEST(GraphMetricsTest, EvenReplayCountInterpolatesTheMedian) {
+  EXPECT_THAT(GraphMetrics({100, 140}, 10, 0), ElementsAre(IsMetric("time_graph_mean_us", 12, "us")));
+}
+
+TEST(GraphMetricsTest, NothingWithoutReplaysIterationsOrTime) {
+  EXPECT_TRUE(GraphMetrics({}, 50, 1e6).empty());
+  EXPECT_TRUE(GraphMetrics({100}, 0, 1e6).empty());
+  EXPECT_TRUE(GraphMetrics({100, 0, 90}, 5, 1e6).empty());
 }
 
 // The copy-engine transport parses from YAML and, on the host backend, is a skip that names it

@@ -3,6 +3,7 @@
 // binary prints why and exits 77, which CTest reports as skipped (tests/gpu.cmake).
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <string>
@@ -198,6 +199,69 @@ TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
       EXPECT_EQ(record.scenario, "gpu_ce_stale");
       EXPECT_EQ(rank.mismatch->wrong_elements, 16384);  // nothing copied: the poison throughout
       EXPECT_EQ(rank.mismatch->first_index, 0);
+    }
+  }
+}
+
+// graph_replays: the timed iterations captured once in a CUDA graph and replayed. At 1 rank and
+// with 2 ranks sharing the GPU (over sockets) the point still passes its verification, and the
+// graph metrics carry one sample per replay, each the mean over one replay's exchanges; a planted
+// corrupt element still fails (the replays come before the verified exchange).
+TEST(RingShiftGpu, GraphReplayRecordsOneSamplePerReplayAndStillVerifies) {
+  char dir_template[] = "/tmp/gh_ring_shift_graph_XXXXXX";
+  const char* dir = mkdtemp(dir_template);
+  ASSERT_NE(dir, nullptr);
+  const std::string yaml = std::string(dir) + "/graph.yaml";
+  const std::string point = "kind: ring_shift\nranks: {min: 1, max: 2}\ntimeout: 60s\nwarmup: 1\niterations: 4\n";
+  std::ofstream(yaml) << "name: gpu_graph\n" << point
+                      << "params: {transport: nccl_p2p, dtype: f32, bytes: [1000, 1M], graph_replays: 3}\n"
+                      << "---\nname: gpu_graph_corrupt\n" << point
+                      << "params: {transport: nccl_p2p, dtype: f32, bytes: 64K, graph_replays: 3, "
+                      << "fault: corrupt_element, fault_rank: 0}\n"
+                      << "expect: fail\n";
+  for (int np : {1, 2}) {
+    SCOPED_TRACE("np=" + std::to_string(np));
+    HarnessRun run = RunHarness(np, yaml, "cuda");
+    EXPECT_EQ(run.exit_code, 0) << run.console;
+    std::vector<Record> records = ReadRecords(run);
+    ASSERT_EQ(records.size(), 3u) << run.console;
+    for (const Record& record : records) {
+      SCOPED_TRACE(record.point);
+      ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
+      if (record.scenario == "gpu_graph_corrupt") {
+        EXPECT_EQ(record.result.outcome, Outcome::kFail);
+        ASSERT_TRUE(record.result.ranks[0].mismatch.has_value());
+        EXPECT_EQ(record.result.ranks[0].mismatch->wrong_elements, 1);
+        EXPECT_EQ(record.result.ranks[0].mismatch->first_index, 8192);
+        continue;
+      }
+      ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
+      const double bytes = record.point.find("bytes=1M") != std::string::npos ? 1048576 : 1000;
+      for (const RankOutcome& rank : record.result.ranks) {
+        EXPECT_GT(MetricOr(rank.metrics, "time_graph_mean_us", -1), 0);
+        EXPECT_GT(MetricOr(rank.metrics, "bandwidth_graph_GBps", -1), 0);
+        EXPECT_GT(MetricOr(rank.metrics, "time_loop_mean_us", -1), 0);  // the other statistics stay
+      }
+      // The point's metrics carry the samples.
+      const Metric* time = nullptr;
+      const Metric* bandwidth = nullptr;
+      for (const Metric& m : record.result.metrics) {
+        if (m.name == "time_graph_mean_us") time = &m;
+        if (m.name == "bandwidth_graph_GBps") bandwidth = &m;
+      }
+      ASSERT_NE(time, nullptr);
+      ASSERT_NE(bandwidth, nullptr);
+      EXPECT_EQ(time->unit, "us");
+      EXPECT_EQ(bandwidth->unit, "GB/s");
+      ASSERT_EQ(time->samples.size(), 3u);
+      ASSERT_EQ(bandwidth->samples.size(), 3u);
+      for (size_t r = 0; r < 3; ++r) {
+        EXPECT_GT(time->samples[r], 0);
+        EXPECT_NEAR(bandwidth->samples[r], bytes / (time->samples[r] * 1e3), 1e-9 * bandwidth->samples[r]);
+      }
+      std::vector<double> sorted = time->samples;
+      std::sort(sorted.begin(), sorted.end());
+      EXPECT_DOUBLE_EQ(time->value, sorted[1]);  // the median of three
     }
   }
 }
