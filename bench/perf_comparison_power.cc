@@ -1,5 +1,5 @@
 // How often the baseline comparison (core/perf_comparison.h) errs on measured data: its A/A
-// false-alarm rate and its power for a planted 5 % drop, per size, for 1, 2 and 3 processes per
+// false-alarm rate and its power for a planted 5 % drop, per size, for 1 to 5 processes per
 // side, with the default options. Not a Google Benchmark and not a test: a program printing
 // tables (docs/performance.md, "Perf comparison on the H200").
 //
@@ -13,16 +13,22 @@
 //                from measured samples, not a measurement of a slowed GPU.
 // Then the slow processes against the A/A ones, each verdict printed with its interval.
 //
-// Usage: perf_comparison_power [AA_RECORDS...] [--slow SLOW_RECORDS...]
+// --metrics NAME,NAME counts only those metrics (default: every metric with samples), so each
+// statistic (the per-iteration median, the graph replay) gets its own tables.
+//
+// Usage: perf_comparison_power [--metrics NAME,...] [AA_RECORDS...] [--slow SLOW_RECORDS...]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "harness/core/comparison.h"
 #include "harness/core/perf_statistics.h"
 #include "harness/core/records_file.h"
@@ -38,6 +44,10 @@ constexpr int64_t kPowerFromBytes = int64_t{1} << 20;
 constexpr double kPlantedDrop = 0.05;
 
 using Process = std::vector<Record>;
+
+// --metrics: the metrics counted (empty: all).
+std::set<std::string> counted_metrics;
+bool Counted(const std::string& metric) { return counted_metrics.empty() || counted_metrics.count(metric) > 0; }
 
 Process Load(const std::string& path) {
   std::string file = path;
@@ -132,6 +142,7 @@ void Measure(const std::vector<Process>& aa, int k, bool plant_drop, SizeTallies
       const std::string size = SizeOf(*first);
       if (tallies.bytes.emplace(size, bytes).second) tallies.sizes.push_back(size);
       for (const MetricChange& change : entry.perf) {
+        if (!Counted(change.metric)) continue;
         const int hit = counts(change) ? 1 : 0;
         for (Tally* t : {&tallies.by_size[size][k], &tallies.all[k]}) {
           t->hits += hit;
@@ -170,17 +181,17 @@ void PrintTable(const char* title, const SizeTallies& t, const std::vector<int>&
   }
 }
 
-// The spread of the A/A processes' medians of time_median_us per size: the between-process noise.
-void PrintSpread(const std::vector<Process>& aa) {
-  std::printf("\nBetween-process spread of time_median_us (each process's median, us)\n\n"
-              "| size | process medians | max/min - 1 |\n|---|---|---|\n");
+// The spread of the A/A processes' medians of `metric` per size: the between-process noise.
+void PrintSpread(const std::vector<Process>& aa, const std::string& metric) {
+  std::printf("\nBetween-process spread of %s (each process's median)\n\n"
+              "| size | process medians | max/min - 1 |\n|---|---|---|\n", metric.c_str());
   for (const Record& point : aa[0]) {
     std::vector<double> medians;
     for (const Process& process : aa) {
       for (const Record& r : process) {
         if (r.point != point.point) continue;
         for (const gh::Metric& m : r.result.metrics) {
-          if (m.name == "time_median_us" && !m.samples.empty()) medians.push_back(gh::MedianOf(m.samples));
+          if (m.name == metric && !m.samples.empty()) medians.push_back(gh::MedianOf(m.samples));
         }
       }
     }
@@ -210,6 +221,7 @@ void PrintSlow(const std::vector<Process>& aa, const std::vector<Process>& slow)
     for (const gh::PointComparison& entry : comparison.points) {
       if (!entry.now) continue;
       for (const MetricChange& change : entry.perf) {
+        if (!Counted(change.metric)) continue;
         const std::string size = entry.key.point.substr(entry.key.point.find("bytes=") + 6);
         std::printf("| %s | %s | %s |\n", size.substr(0, size.find('/')).c_str(), change.metric.c_str(),
                     change.Text().c_str());
@@ -230,6 +242,13 @@ int main(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--slow") {
       slow = true;
+    } else if (arg == "--metrics" && i + 1 < argc) {
+      for (absl::string_view name : absl::StrSplit(argv[++i], ',', absl::SkipEmpty())) {
+        counted_metrics.insert(std::string(name));
+      }
+    } else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "%s: unknown option '%s' (expected --metrics NAME,... or --slow)\n", argv[0], arg.c_str());
+      return 2;
     } else {
       (slow ? slow_paths : aa_paths).push_back(arg);
     }
@@ -251,9 +270,14 @@ int main(int argc, char** argv) {
   const gh::PerfOptions defaults;
   std::printf("# Perf comparison on %zu A/A processes (%zu slow), threshold %.0f %%, defaults of core/perf_comparison.h\n",
               aa.size(), slow_runs.size(), defaults.threshold * 100);
-  PrintSpread(aa);
+  if (!counted_metrics.empty()) std::printf("Metrics counted: %s\n", absl::StrJoin(counted_metrics, ", ").c_str());
+  std::string spread_metric = "time_median_us";  // a time of the counted ones, if any
+  for (const std::string& name : counted_metrics) {
+    if (spread_metric == "time_median_us" || name.rfind("time_", 0) == 0) spread_metric = name;
+  }
+  PrintSpread(aa, spread_metric);
   std::vector<int> ks;
-  for (int k = 1; 2 * k <= static_cast<int>(aa.size()) && k <= 3; ++k) ks.push_back(k);
+  for (int k = 1; 2 * k <= static_cast<int>(aa.size()) && k <= 5; ++k) ks.push_back(k);
   SizeTallies false_alarms, power;
   for (int k : ks) {
     Measure(aa, k, false, false_alarms, Flagged);

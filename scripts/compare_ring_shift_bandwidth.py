@@ -9,7 +9,10 @@
       nccl-tests' sendrecv_perf against one or more gpuharness runs (scripts/device-perf-gaps.sh).
       nccl-tests' `time` is the mean of back-to-back iterations with nothing between them (host
       clock); gpuharness's time_loop_mean_us is the same statistic (CUDA events around the same
-      kind of loop), its time_median_us the median of per-iteration events. The nccl_p2p table
+      kind of loop), its time_median_us the median of per-iteration events. With
+      --nccl-tests-graph (sendrecv_perf -G N: the iterations captured in a CUDA graph, launched N
+      times), a third pair: that time against time_graph_mean_us (graph_replays: the median over
+      replays of the per-exchange mean; nccl-tests: the mean over its launches). The nccl_p2p table
       compares both with nccl-tests; the device table compares nccl_device and nccl_ce with the
       in-run device-to-device copy (bandwidth_vs_copy: medians; bandwidth_loop_vs_copy: loops)."""
 import argparse
@@ -92,24 +95,31 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else format("-", ">" + spec.split(".")[0])
 
 
-def nccl_tests_tables(nccl_tests_path, labelled):
+def nccl_tests_tables(nccl_tests_path, labelled, nccl_tests_graph_path=None):
     nt = read_nccl_tests(nccl_tests_path)
+    ntg = read_nccl_tests(nccl_tests_graph_path) if nccl_tests_graph_path else {}
     runs = [(label, read_records(path)) for label, path in labelled]
     print("nccl_p2p against nccl-tests sendrecv_perf (us per iteration; ratio = nccl-tests time / ours, > 1 is faster)")
-    header = f"{'bytes':>6} | {'nccl-tests':>10}"
+    header = f"{'bytes':>6} | {'nccl-tests':>10}" + (f" {'nt graph':>9}" if ntg else "")
     for label, _ in runs:
         header += f" | {label + ' loop':>14} {'ratio':>6} {label + ' median':>16} {'ratio':>6}"
+        if ntg:
+            header += f" {label + ' graph':>15} {'ratio':>6}"
     print(header)
     for size in sorted(nt):
-        row = f"{size_text(size):>6} | {nt[size]:10.2f}"
+        g = ntg.get(size)
+        row = f"{size_text(size):>6} | {nt[size]:10.2f}" + (f" {fmt(g, '9.2f')}" if ntg else "")
         for _, points in runs:
             m = points.get(("nccl_p2p", size))
             if not m:
-                row += f" | {'-':>14} {'-':>6} {'-':>16} {'-':>6}"
+                row += f" | {'-':>14} {'-':>6} {'-':>16} {'-':>6}" + (f" {'-':>15} {'-':>6}" if ntg else "")
                 continue
             loop, median = m.get("time_loop_mean_us"), m.get("time_median_us")
             row += (f" | {fmt(loop, '14.2f')} {fmt(nt[size] / loop if loop else None, '6.3f')}"
                     f" {fmt(median, '16.2f')} {fmt(nt[size] / median if median else None, '6.3f')}")
+            if ntg:
+                graph = m.get("time_graph_mean_us")
+                row += f" {fmt(graph, '15.2f')} {fmt(g / graph if graph and g else None, '6.3f')}"
             if m["outcome"] != "pass":
                 row += f" ({m['outcome']})"
         print(row)
@@ -133,6 +143,7 @@ def main():
         return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--nccl-tests", required=True, help="sendrecv_perf's console output")
+    parser.add_argument("--nccl-tests-graph", help="sendrecv_perf -G N's console output (CUDA graph launches)")
     parser.add_argument("--records", action="append", default=[], metavar="LABEL=RECORDS.jsonl")
     args = parser.parse_args()
     labelled = []
@@ -141,7 +152,7 @@ def main():
         if not sep:
             parser.error(f"--records wants LABEL=PATH, got '{item}'")
         labelled.append((label, path))
-    nccl_tests_tables(args.nccl_tests, labelled)
+    nccl_tests_tables(args.nccl_tests, labelled, args.nccl_tests_graph)
 
 
 if __name__ == "__main__":

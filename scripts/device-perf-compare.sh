@@ -9,7 +9,8 @@
 #      the baseline: every flag of the A/A report is a false alarm; the slow report's verdicts
 #      with their intervals;
 #   3. when build-NAME/bin/perf_comparison_power exists, that bench over these processes: false
-#      alarms over every pair and every N-vs-N grouping, and the power for a planted 5 % drop.
+#      alarms over every pair and every N-vs-N grouping, and the power for a planted 5 % drop,
+#      once for the per-iteration median and once for the CUDA-graph replay (graph_replays).
 # Usage: scripts/device-perf-compare.sh [--name NAME] [--processes N] [--env 'VAR=VALUE ...']
 #        [--threshold PCT]. Results under $OUT/perf_compare/; summary to $OUT/perf_compare.txt.
 set -uo pipefail
@@ -51,8 +52,21 @@ for i in $(seq 1 "$processes"); do
   run "base$i"; base+=("base$i")
   run "now$i"; now+=("now$i")
 done
+# The slow side stops at 256M: under NCCL_MAX_NCHANNELS=1 the GiB points take 10-45 s each (with
+# the graph replays); the comparison covers the points both sides have.
+slow_scenario=$dir/ring_shift_bandwidth_slow.yaml
+sed -e 's/^  bytes: .*/  bytes: [1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M, 64M, 256M]/' "$scenario" >"$slow_scenario"
 # shellcheck disable=SC2086  # VAR=VALUE words on purpose
+scenario=$slow_scenario
 for i in $(seq 1 "$processes"); do run "slow$i" $env_text; slow+=("slow$i"); done
+# The statistics compared: every metric with samples (the scenario's graph_replays adds the graph's).
+has_graph=0
+grep -q time_graph_mean_us "$dir/runs/base1/records.jsonl" 2>/dev/null && has_graph=1
+if [[ $has_graph == 1 ]]; then
+  compared=52 metric_names="time_median_us, bandwidth_GBps, time_graph_mean_us, bandwidth_graph_GBps"
+else
+  compared=26 metric_names="time_median_us, bandwidth_GBps"
+fi
 merge base "${base[@]}"
 merge now "${now[@]}"
 merge slow "${slow[@]}"
@@ -71,7 +85,7 @@ report() {
   echo "## A/A: $processes vs $processes processes (every flagged metric is a false alarm)"
   report now
   flagged=$(sed -n '/^## Performance vs baseline/,/^## [^P]/p' "$dir/now/summary.md" | grep -c -E 'slower by|faster by')
-  echo "A/A false alarms: $flagged of 26 metrics (13 sizes x time_median_us, bandwidth_GBps)"
+  echo "A/A false alarms: $flagged of $compared metrics (13 sizes x $metric_names)"
   echo
   echo "## slow: $processes processes under $env_text vs the $processes baseline processes"
   report slow
@@ -82,6 +96,11 @@ report() {
     for label in "${base[@]}" "${now[@]}"; do aa+=("$dir/runs/$label"); done
     s=()
     for label in "${slow[@]}"; do s+=("$dir/runs/$label"); done
-    "$bench" "${aa[@]}" --slow "${s[@]}"
+    # One set of tables per statistic: the per-iteration median, and the graph replay.
+    "$bench" --metrics time_median_us,bandwidth_GBps "${aa[@]}" --slow "${s[@]}"
+    if [[ $has_graph == 1 ]]; then
+      echo
+      "$bench" --metrics time_graph_mean_us,bandwidth_graph_GBps "${aa[@]}" --slow "${s[@]}"
+    fi
   fi
 } | tee "$out/perf_compare.txt"

@@ -2,14 +2,16 @@
 # On the GPU machine (through scripts/device-run.sh): issue 17 item 5's side-by-side measurement
 # at one rank, in one call. Per pass (two by default), one program after another:
 #   1. nccl-tests' sendrecv_perf, 1M..4G (x4), -w 10 -n 50, its default timing (no event between
-#      iterations; `time` = host clock around the 50 back-to-back iterations / 50);
+#      iterations; `time` = host clock around the 50 back-to-back iterations / 50), then again with
+#      -G 7 (the 50 iterations captured in a CUDA graph, launched 7 times: time / (50 x 7));
 #   2. gpuharness ring_shift over nccl_p2p and nccl_device at the same sizes, warm-up 10,
 #      50 iterations, and nccl_ce (the copy engine) when the binary knows it;
 #   3. with --before BIN, the same nccl_p2p/nccl_device points through another gpuharness
 #      (an older build: before/after in the same run).
 # scripts/compare_ring_shift_bandwidth.py then prints, per pass, every statistic side by side:
 # nccl-tests' time against gpuharness's time_loop_mean_us (the same statistic) and its
-# per-iteration median, and the device transports against the in-run copy. No NCCL tuning
+# per-iteration median, nccl-tests -G against time_graph_mean_us (graph_replays: 7), and the
+# device transports against the in-run copy. No NCCL tuning
 # variable is set for either program (NCCL_NVLS_ENABLE=0 comes from device-run.sh).
 # Output: stdout, $OUT/perf_gaps.txt, $OUT/perf_gaps_logs.tgz (every log and records file).
 #
@@ -40,29 +42,33 @@ report=$out/perf_gaps.txt
 note() { echo "$*" | tee -a "$report"; }
 
 sizes="[1M, 4M, 16M, 64M, 256M, 1G, 4G]"
-scenario() {  # NAME TRANSPORTS
+scenario() {  # NAME TRANSPORTS [EXTRA PARAMS]
   cat >"$work/$1.yaml" <<YAML
 name: $1
 kind: ring_shift
-params: {bytes: $sizes, dtype: f32, transport: $2}
+params: {bytes: $sizes, dtype: f32, transport: $2${3:+, $3}}
 ranks: 1
 timeout: 120s
 warmup: 10
 iterations: 50
 YAML
 }
-scenario perf_gaps "[nccl_p2p, nccl_device]"
-scenario perf_gaps_ce "[nccl_ce]"
-has_ce=0
+has_ce=0 has_graph=0
 "$gpuharness" list ring_shift 2>/dev/null | grep -q nccl_ce && has_ce=1
+"$gpuharness" list ring_shift 2>/dev/null | grep -q graph_replays && has_graph=1
+# graph_replays is read by nccl_p2p only; an older --before binary without it gets none.
+scenario perf_gaps "[nccl_p2p, nccl_device]" "$([[ $has_graph == 1 ]] && echo 'graph_replays: 7')"
+scenario perf_gaps_before "[nccl_p2p, nccl_device]"
+scenario perf_gaps_ce "[nccl_ce]"
 
 note "# device-perf-gaps.sh, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 note "# nccl: $(ldd "$gpuharness" | awk '/libnccl/ {print $3}'); env: $(env | grep -E '^NCCL_' | sort | tr '\n' ' ')"
 for pass in $(seq 1 "$passes"); do
   "$sendrecv_perf" -b 1M -e 4G -f 4 -g 1 -w 10 -n 50 >"$work/nccl_tests_$pass.txt" 2>&1
-  args=(--nccl-tests "$work/nccl_tests_$pass.txt")
+  "$sendrecv_perf" -b 1M -e 4G -f 4 -g 1 -w 10 -n 50 -G 7 >"$work/nccl_tests_graph_$pass.txt" 2>&1
+  args=(--nccl-tests "$work/nccl_tests_$pass.txt" --nccl-tests-graph "$work/nccl_tests_graph_$pass.txt")
   if [[ -n $before ]]; then
-    "$before" run "$work/perf_gaps.yaml" --out "$work/before_$pass" --backend cuda >"$work/before_$pass.log" 2>&1
+    "$before" run "$work/perf_gaps_before.yaml" --out "$work/before_$pass" --backend cuda >"$work/before_$pass.log" 2>&1
     args+=(--records "before=$work/before_$pass/records.jsonl")
   fi
   "$gpuharness" run "$work/perf_gaps.yaml" --out "$work/after_$pass" --backend cuda >"$work/after_$pass.log" 2>&1
