@@ -271,11 +271,10 @@ int main(int argc, char** argv) {
   std::printf("# Perf comparison on %zu A/A processes (%zu slow), threshold %.0f %%, defaults of core/perf_comparison.h\n",
               aa.size(), slow_runs.size(), defaults.threshold * 100);
   if (!counted_metrics.empty()) std::printf("Metrics counted: %s\n", absl::StrJoin(counted_metrics, ", ").c_str());
-  std::string spread_metric = "time_median_us";  // a time of the counted ones, if any
-  for (const std::string& name : counted_metrics) {
-    if (spread_metric == "time_median_us" || name.rfind("time_", 0) == 0) spread_metric = name;
-  }
-  PrintSpread(aa, spread_metric);
+  // The spread of a time among the counted metrics (time_median_us when none is one).
+  auto time = std::find_if(counted_metrics.begin(), counted_metrics.end(),
+                           [](const std::string& name) { return name.rfind("time_", 0) == 0; });
+  PrintSpread(aa, time != counted_metrics.end() ? *time : "time_median_us");
   std::vector<int> ks;
   for (int k = 1; 2 * k <= static_cast<int>(aa.size()) && k <= 5; ++k) ks.push_back(k);
   SizeTallies false_alarms, power;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,15 @@ void ExpectAllPass(int np, const HarnessRun& run) {
   EXPECT_FALSE(env.value("nccl_runtime", "").empty());
   EXPECT_FALSE(env.value("driver_version", "").empty());
   EXPECT_EQ(env.value("env", nlohmann::json::object()).value("NCCL_NVLS_ENABLE", ""), "0");
+}
+
+// `text` as NAME.yaml in a fresh temporary directory; its path, or "" when none could be made.
+std::string WriteTempYaml(const std::string& name, const std::string& text) {
+  std::string dir_template = "/tmp/gh_ring_shift_" + name + "_XXXXXX";
+  if (mkdtemp(dir_template.data()) == nullptr) return "";
+  const std::string yaml = dir_template + "/" + name + ".yaml";
+  std::ofstream(yaml) << text;
+  return yaml;
 }
 
 TEST(RingShiftGpu, OneRankAllDtypesPass) {
@@ -152,19 +162,18 @@ TEST(RingShiftGpu, LostContextOnOneRankEndsTheJobWithoutAHang) {
 // at 1 rank: a clean block passes with its bandwidth beside the in-run copy's; a half-written
 // and a stale block fail with exact counts, as over NCCL send/recv.
 TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
-  char dir_template[] = "/tmp/gh_ring_shift_ce_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  ASSERT_NE(dir, nullptr);
-  const std::string yaml = std::string(dir) + "/ce.yaml";
   const std::string point = "kind: ring_shift\nranks: 1\ntimeout: 60s\nwarmup: 1\niterations: 3\n";
-  std::ofstream(yaml) << "name: gpu_ce\n" << point
-                      << "params: {transport: nccl_ce, dtype: [f32, bf16], bytes: [1000, 1M]}\n"
-                      << "---\nname: gpu_ce_partial\n" << point
-                      << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: partial_write, fault_rank: 0}\n"
-                      << "expect: fail\n"
-                      << "---\nname: gpu_ce_stale\n" << point
-                      << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: stale_block, fault_rank: 0}\n"
-                      << "expect: fail\n";
+  std::ostringstream text;
+  text << "name: gpu_ce\n" << point
+       << "params: {transport: nccl_ce, dtype: [f32, bf16], bytes: [1000, 1M]}\n"
+       << "---\nname: gpu_ce_partial\n" << point
+       << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: partial_write, fault_rank: 0}\n"
+       << "expect: fail\n"
+       << "---\nname: gpu_ce_stale\n" << point
+       << "params: {transport: nccl_ce, dtype: i32, bytes: 64K, fault: stale_block, fault_rank: 0}\n"
+       << "expect: fail\n";
+  const std::string yaml = WriteTempYaml("ce", text.str());
+  ASSERT_FALSE(yaml.empty());
   HarnessRun run = RunHarness(1, yaml, "cuda");
   std::vector<Record> records = ReadRecords(run);
   ASSERT_EQ(records.size(), 6u) << run.console;
@@ -208,17 +217,16 @@ TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
 // graph metrics carry one sample per replay, each the mean over one replay's exchanges; a planted
 // corrupt element still fails (the replays come before the verified exchange).
 TEST(RingShiftGpu, GraphReplayRecordsOneSamplePerReplayAndStillVerifies) {
-  char dir_template[] = "/tmp/gh_ring_shift_graph_XXXXXX";
-  const char* dir = mkdtemp(dir_template);
-  ASSERT_NE(dir, nullptr);
-  const std::string yaml = std::string(dir) + "/graph.yaml";
   const std::string point = "kind: ring_shift\nranks: {min: 1, max: 2}\ntimeout: 60s\nwarmup: 1\niterations: 4\n";
-  std::ofstream(yaml) << "name: gpu_graph\n" << point
-                      << "params: {transport: nccl_p2p, dtype: f32, bytes: [1000, 1M], graph_replays: 3}\n"
-                      << "---\nname: gpu_graph_corrupt\n" << point
-                      << "params: {transport: nccl_p2p, dtype: f32, bytes: 64K, graph_replays: 3, "
-                      << "fault: corrupt_element, fault_rank: 0}\n"
-                      << "expect: fail\n";
+  std::ostringstream text;
+  text << "name: gpu_graph\n" << point
+       << "params: {transport: nccl_p2p, dtype: f32, bytes: [1000, 1M], graph_replays: 3}\n"
+       << "---\nname: gpu_graph_corrupt\n" << point
+       << "params: {transport: nccl_p2p, dtype: f32, bytes: 64K, graph_replays: 3, "
+       << "fault: corrupt_element, fault_rank: 0}\n"
+       << "expect: fail\n";
+  const std::string yaml = WriteTempYaml("graph", text.str());
+  ASSERT_FALSE(yaml.empty());
   for (int np : {1, 2}) {
     SCOPED_TRACE("np=" + std::to_string(np));
     HarnessRun run = RunHarness(np, yaml, "cuda");
