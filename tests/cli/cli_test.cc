@@ -133,12 +133,17 @@ TEST(CliTest, ListJsonDescribesTheKinds) {
   EXPECT_EQ(kind["backends"][0], "host");
   std::vector<std::string> names;
   for (const nlohmann::json& param : kind["params"]) names.push_back(param["name"]);
-  EXPECT_THAT(names, ::testing::ElementsAre("bytes", "dtype", "transport", "fault", "fault_rank"));
+  EXPECT_THAT(names, ::testing::ElementsAre("bytes", "dtype", "transport", "fault", "fault_rank",
+                                                 "graph_replays"));
   EXPECT_EQ(kind["params"][0], nlohmann::json::parse(R"({"name": "bytes", "type": "bytes", "default": 1048576,
       "choices": [], "min": 4, "max": 17179869184,
       "help": "per-rank block size, rounded down to whole elements"})"));
   EXPECT_EQ(kind["params"][1]["choices"], nlohmann::json::parse(R"(["f32", "bf16", "i32", "f64"])"));
   EXPECT_EQ(kind["params"][1]["default"], "f32");
+  EXPECT_EQ(kind["params"][5]["type"], "int");
+  EXPECT_EQ(kind["params"][5]["default"], 0);
+  EXPECT_EQ(kind["params"][5]["min"], 0);
+  EXPECT_EQ(kind["params"][5]["max"], 1000);
   const HarnessRun all = Gpuharness("list --json");
   ASSERT_EQ(all.exit_code, 0);
   EXPECT_GE(nlohmann::json::parse(all.console)["kinds"].size(), 5u);
