@@ -16,4 +16,5 @@ gh_harness_case_tests(gh_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/gpu/ring_shift_gpu
   StalledRankTimesOutNamingItsStep
   LostContextOnOneRankEndsTheJobWithoutAHang
   CopyEngineTransportPassesAndPlantedFaultsFail
-  GraphReplayRecordsOneSamplePerReplayAndStillVerifies)
+  GraphReplayRecordsOneSamplePerReplayAndStillVerifies
+  EveryDeviceAllocatorCarriesTheBlocks)

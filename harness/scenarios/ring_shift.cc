@@ -95,6 +95,7 @@ RingShiftParams ParamsFor(const PointContext& ctx) {
   params.fault_rank =
       static_cast<int>(std::clamp<int64_t>(point.GetInt("fault_rank"), 0, ctx.nranks() - 1));
   params.graph_replays = static_cast<int>(point.GetInt("graph_replays"));
+  params.allocator = point.GetEnum<AllocatorKind>("allocator");
   return params;
 }
 
@@ -293,6 +294,11 @@ class RingShift : public Scenario {
       if (host_transport) {
         return RankOutcome::Skip(absl::StrCat("transport ", transport, " runs on the host backend"));
       }
+      if (params.transport == RingTransport::kNcclP2p &&
+          !AllocatorSupports(params.allocator, Backend::kCuda)) {
+        return RankOutcome::Skip(absl::StrCat("allocator ", std::string(EnumToName(params.allocator)),
+                                              " runs on the host backend"));
+      }
 #if defined(GH_HAVE_CUDA)
       if (params.transport == RingTransport::kNcclDevice || params.transport == RingTransport::kNcclCe) {
         return RunRingShiftDeviceCuda(ctx, params);
@@ -347,6 +353,10 @@ KindInfo DescribeRingShift() {
                "transports do not read it)")
           .Min(0)
           .Max(1000)
+          .Enum("allocator", AllocatorKind::kCudaMalloc,
+                "nccl_p2p: what the send and receive blocks are allocated with (cuda_malloc, "
+                "cuda_malloc_async, nccl_mem_alloc as nccl-tests does, vmm, arena: "
+                "allocators.h); malloc is a skip; other transports do not read it")
           .Build();
   info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};

@@ -10,6 +10,7 @@
 #include "harness/core/enum_names.h"
 #include "harness/core/outcome.h"
 #include "harness/core/param.h"
+#include "harness/scenarios/allocators.h"
 
 namespace gh {
 
@@ -52,6 +53,8 @@ struct RingShiftParams {
   RingFault fault = RingFault::kNone;
   int fault_rank = 0;
   int graph_replays = 0;  // nccl_p2p: replays of the timed iterations captured as a CUDA graph
+  // nccl_p2p: where the send and receive blocks live (nccl-tests allocates with ncclMemAlloc)
+  AllocatorKind allocator = AllocatorKind::kCudaMalloc;
   int64_t count() const { return bytes / DtypeSize(dtype); }
 };
 

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/cuda_resources.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/allocators.h"
 #include "harness/scenarios/data_pattern.h"
 #include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/ring_shift.h"
@@ -119,30 +121,39 @@ class RingShiftCuda : public RingShiftRank {
     Step("setup");
     const size_t bytes = static_cast<size_t>(count_) * width_;
     GH_CUDA_RETURN_IF_ERROR(cudaSetDevice(cuda_.device()));
-    DeviceBuffer send, recv, stale_sink, counters;
-    absl::Status status = send.Allocate(bytes);
-    if (status.ok()) status = recv.Allocate(bytes);
-    if (status.ok()) status = counters.Allocate(sizeof(VerifyCounters));
+    // The blocks come from the point's allocator (at least 16 bytes, so an empty point still
+    // has a pointer); the rest is the harness's own and stays cudaMalloc.
+    AllocatorSpec spec;
+    spec.kind = params_.allocator;
+    const int64_t block_bytes = std::max<int64_t>(static_cast<int64_t>(bytes), 16);
+    absl::StatusOr<std::unique_ptr<Allocation>> send_block = AllocateDevice(spec, block_bytes, stream_);
+    if (!send_block.ok()) return send_block.status();
+    absl::StatusOr<std::unique_ptr<Allocation>> recv_block = AllocateDevice(spec, block_bytes, stream_);
+    if (!recv_block.ok()) return recv_block.status();
+    const Allocation& send = **send_block;
+    const Allocation& recv = **recv_block;
+    DeviceBuffer stale_sink, counters;
+    absl::Status status = counters.Allocate(sizeof(VerifyCounters));
     if (status.ok() && FaultHere(RingFault::kStaleBlock)) status = stale_sink.Allocate(bytes);
     EventPairs events;
     if (status.ok()) status = events.Create(ctx_.iterations());
     if (!status.ok()) return status;
 
     const uint64_t timed_seed = SeedFor(ctx_.trial(), false);
-    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.get(), count_, width_, rank_, timed_seed, stream_));
-    GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.get(), kPoisonByte, bytes, stream_));
+    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.data(), count_, width_, rank_, timed_seed, stream_));
+    GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.data(), kPoisonByte, bytes, stream_));
     if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
 
     Step("exchange", "ncclSend/ncclRecv", int64_t(bytes));
     if (FaultHere(RingFault::kStall)) Stall();
     if (FaultHere(RingFault::kCrash)) std::raise(SIGSEGV);
     for (int i = 0; i < ctx_.warmup(); ++i) {
-      if (absl::Status s = Exchange(send.get(), count_, recv.get(), count_); !s.ok()) return s;
+      if (absl::Status s = Exchange(send.data(), count_, recv.data(), count_); !s.ok()) return s;
     }
     // Timed region: an event, the exchange, an event. Nothing else on the stream between them.
     for (int i = 0; i < ctx_.iterations(); ++i) {
       GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(events.start(i), stream_));
-      if (absl::Status s = Exchange(send.get(), count_, recv.get(), count_); !s.ok()) return s;
+      if (absl::Status s = Exchange(send.data(), count_, recv.data(), count_); !s.ok()) return s;
       GH_CUDA_RETURN_IF_ERROR(cudaEventRecord(events.stop(i), stream_));
     }
     if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
@@ -158,7 +169,7 @@ class RingShiftCuda : public RingShiftRank {
     // (ring_shift_timing.h). Events between NCCL kernels slow them; this loop has none.
     absl::StatusOr<double> loop_us = TimeBareLoopUs(
         stream_, ctx_.iterations(),
-        [&] { return Exchange(send.get(), count_, recv.get(), count_); },
+        [&] { return Exchange(send.data(), count_, recv.data(), count_); },
         [&] { return cuda_.Synchronize(); });
     if (!loop_us.ok()) return loop_us.status();
     for (Metric& m : LoopMetrics("", *loop_us, ctx_.iterations(), static_cast<double>(bytes))) {
@@ -169,7 +180,7 @@ class RingShiftCuda : public RingShiftRank {
     if (params_.graph_replays > 0) {
       absl::StatusOr<std::vector<double>> replay_us = TimeGraphReplaysUs(
           stream_, ctx_.iterations(), params_.graph_replays,
-          [&] { return Exchange(send.get(), count_, recv.get(), count_); },
+          [&] { return Exchange(send.data(), count_, recv.data(), count_); },
           [&] { return cuda_.Synchronize(); });
       if (!replay_us.ok()) return replay_us.status();
       for (Metric& m : GraphMetrics(*replay_us, ctx_.iterations(), static_cast<double>(bytes))) {
@@ -179,14 +190,14 @@ class RingShiftCuda : public RingShiftRank {
 
     Step("verify", "ncclSend/ncclRecv", int64_t(bytes));
     const uint64_t seed = SeedFor(ctx_.trial(), true);
-    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.get(), count_, width_, rank_, seed, stream_));
+    GH_CUDA_RETURN_IF_ERROR(LaunchFillPattern(send.data(), count_, width_, rank_, seed, stream_));
     // kStaleBlock keeps the timed iterations' data: no poison, and the fresh block lands in a
     // sink, so the neighbours' exchange still completes.
-    void* landing = recv.get();
+    void* landing = recv.data();
     if (FaultHere(RingFault::kStaleBlock)) {
       landing = stale_sink.get();
     } else {
-      GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.get(), kPoisonByte, bytes, stream_));
+      GH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(recv.data(), kPoisonByte, bytes, stream_));
     }
     // kPartialWrite: the fault rank's sender (its left neighbour) sends only the first half,
     // and the fault rank expects just that much, so the second half stays poisoned.
@@ -195,7 +206,7 @@ class RingShiftCuda : public RingShiftRank {
         params_.fault == RingFault::kPartialWrite && right_ == params_.fault_rank;
     const int64_t send_count = partial_send ? half : count_;
     const int64_t recv_count = FaultHere(RingFault::kPartialWrite) ? half : count_;
-    if (absl::Status s = Exchange(send.get(), send_count, landing, recv_count); !s.ok()) return s;
+    if (absl::Status s = Exchange(send.data(), send_count, landing, recv_count); !s.ok()) return s;
     if (FaultHere(RingFault::kDeviceFault)) {
       // Every rank's exchange was enqueued; only this rank's context dies.
       if (absl::Status s = cuda_.Synchronize(); !s.ok()) return s;
@@ -203,11 +214,11 @@ class RingShiftCuda : public RingShiftRank {
       return cuda_.Synchronize();
     }
     if (FaultHere(RingFault::kCorruptElement) && count_ > 0) {
-      GH_CUDA_RETURN_IF_ERROR(LaunchFlipLowestBit(recv.get(), half, width_, stream_));
+      GH_CUDA_RETURN_IF_ERROR(LaunchFlipLowestBit(recv.data(), half, width_, stream_));
     }
     auto* device_counters = static_cast<VerifyCounters*>(counters.get());
     GH_CUDA_RETURN_IF_ERROR(
-        LaunchVerifyPattern(recv.get(), count_, width_, left_, seed, device_counters, stream_));
+        LaunchVerifyPattern(recv.data(), count_, width_, left_, seed, device_counters, stream_));
     VerifyCounters found{};
     GH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(&found, device_counters, sizeof(found),
                                             cudaMemcpyDeviceToHost, stream_));
@@ -223,7 +234,7 @@ class RingShiftCuda : public RingShiftRank {
     mismatch.first_index = static_cast<int64_t>(found.first_index);
     uint64_t actual_bits = 0;  // little-endian: the element's bytes are its low bits
     GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(&actual_bits,
-                                       static_cast<const char*>(recv.get()) +
+                                       static_cast<const char*>(recv.data()) +
                                            found.first_index * static_cast<uint64_t>(width_),
                                        width_, cudaMemcpyDeviceToHost));
     mismatch.expected = FormatRingElement(

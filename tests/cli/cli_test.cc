@@ -134,7 +134,7 @@ TEST(CliTest, ListJsonDescribesTheKinds) {
   std::vector<std::string> names;
   for (const nlohmann::json& param : kind["params"]) names.push_back(param["name"]);
   EXPECT_THAT(names, ::testing::ElementsAre("bytes", "dtype", "transport", "fault", "fault_rank",
-                                                 "graph_replays"));
+                                                 "graph_replays", "allocator"));
   EXPECT_EQ(kind["params"][0], nlohmann::json::parse(R"({"name": "bytes", "type": "bytes", "default": 1048576,
       "choices": [], "min": 4, "max": 17179869184,
       "help": "per-rank block size, rounded down to whole elements"})"));
@@ -144,6 +144,9 @@ TEST(CliTest, ListJsonDescribesTheKinds) {
   EXPECT_EQ(kind["params"][5]["default"], 0);
   EXPECT_EQ(kind["params"][5]["min"], 0);
   EXPECT_EQ(kind["params"][5]["max"], 1000);
+  EXPECT_EQ(kind["params"][6]["choices"], nlohmann::json::parse(
+      R"(["malloc", "arena", "cuda_malloc", "cuda_malloc_async", "nccl_mem_alloc", "vmm"])"));
+  EXPECT_EQ(kind["params"][6]["default"], "cuda_malloc");
   const HarnessRun all = Gpuharness("list --json");
   ASSERT_EQ(all.exit_code, 0);
   EXPECT_GE(nlohmann::json::parse(all.console)["kinds"].size(), 5u);

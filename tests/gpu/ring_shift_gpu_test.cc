@@ -274,6 +274,54 @@ TEST(RingShiftGpu, GraphReplayRecordsOneSamplePerReplayAndStillVerifies) {
   }
 }
 
+// allocator: nccl_p2p's blocks from each device allocator (nccl-tests uses ncclMemAlloc). Every
+// one passes at 1 rank and with 2 ranks sharing; a planted corrupt element in ncclMemAlloc
+// memory still fails at its index; malloc (a host allocator) is a skip that says why.
+TEST(RingShiftGpu, EveryDeviceAllocatorCarriesTheBlocks) {
+  const std::string point = "kind: ring_shift\nranks: {min: 1, max: 2}\ntimeout: 60s\nwarmup: 1\niterations: 3\n";
+  std::ostringstream text;
+  text << "name: gpu_alloc\n" << point
+       << "params: {transport: nccl_p2p, dtype: f32, bytes: [1000, 1M], "
+       << "allocator: [cuda_malloc, cuda_malloc_async, nccl_mem_alloc, vmm, arena]}\n"
+       << "---\nname: gpu_alloc_corrupt\n" << point
+       << "params: {transport: nccl_p2p, dtype: f32, bytes: 64K, allocator: nccl_mem_alloc, "
+       << "fault: corrupt_element, fault_rank: 0}\n"
+       << "expect: fail\n"
+       << "---\nname: gpu_alloc_host\n" << point
+       << "params: {transport: nccl_p2p, bytes: 64K, allocator: malloc}\n"
+       << "expect: skip\n";
+  const std::string yaml = WriteTempYaml("alloc", text.str());
+  ASSERT_FALSE(yaml.empty());
+  for (int np : {1, 2}) {
+    SCOPED_TRACE("np=" + std::to_string(np));
+    HarnessRun run = RunHarness(np, yaml, "cuda");
+    EXPECT_EQ(run.exit_code, 0) << run.console;
+    std::vector<Record> records = ReadRecords(run);
+    ASSERT_EQ(records.size(), 12u) << run.console;
+    std::set<std::string> passed;
+    for (const Record& record : records) {
+      SCOPED_TRACE(record.point);
+      ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
+      if (record.scenario == "gpu_alloc_corrupt") {
+        EXPECT_EQ(record.result.outcome, Outcome::kFail);
+        ASSERT_TRUE(record.result.ranks[0].mismatch.has_value());
+        EXPECT_EQ(record.result.ranks[0].mismatch->wrong_elements, 1);
+        EXPECT_EQ(record.result.ranks[0].mismatch->first_index, 8192);
+      } else if (record.scenario == "gpu_alloc_host") {
+        EXPECT_EQ(record.result.outcome, Outcome::kSkip);
+        EXPECT_EQ(record.result.ranks[0].signature, "allocator malloc runs on the host backend");
+      } else {
+        ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
+        passed.insert(record.point);
+      }
+    }
+    EXPECT_EQ(passed.size(), 10u);
+    const std::string ncclmem =
+        "gpu_alloc/bytes=1M/dtype=f32/transport=nccl_p2p/allocator=nccl_mem_alloc/np=" + std::to_string(np);
+    EXPECT_EQ(passed.count(ncclmem), 1u) << ::testing::PrintToString(passed);
+  }
+}
+
 }  // namespace
 }  // namespace gh::testing
 
