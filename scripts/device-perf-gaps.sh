@@ -7,7 +7,12 @@
 #   2. gpuharness ring_shift over nccl_p2p and nccl_device at the same sizes, warm-up 10,
 #      50 iterations, and nccl_ce (the copy engine) when the binary knows it;
 #   3. with --before BIN, the same nccl_p2p/nccl_device points through another gpuharness
-#      (an older build: before/after in the same run).
+#      (an older build: before/after in the same run);
+#   4. like for like on the buffers: sendrecv_perf once per size with -b S -e S (its buffers
+#      exactly S, as the harness's), loop and -G 7, against ring_shift nccl_p2p with
+#      `allocator: nccl_mem_alloc` (what nccl-tests allocates with) and the default cudaMalloc.
+#      nccl-tests' sweep moves size S in a prefix of buffers allocated for the largest size,
+#      which shifts some sizes by 1-3 % on the H200 (docs/performance.md).
 # scripts/compare_ring_shift_bandwidth.py then prints, per pass, every statistic side by side:
 # nccl-tests' time against gpuharness's time_loop_mean_us (the same statistic) and its
 # per-iteration median, nccl-tests -G against time_graph_mean_us (graph_replays: 7), and the
@@ -60,6 +65,9 @@ has_ce=0 has_graph=0
 scenario perf_gaps "[nccl_p2p, nccl_device]" "$([[ $has_graph == 1 ]] && echo 'graph_replays: 7')"
 scenario perf_gaps_before "[nccl_p2p, nccl_device]"
 scenario perf_gaps_ce "[nccl_ce]"
+has_allocator=0
+"$gpuharness" list ring_shift 2>/dev/null | grep -q nccl_mem_alloc && has_allocator=1
+scenario perf_gaps_ncclmem "[nccl_p2p]" "graph_replays: 7, allocator: nccl_mem_alloc"
 
 note "# device-perf-gaps.sh, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 note "# nccl: $(ldd "$gpuharness" | awk '/libnccl/ {print $3}'); env: $(env | grep -E '^NCCL_' | sort | tr '\n' ' ')"
@@ -80,5 +88,21 @@ for pass in $(seq 1 "$passes"); do
   note ""
   note "## pass $pass"
   python3 "$root/scripts/compare_ring_shift_bandwidth.py" "${args[@]}" 2>&1 | tee -a "$report"
+  if [[ $has_allocator == 1 ]]; then
+    : >"$work/nccl_tests_exact_$pass.txt"
+    : >"$work/nccl_tests_exact_graph_$pass.txt"
+    for size in 1M 4M 16M 64M 256M 1G 4G; do
+      "$sendrecv_perf" -b "$size" -e "$size" -g 1 -w 10 -n 50 >>"$work/nccl_tests_exact_$pass.txt" 2>&1
+      "$sendrecv_perf" -b "$size" -e "$size" -g 1 -w 10 -n 50 -G 7 >>"$work/nccl_tests_exact_graph_$pass.txt" 2>&1
+    done
+    "$gpuharness" run "$work/perf_gaps_ncclmem.yaml" --out "$work/ncclmem_$pass" --backend cuda \
+      >"$work/ncclmem_$pass.log" 2>&1
+    note ""
+    note "## pass $pass, exact buffers: sendrecv_perf -b S -e S per size; ncclmem = allocator nccl_mem_alloc"
+    python3 "$root/scripts/compare_ring_shift_bandwidth.py" --nccl-tests "$work/nccl_tests_exact_$pass.txt" \
+      --nccl-tests-graph "$work/nccl_tests_exact_graph_$pass.txt" \
+      --records "ncclmem=$work/ncclmem_$pass/records.jsonl" --records "after=$work/after_$pass/records.jsonl" \
+      2>&1 | sed '/^device transports/,$d' | tee -a "$report"
+  fi
 done
 tar czf "$out/perf_gaps_logs.tgz" -C "$work" .
