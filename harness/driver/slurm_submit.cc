@@ -2,8 +2,10 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -57,6 +59,24 @@ std::string JobState(const std::string& job_id) {
 
 }  // namespace
 
+bool IsSettledJobState(std::string_view state) {
+  static constexpr std::string_view kPassing[] = {
+      "PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING",
+      "SUSPENDED", "RESIZING", "REQUEUED", "POWER_UP_NODE", "UPDATE_DB"};
+  return std::find(std::begin(kPassing), std::end(kPassing), state) == std::end(kPassing);
+}
+
+std::string SettledJobState(const std::function<std::string()>& read_state, absl::Duration patience,
+                            absl::Duration step) {
+  const absl::Time until = absl::Now() + patience;
+  std::string state = read_state();
+  while (!state.empty() && !IsSettledJobState(state) && absl::Now() < until) {
+    absl::SleepFor(step);
+    state = read_state();
+  }
+  return state;
+}
+
 int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
                      const std::string& out_dir, std::FILE* out) {
   if (absl::Status st = MakeDirectories(out_dir); !st.ok()) {
@@ -89,7 +109,11 @@ int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::stri
   }
   // A job Slurm ended (scancel, its time limit, a node failure) is no verdict, whatever
   // sbatch --wait exits with (0 for some cancelled jobs): DIR keeps the finished cells.
-  const std::string state = job_id.empty() ? "" : JobState(job_id);
+  // Under load scontrol still says COMPLETING for a while after sbatch --wait returned: wait
+  // for the state the job ended in, or a completed sweep would read as ended by Slurm.
+  const std::string state =
+      job_id.empty() ? "" : SettledJobState([&] { return JobState(job_id); }, absl::Seconds(60),
+                                            absl::Milliseconds(500));
   if (!state.empty() && state != "COMPLETED" && state != "FAILED") {
     std::fprintf(stderr,
                  "gpuharness sweep --slurm: batch job %s ended %s; %s keeps the finished cells: "

@@ -7,8 +7,12 @@
 #define GPUHARNESS_DRIVER_SLURM_SUBMIT_H_
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "absl/time/time.h"
 
 namespace gh::driver {
 
@@ -19,6 +23,16 @@ std::vector<std::string> WithoutSlurmFlag(int argc, char** argv, const std::stri
 // shell splits them) --wrap 'exec SWEEP...'.
 std::string SbatchCommand(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
                           const std::string& log_path);
+
+// Whether Slurm is done with a job in `state` (COMPLETED, CANCELLED, FAILED, TIMEOUT, NODE_FAIL,
+// ...); false for the states a job passes through (PENDING, RUNNING, COMPLETING, ...), which
+// scontrol can still show for a moment after sbatch --wait returned.
+bool IsSettledJobState(std::string_view state);
+
+// `read_state()` until it is settled or "" (Slurm forgot the job), at most `patience` in steps of
+// `step`; the last state read (still unsettled when the patience ran out).
+std::string SettledJobState(const std::function<std::string()>& read_state, absl::Duration patience,
+                            absl::Duration step);
 
 // Submits and waits. Returns the sweep's exit status (the job's, as sbatch --wait gives it),
 // 2 when sbatch refused ARGS, 3 when the job ended without the sweep's log or by a signal,

@@ -27,5 +27,36 @@ TEST(SlurmSubmitTest, SbatchWaitsAndWrapsTheQuotedSweep) {
             "--wrap 'exec /bin/gpuharness sweep '\\''a b.yaml'\\'' --out /o'");
 }
 
+TEST(SlurmSubmitTest, OnlyTheStatesAJobEndsInAreSettled) {
+  for (const char* state : {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
+                            "PREEMPTED", "BOOT_FAIL", "DEADLINE"}) {
+    EXPECT_TRUE(IsSettledJobState(state)) << state;
+  }
+  for (const char* state : {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING",
+                            "SUSPENDED", "REQUEUED"}) {
+    EXPECT_FALSE(IsSettledJobState(state)) << state;
+  }
+}
+
+// The loaded-machine case: scancel'd, and scontrol says COMPLETING twice before CANCELLED.
+TEST(SlurmSubmitTest, ACompletingJobIsReadAgainUntilItSettles) {
+  std::vector<std::string> states = {"COMPLETING", "COMPLETING", "CANCELLED", "never read"};
+  size_t reads = 0;
+  auto read = [&] { return states[reads++]; };
+  EXPECT_EQ(SettledJobState(read, absl::Seconds(10), absl::Milliseconds(1)), "CANCELLED");
+  EXPECT_EQ(reads, 3u);
+}
+
+TEST(SlurmSubmitTest, AForgottenJobOrAnExhaustedPatienceGivesTheLastStateRead) {
+  size_t reads = 0;
+  EXPECT_EQ(SettledJobState([&] { ++reads; return std::string(); }, absl::Seconds(10), absl::Milliseconds(1)), "");
+  EXPECT_EQ(reads, 1u);
+  reads = 0;
+  EXPECT_EQ(SettledJobState([&] { ++reads; return std::string("COMPLETING"); }, absl::Milliseconds(30),
+                            absl::Milliseconds(5)),
+            "COMPLETING");
+  EXPECT_GE(reads, 2u);
+}
+
 }  // namespace
 }  // namespace gh::driver
