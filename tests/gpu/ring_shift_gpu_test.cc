@@ -212,6 +212,15 @@ TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
   }
 }
 
+// A planted corrupt_element on rank 0 of a 64 KiB f32 block: fail, one wrong element, at the
+// block's middle.
+void ExpectRankZeroFlippedItsMiddleElement(const Record& record) {
+  EXPECT_EQ(record.result.outcome, Outcome::kFail);
+  ASSERT_TRUE(record.result.ranks[0].mismatch.has_value());
+  EXPECT_EQ(record.result.ranks[0].mismatch->wrong_elements, 1);
+  EXPECT_EQ(record.result.ranks[0].mismatch->first_index, 8192);
+}
+
 // graph_replays: the timed iterations captured once in a CUDA graph and replayed. At 1 rank and
 // with 2 ranks sharing the GPU (over sockets) the point still passes its verification, and the
 // graph metrics carry one sample per replay, each the mean over one replay's exchanges; a planted
@@ -229,18 +238,11 @@ TEST(RingShiftGpu, GraphReplayRecordsOneSamplePerReplayAndStillVerifies) {
   ASSERT_FALSE(yaml.empty());
   for (int np : {1, 2}) {
     SCOPED_TRACE("np=" + std::to_string(np));
-    HarnessRun run = RunHarness(np, yaml, "cuda");
-    EXPECT_EQ(run.exit_code, 0) << run.console;
-    std::vector<Record> records = ReadRecords(run);
-    ASSERT_EQ(records.size(), 3u) << run.console;
-    for (const Record& record : records) {
+    for (const Record& record : RecordsOfCleanRun(RunHarness(np, yaml, "cuda"), 3u)) {
       SCOPED_TRACE(record.point);
       ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
       if (record.scenario == "gpu_graph_corrupt") {
-        EXPECT_EQ(record.result.outcome, Outcome::kFail);
-        ASSERT_TRUE(record.result.ranks[0].mismatch.has_value());
-        EXPECT_EQ(record.result.ranks[0].mismatch->wrong_elements, 1);
-        EXPECT_EQ(record.result.ranks[0].mismatch->first_index, 8192);
+        ExpectRankZeroFlippedItsMiddleElement(record);
         continue;
       }
       ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
@@ -278,35 +280,15 @@ TEST(RingShiftGpu, GraphReplayRecordsOneSamplePerReplayAndStillVerifies) {
 // one passes at 1 rank and with 2 ranks sharing; a planted corrupt element in ncclMemAlloc
 // memory still fails at its index; malloc (a host allocator) is a skip that says why.
 TEST(RingShiftGpu, EveryDeviceAllocatorCarriesTheBlocks) {
-  const std::string point = "kind: ring_shift\nranks: {min: 1, max: 2}\ntimeout: 60s\nwarmup: 1\niterations: 3\n";
-  std::ostringstream text;
-  text << "name: gpu_alloc\n" << point
-       << "params: {transport: nccl_p2p, dtype: f32, bytes: [1000, 1M], "
-       << "allocator: [cuda_malloc, cuda_malloc_async, nccl_mem_alloc, vmm, arena]}\n"
-       << "---\nname: gpu_alloc_corrupt\n" << point
-       << "params: {transport: nccl_p2p, dtype: f32, bytes: 64K, allocator: nccl_mem_alloc, "
-       << "fault: corrupt_element, fault_rank: 0}\n"
-       << "expect: fail\n"
-       << "---\nname: gpu_alloc_host\n" << point
-       << "params: {transport: nccl_p2p, bytes: 64K, allocator: malloc}\n"
-       << "expect: skip\n";
-  const std::string yaml = WriteTempYaml("alloc", text.str());
-  ASSERT_FALSE(yaml.empty());
   for (int np : {1, 2}) {
     SCOPED_TRACE("np=" + std::to_string(np));
-    HarnessRun run = RunHarness(np, yaml, "cuda");
-    EXPECT_EQ(run.exit_code, 0) << run.console;
-    std::vector<Record> records = ReadRecords(run);
-    ASSERT_EQ(records.size(), 12u) << run.console;
     std::set<std::string> passed;
-    for (const Record& record : records) {
+    for (const Record& record :
+         RecordsOfCleanRun(RunHarness(np, "tests/gpu/ring_shift_allocators.yaml", "cuda"), 12u)) {
       SCOPED_TRACE(record.point);
       ASSERT_EQ(record.result.ranks.size(), static_cast<size_t>(np));
       if (record.scenario == "gpu_alloc_corrupt") {
-        EXPECT_EQ(record.result.outcome, Outcome::kFail);
-        ASSERT_TRUE(record.result.ranks[0].mismatch.has_value());
-        EXPECT_EQ(record.result.ranks[0].mismatch->wrong_elements, 1);
-        EXPECT_EQ(record.result.ranks[0].mismatch->first_index, 8192);
+        ExpectRankZeroFlippedItsMiddleElement(record);
       } else if (record.scenario == "gpu_alloc_host") {
         EXPECT_EQ(record.result.outcome, Outcome::kSkip);
         EXPECT_EQ(record.result.ranks[0].signature, "allocator malloc runs on the host backend");
