@@ -1,6 +1,6 @@
-# Three-node Slurm cluster tests (label "slurm-cluster"; nodes, mpi, binding, teardown, packing
-# and submit are in the default CI suite, about 2.5 minutes; faults and nightly, about 2 and 3
-# minutes, are also labelled slurm-cluster-long so a quick run can leave them out):
+# Three-node Slurm cluster tests (label "slurm-cluster", all in the CI suite, about 7 minutes
+# serially; faults and nightly, about 0.5 and 3 minutes, are also labelled slurm-cluster-long so a
+# quick run can leave them out with ctest -LE slurm-cluster-long):
 # tests/slurm_cluster/cluster.sh starts munged, slurmctld and three slurmd "nodes" ghnode1..3,
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
