@@ -58,15 +58,15 @@ warmup: 10
 iterations: 50
 YAML
 }
-has_ce=0 has_graph=0
-"$gpuharness" list ring_shift 2>/dev/null | grep -q nccl_ce && has_ce=1
-"$gpuharness" list ring_shift 2>/dev/null | grep -q graph_replays && has_graph=1
+has_ce=0 has_graph=0 has_allocator=0
+listing=$("$gpuharness" list ring_shift 2>/dev/null)
+grep -q nccl_ce <<<"$listing" && has_ce=1
+grep -q graph_replays <<<"$listing" && has_graph=1
+grep -q nccl_mem_alloc <<<"$listing" && has_allocator=1
 # graph_replays is read by nccl_p2p only; an older --before binary without it gets none.
 scenario perf_gaps "[nccl_p2p, nccl_device]" "$([[ $has_graph == 1 ]] && echo 'graph_replays: 7')"
 scenario perf_gaps_before "[nccl_p2p, nccl_device]"
 scenario perf_gaps_ce "[nccl_ce]"
-has_allocator=0
-"$gpuharness" list ring_shift 2>/dev/null | grep -q nccl_mem_alloc && has_allocator=1
 scenario perf_gaps_ncclmem "[nccl_p2p]" "graph_replays: 7, allocator: nccl_mem_alloc"
 
 note "# device-perf-gaps.sh, $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
@@ -91,7 +91,7 @@ for pass in $(seq 1 "$passes"); do
   if [[ $has_allocator == 1 ]]; then
     : >"$work/nccl_tests_exact_$pass.txt"
     : >"$work/nccl_tests_exact_graph_$pass.txt"
-    for size in 1M 4M 16M 64M 256M 1G 4G; do
+    for size in ${sizes//[][,]/}; do
       "$sendrecv_perf" -b "$size" -e "$size" -g 1 -w 10 -n 50 >>"$work/nccl_tests_exact_$pass.txt" 2>&1
       "$sendrecv_perf" -b "$size" -e "$size" -g 1 -w 10 -n 50 -G 7 >>"$work/nccl_tests_exact_graph_$pass.txt" 2>&1
     done
