@@ -8,7 +8,10 @@
 #include <iterator>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
 #include "harness/core/shell_quote.h"
@@ -66,6 +69,24 @@ bool IsSettledJobState(std::string_view state) {
   return std::find(std::begin(kPassing), std::end(kPassing), state) == std::end(kPassing);
 }
 
+std::string SlurmstepdEnding(absl::string_view log_text, absl::string_view job_id) {
+  const std::string head = absl::StrCat("*** JOB ", job_id, " ON ");
+  for (absl::string_view line : absl::StrSplit(log_text, '\n')) {
+    const size_t at = line.find(head);
+    if (at == absl::string_view::npos || !absl::EndsWith(absl::StripTrailingAsciiWhitespace(line), " ***")) continue;
+    const absl::string_view rest = line.substr(at + head.size());
+    const size_t cancelled = rest.find(" CANCELLED AT ");
+    if (cancelled == absl::string_view::npos) continue;
+    const absl::string_view why = rest.substr(cancelled);
+    if (absl::StrContains(why, " DUE TO TIME LIMIT")) return "TIMEOUT";
+    if (absl::StrContains(why, " DUE TO PREEMPTION")) return "PREEMPTED";
+    if (absl::StrContains(why, " DUE TO NODE FAILURE")) return "NODE_FAIL";
+    if (absl::StrContains(why, " DUE TO JOB REQUEUE")) return "REQUEUED";
+    return "CANCELLED";
+  }
+  return "";
+}
+
 std::string SettledJobState(const std::function<std::string()>& read_state, absl::Duration patience,
                             absl::Duration step) {
   const absl::Time until = absl::Now() + patience;
@@ -109,11 +130,20 @@ int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::stri
   }
   // A job Slurm ended (scancel, its time limit, a node failure) is no verdict, whatever
   // sbatch --wait exits with (0 for some cancelled jobs): DIR keeps the finished cells.
-  // Under load scontrol still says COMPLETING for a while after sbatch --wait returned: wait
-  // for the state the job ended in, or a completed sweep would read as ended by Slurm.
-  const std::string state =
-      job_id.empty() ? "" : SettledJobState([&] { return JobState(job_id); }, absl::Seconds(60),
-                                            absl::Milliseconds(500));
+  // slurmstepd's line in the log says so at once; without it, scontrol's state, which under
+  // load still says COMPLETING for a while after sbatch --wait returned: wait for it to settle.
+  std::string state = SlurmstepdEnding(*text, job_id);
+  if (state.empty() && !job_id.empty()) {
+    state = SettledJobState([&] { return JobState(job_id); }, absl::Seconds(60), absl::Milliseconds(500));
+    if (!state.empty() && !IsSettledJobState(state)) {
+      // Nothing says Slurm ended it, and sbatch --wait returned: the job's own exit stands.
+      std::fprintf(stderr,
+                   "gpuharness sweep --slurm: Slurm still says batch job %s is %s 60 s after it "
+                   "returned; going by its exit status %d\n",
+                   job_id.c_str(), state.c_str(), code);
+      return code;
+    }
+  }
   if (!state.empty() && state != "COMPLETED" && state != "FAILED") {
     std::fprintf(stderr,
                  "gpuharness sweep --slurm: batch job %s ended %s; %s keeps the finished cells: "

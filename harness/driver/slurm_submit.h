@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace gh::driver {
@@ -34,9 +35,16 @@ bool IsSettledJobState(std::string_view state);
 std::string SettledJobState(const std::function<std::string()>& read_state, absl::Duration patience,
                             absl::Duration step);
 
+// How slurmstepd's "*** JOB ID ON NODE CANCELLED AT TIME [DUE TO WHY] ***" line in the batch job's
+// output says Slurm ended job `job_id`, as a JobState: CANCELLED, TIMEOUT (time limit), PREEMPTED,
+// NODE_FAIL or REQUEUED; "" without such a line. Definitive at once, while scontrol can say
+// COMPLETING for minutes (KillWait, slow nodes) and hides the state the job ends in.
+std::string SlurmstepdEnding(absl::string_view log_text, absl::string_view job_id);
+
 // Submits and waits. Returns the sweep's exit status (the job's, as sbatch --wait gives it),
 // 2 when sbatch refused ARGS, 3 when the job ended without the sweep's log or by a signal,
-// or when Slurm ended it (JobState CANCELLED, TIMEOUT, NODE_FAIL, ...: said, with how to resume).
+// or when Slurm ended it (slurmstepd's line in the log, else JobState CANCELLED, TIMEOUT,
+// NODE_FAIL, ...: said, with how to resume).
 int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::string>& sweep_argv,
                      const std::string& out_dir, std::FILE* out);
 

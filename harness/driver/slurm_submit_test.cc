@@ -58,5 +58,36 @@ TEST(SlurmSubmitTest, AForgottenJobOrAnExhaustedPatienceGivesTheLastStateRead) {
   EXPECT_GE(reads, 2u);
 }
 
+// The lines slurmstepd writes on the batch host (src/slurmd/slurmstepd/req.c), as the log has them.
+TEST(SlurmSubmitTest, SlurmstepdsLineNamesHowSlurmEndedTheJob) {
+  const std::string sweep = "sweep packing: 8 cells (0 already done), Slurm job 2\n[1/8] cell=b2: 1/1 pass\n";
+  EXPECT_EQ(SlurmstepdEnding(sweep + "slurmstepd-ghnode1: error: *** JOB 2 ON ghnode1 CANCELLED AT "
+                                     "2026-12-03T12:01:50 ***\n",
+                             "2"),
+            "CANCELLED");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT 2026-12-03T12:01:50 DUE TO "
+                             "TIME LIMIT ***",
+                             "17"),
+            "TIMEOUT");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO PREEMPTION ***\n", "17"),
+            "PREEMPTED");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO NODE FAILURE, SEE "
+                             "SLURMCTLD LOG FOR DETAILS ***\r\n",
+                             "17"),
+            "NODE_FAIL");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO JOB REQUEUE ***\n", "17"),
+            "REQUEUED");
+}
+
+// A step the sweep itself cancelled (a cell's timeout), another job, or a sweep that ran to its
+// end: Slurm did not end this job.
+TEST(SlurmSubmitTest, StepLinesOtherJobsAndCleanLogsSayNothing) {
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** STEP 2.3 ON ghnode3 CANCELLED AT T ***\n", "2"), "");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 21 ON ghnode1 CANCELLED AT T ***\n", "2"), "");
+  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 2 ON ghnode1 CANCELLED AT T\n", "2"), "");
+  EXPECT_EQ(SlurmstepdEnding("cells: 8 run, 0 resumed, 0 set-up failed, 0 with failures\n", "2"), "");
+  EXPECT_EQ(SlurmstepdEnding("", "2"), "");
+}
+
 }  // namespace
 }  // namespace gh::driver
