@@ -1,6 +1,7 @@
 #include "harness/driver/slurm_submit.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -58,36 +59,24 @@ TEST(SlurmSubmitTest, AForgottenJobOrAnExhaustedPatienceGivesTheLastStateRead) {
   EXPECT_GE(reads, 2u);
 }
 
-// The lines slurmstepd writes on the batch host (src/slurmd/slurmstepd/req.c), as the log has them.
+// The lines slurmstepd writes on the batch host (src/slurmd/slurmstepd/req.c), as the log has
+// them; a step the sweep itself cancelled (a cell's timeout), another job's line, a cut line or a
+// sweep that ran to its end say nothing.
 TEST(SlurmSubmitTest, SlurmstepdsLineNamesHowSlurmEndedTheJob) {
   const std::string sweep = "sweep packing: 8 cells (0 already done), Slurm job 2\n[1/8] cell=b2: 1/1 pass\n";
-  EXPECT_EQ(SlurmstepdEnding(sweep + "slurmstepd-ghnode1: error: *** JOB 2 ON ghnode1 CANCELLED AT "
-                                     "2026-12-03T12:01:50 ***\n",
-                             "2"),
-            "CANCELLED");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT 2026-12-03T12:01:50 DUE TO "
-                             "TIME LIMIT ***",
-                             "17"),
-            "TIMEOUT");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO PREEMPTION ***\n", "17"),
-            "PREEMPTED");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO NODE FAILURE, SEE "
-                             "SLURMCTLD LOG FOR DETAILS ***\r\n",
-                             "17"),
-            "NODE_FAIL");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 17 ON n3 CANCELLED AT T DUE TO JOB REQUEUE ***\n", "17"),
-            "REQUEUED");
+  const std::string job = "slurmstepd-ghnode1: error: *** JOB 2 ON ghnode1 CANCELLED AT 2026-12-03T12:01:50";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {sweep + job + " ***\n", "CANCELLED"},
+      {job + " DUE TO TIME LIMIT ***", "TIMEOUT"},
+      {job + " DUE TO PREEMPTION ***\n", "PREEMPTED"},
+      {job + " DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***\r\n", "NODE_FAIL"},
+      {job + " DUE TO JOB REQUEUE ***\n", "REQUEUED"},
+      {"slurmstepd: error: *** STEP 2.3 ON ghnode3 CANCELLED AT 2026-12-03T12:01:50 ***\n", ""},
+      {"slurmstepd: error: *** JOB 21 ON ghnode1 CANCELLED AT 2026-12-03T12:01:50 ***\n", ""},
+      {job + "\n", ""},
+      {sweep + "cells: 8 run, 0 resumed, 0 set-up failed, 0 with failures\n", ""},
+      {"", ""}};
+  for (const auto& [log, state] : cases) EXPECT_EQ(SlurmstepdEnding(log, "2"), state) << log;
 }
-
-// A step the sweep itself cancelled (a cell's timeout), another job, or a sweep that ran to its
-// end: Slurm did not end this job.
-TEST(SlurmSubmitTest, StepLinesOtherJobsAndCleanLogsSayNothing) {
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** STEP 2.3 ON ghnode3 CANCELLED AT T ***\n", "2"), "");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 21 ON ghnode1 CANCELLED AT T ***\n", "2"), "");
-  EXPECT_EQ(SlurmstepdEnding("slurmstepd: error: *** JOB 2 ON ghnode1 CANCELLED AT T\n", "2"), "");
-  EXPECT_EQ(SlurmstepdEnding("cells: 8 run, 0 resumed, 0 set-up failed, 0 with failures\n", "2"), "");
-  EXPECT_EQ(SlurmstepdEnding("", "2"), "");
-}
-
 }  // namespace
 }  // namespace gh::driver
