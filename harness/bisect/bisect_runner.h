@@ -95,8 +95,8 @@ struct ProbeRecord {
   int version = 0;
   std::string label;
   int round = 0;  // 0: the ends; 1, 2, ...: search rounds
-  std::vector<TrialResult> trials;  // every trial run, including any past the deciding one
-  ProbeTally tally;
+  std::vector<TrialResult> trials = {};  // every trial run, including any past the deciding one
+  ProbeTally tally = {};
 };
 
 enum class BisectStatus {

@@ -374,7 +374,9 @@ TEST(TrialEconomyTest, WithoutAnEstimateAGoodProbeTakesFourteenTrials) {
   EXPECT_EQ(result->answer.first_bad, 37);
   EXPECT_EQ(result->economy.bad_end_runs, 0);
   for (const ProbeRecord& p : result->probes) {
-    if (p.tally.verdict == ProbeVerdict::kGood) EXPECT_EQ(p.trials.size(), 14u) << p.label;
+    if (p.tally.verdict == ProbeVerdict::kGood) {
+      EXPECT_EQ(p.trials.size(), 14u) << p.label;
+    }
   }
 }
 

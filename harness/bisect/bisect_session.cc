@@ -33,11 +33,11 @@ const ProbeRecord* FindProbe(const BisectResult& result, int version) {
 struct BisectInputs {
   LabelSet cell;
   ProbePlan plan;
-  BisectVersions versions;
-  BisectConfig config;
-  ProbeCache cache;
-  std::optional<RefineSpec> refine;  // --refine: the finer axis
-  std::optional<ParamVersions> param;  // --param: the values' scenario (versions holds the configs)
+  BisectVersions versions = {};
+  BisectConfig config = {};
+  ProbeCache cache = {};
+  std::optional<RefineSpec> refine = {};  // --refine: the finer axis
+  std::optional<ParamVersions> param = {};  // --param: the values' scenario (versions holds the configs)
 };
 
 // --param: the values of one parameter in one cell stand for the versions.
@@ -110,7 +110,7 @@ struct Level {
   const BisectVersions* versions = nullptr;
   BisectConfig config;
   std::string report_dir;  // absolute: DIR, or DIR/refine for the finer level
-  std::function<absl::Status(int)> prepare;  // --param: makes a value runnable before its first trial
+  std::function<absl::Status(int)> prepare = {};  // --param: makes a value runnable before its first trial
 };
 
 BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in, const Level& level) {

@@ -32,9 +32,9 @@ struct TrialResult {
   std::string point;          // the point whose record gave the outcome ("" when none ran)
   // The passing records' metrics with their samples pooled (the perf bisect's measurements,
   // bisect/perf_probe.h); not kept in bisect_state.json.
-  std::vector<Metric> metrics;
+  std::vector<Metric> metrics = {};
   // The attempts before this one that ended infra and were run again, oldest first.
-  std::vector<InfraAttempt> infra_attempts;
+  std::vector<InfraAttempt> infra_attempts = {};
   // Nothing of the version could be judged: it could not be set up, or the trial's job ended
   // infra (the launcher or MPI start-up failed, a node died, driver/job_failure_kind.h) on
   // every attempt. Such a trial counts neither good nor bad: its probe is skipped.

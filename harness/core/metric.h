@@ -15,7 +15,7 @@ struct Metric {
   // (time_median_us: every timed iteration's time; bandwidth_GBps: bytes over each of those
   // times). Empty for metrics that are no summary of iterations. Baseline comparisons and the
   // perf bisect test these distributions (core/perf_comparison.h), not two medians.
-  std::vector<double> samples;
+  std::vector<double> samples = {};  // "= {}": {name, value, unit} stays a complete initializer
 };
 
 }  // namespace gh

@@ -19,7 +19,9 @@ TEST(TimingStatsTest, TheMedianAndBandwidthMetricsCarryEverySampleInTheOrderTake
   EXPECT_DOUBLE_EQ(metrics.back().value, 2);
   EXPECT_EQ(metrics.back().samples, (std::vector<double>{1, 4, 2}));
   for (const Metric& m : metrics) {
-    if (m.name != "time_median_us" && m.name != "bandwidth_GBps") EXPECT_TRUE(m.samples.empty()) << m.name;
+    if (m.name != "time_median_us" && m.name != "bandwidth_GBps") {
+      EXPECT_TRUE(m.samples.empty()) << m.name;
+    }
   }
 }
 

@@ -55,7 +55,7 @@ struct JobRecordsInfo {
   std::map<std::string, std::string> cell;  // axis -> label
   // The environment the job was started with (NAME=VALUE, as ProcessSpec::env): its
   // fingerprinted variables are the env facts of a job that wrote no environment.json.
-  std::vector<std::string> env;
+  std::vector<std::string> env = {};
 };
 
 // What the driver knows of a job's environment facts (EnvironmentFingerprint::Facts()'s names):

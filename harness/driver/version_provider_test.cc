@@ -18,7 +18,7 @@ constexpr char kHead[] = "name: m\nscenarios: [s.yaml]\nversions:\n";
 // A list runner that answers every command with `out` and remembers the commands.
 struct FakeLister {
   std::string out;
-  std::vector<VersionListCommand> seen;
+  std::vector<VersionListCommand> seen = {};
   ListCommandRunner Runner() {
     return [this](const VersionListCommand& r) -> absl::StatusOr<std::string> {
       seen.push_back(r);

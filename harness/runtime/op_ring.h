@@ -19,11 +19,11 @@
 namespace gh {
 
 struct OpEntry {
-  int64_t sequence = 0;    // 1-based over the point × trial
-  std::string step;        // "exchange"
-  int64_t occurrence = 0;  // 1-based: the how-many-th time the point entered this step
-  std::string operation;   // "send/recv", "all_gather"; "" when the step named none
-  int64_t bytes = 0;       // the operation's size on this rank; 0: not given
+  int64_t sequence = 0;        // 1-based over the point × trial
+  std::string step;            // "exchange"
+  int64_t occurrence = 0;      // 1-based: the how-many-th time the point entered this step
+  std::string operation = {};  // "send/recv", "all_gather"; "" when the step named none
+  int64_t bytes = 0;           // the operation's size on this rank; 0: not given
   friend bool operator==(const OpEntry&, const OpEntry&) = default;
 };
 

@@ -81,7 +81,9 @@ void ExpectOutSpellingsAlike(const std::string& cmd, const std::string& path, bo
   std::filesystem::remove_all(path);
   const HarnessRun spaced = with("--out " + path);
   EXPECT_EQ(joined.exit_code, spaced.exit_code) << cmd;
-  if (same_console) EXPECT_EQ(joined.console, spaced.console) << cmd;
+  if (same_console) {
+    EXPECT_EQ(joined.console, spaced.console) << cmd;
+  }
   EXPECT_THAT(joined.console, ::testing::Not(HasSubstr("unknown flag"))) << cmd;
 }
 

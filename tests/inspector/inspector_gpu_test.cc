@@ -78,7 +78,9 @@ TEST(InspectorGpu, TwoRanksSharingTheGpuRecordEveryCollective) {
     // One AllReduce per point: both ranks' lines are that one collective.
     EXPECT_EQ(c->count, 1);
     EXPECT_EQ(c->first_sn, c->last_sn);
-    if (i > 0) EXPECT_EQ(c->last_sn, previous_sn + 1);
+    if (i > 0) {
+      EXPECT_EQ(c->last_sn, previous_sn + 1);
+    }
     previous_sn = c->last_sn;
   }
   const InspectorCollSummary* c = OnlyAllReduce(many[0]);
