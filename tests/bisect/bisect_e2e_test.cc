@@ -321,7 +321,9 @@ TEST(MinimizeE2eTest, FindsTheOneVariableThatFlipsTheResultAndItsReproReproduces
       EXPECT_EQ(p["verdict"], "bad");
       EXPECT_EQ(p["signatures"], nlohmann::json({{"fail: 1 of 1024 elements wrong, first at 0 [ranks 1]", 2}}));
     }
-    if (p["configuration"] == "passing") EXPECT_EQ(p["verdict"], "good");
+    if (p["configuration"] == "passing") {
+      EXPECT_EQ(p["verdict"], "good");
+    }
   }
   EXPECT_EQ(summary["repro_scripts"], nlohmann::json::array({"repro.sh"}));
   const std::string script = ReadWholeFile(out + "/repro.sh");
