@@ -134,13 +134,14 @@ int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::stri
   // load still says COMPLETING for a while after sbatch --wait returned: wait for it to settle.
   std::string state = SlurmstepdEnding(*text, job_id);
   if (state.empty() && !job_id.empty()) {
-    state = SettledJobState([&] { return JobState(job_id); }, absl::Seconds(60), absl::Milliseconds(500));
+    constexpr absl::Duration kPatience = absl::Seconds(60);
+    state = SettledJobState([&] { return JobState(job_id); }, kPatience, absl::Milliseconds(500));
     if (!state.empty() && !IsSettledJobState(state)) {
       // Nothing says Slurm ended it, and sbatch --wait returned: the job's own exit stands.
       std::fprintf(stderr,
-                   "gpuharness sweep --slurm: Slurm still says batch job %s is %s 60 s after it "
+                   "gpuharness sweep --slurm: Slurm still says batch job %s is %s %lld s after it "
                    "returned; going by its exit status %d\n",
-                   job_id.c_str(), state.c_str(), code);
+                   job_id.c_str(), state.c_str(), static_cast<long long>(absl::ToInt64Seconds(kPatience)), code);
       return code;
     }
   }
