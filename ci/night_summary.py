@@ -89,15 +89,17 @@ def main():
             for b in bisects:
                 if b[0] == name and b[1] == r["point"] and b[2] == r["cell_arg"]:
                     s = read_json(os.path.join(b[3], "summary.json"))
+                    # A bisect without an answer writes "answer": null.
+                    answer = (s or {}).get("answer") or {}
                     if b[5]:
                         first_bad = b[5]
-                    elif s and s.get("answer", {}).get("first_bad"):
-                        first_bad = f"**{s['answer']['first_bad']}** (last good {s['answer'].get('last_good', '?')})"
+                    elif answer.get("first_bad"):
+                        first_bad = f"**{answer['first_bad']}** (last good {answer.get('last_good', '?')})"
                     else:
                         first_bad = f"bisect exit {b[4]}, no answer"
                     answers.append({"matrix": name, "point": r["point"], "cell": r["cell_arg"],
                                     "dir": os.path.relpath(b[3], d), "exit": b[4], "note": b[5],
-                                    "answer": (s or {}).get("answer")})
+                                    "answer": answer or None})
             md.append(f"| {cell(r['point'])} | {cell(r['cell_arg'] or 'all')} | {r['baseline']} | {r['now']} | "
                       f"{r['failed_trials']}/{r['trials']} | {cell(r['signature'])} | "
                       f"{'yes' if r['new'] else 'no'} | {first_bad} |")

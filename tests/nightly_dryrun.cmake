@@ -3,6 +3,14 @@
 # baseline policy and that the bisect the regression triggers names n06. The versions reuse
 # tests/bisect.cmake's fake MPI library (gh_bisect_fake_version). The nights go into a history
 # database through `gpuharness history`.
+
+# ci/night_summary.py alone, on a night whose bisect found no answer (no MPI or fake library).
+find_program(GH_NIGHTLY_SUMMARY_BASH NAMES bash REQUIRED)
+add_test(NAME gpuharness.nightly.summary_no_answer
+         COMMAND ${GH_NIGHTLY_SUMMARY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/night_summary_no_answer_test.sh
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(gpuharness.nightly.summary_no_answer PROPERTIES LABELS "mpi" TIMEOUT 60)
+
 if(NOT TARGET gh_bisect_fake_version)
   return()
 endif()
@@ -14,3 +22,4 @@ add_test(NAME gpuharness.nightly.dryrun
          COMMAND ${GH_NIGHTLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/nightly_dryrun_test.sh
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:gh_bisect_fake_version>)
 set_tests_properties(gpuharness.nightly.dryrun PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)
+
