@@ -3,6 +3,9 @@
 #include <nccl.h>
 #include <nccl_device.h>
 
+#include <mutex>
+#include <optional>
+
 #include "harness/scenarios/ring_shift_device_kernels_cuda.h"
 
 namespace gh {
@@ -52,12 +55,22 @@ __global__ void __launch_bounds__(kLsaThreadsPerCta)
                        size_t row_bytes) {
   ncclLsaBarrierSession<ncclCoopCta> barrier{ncclCoopCta(), dev, ncclTeamLsa(dev), dev.lsaBarrier,
                                              blockIdx.x};
+#if __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent (LaunchLsaRingShift): wait here until the kernel
+  // before us in the stream has completed and flushed its memory.
+  cudaGridDependencySynchronize();
+#endif
   // The neighbour is done with its buffer (its previous kernel, and host reads before it).
   barrier.sync(ncclCoopCta(), cuda::memory_order_relaxed);
   if (begin_row != nullptr) src += size_t(*begin_row) * row_bytes;
   int right = (dev.lsaRank + 1) % dev.lsaSize;
   char* dst = static_cast<char*>(ncclGetLsaPointer(window, window_offset, right));
   CopyGridStride(dst, src, store_bytes);
+#if __CUDA_ARCH__ >= 900
+  // The next kernel may be launched now: its launch overlaps our barrier and exit, and its
+  // CTAs wait at the top until we are done (one per SM, by the reserved shared memory).
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
   // Our stores are visible to the neighbour before it goes on.
   barrier.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
 }
@@ -73,6 +86,44 @@ __global__ void LsaBarrierKernel(ncclDevComm dev) {
 __global__ void RightLsaPointerKernel(ncclDevComm dev, ncclWindow_t window, size_t window_offset,
                                       void** out) {
   *out = ncclGetLsaPointer(window, window_offset, (dev.lsaRank + 1) % dev.lsaSize);
+}
+
+// How LaunchLsaRingShift launches on one device, found once per device (a process may drive
+// more than one). Programmatic dependent launch needs sm_90 (the kernel's griddepcontrol). The
+// dynamic shared memory, unused, is more than half an SM's: it keeps the kernel at one CTA per
+// SM, so the next launch's CTAs land one per SM as ours leave. Without it they doubled up on
+// some SMs and the back-to-back loop lost up to 8 % (docs/performance.md).
+struct LaunchShape {
+  bool dependent_launch = false;
+  int one_cta_per_sm_bytes = 0;
+};
+
+LaunchShape FindLaunchShape(int device) {
+  LaunchShape shape;
+  int major = 0, per_sm = 0, per_block = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+    return shape;
+  }
+  const int bytes = per_sm / 2 + 1024;
+  if (major < 9 || bytes > per_block ||
+      cudaFuncSetAttribute(LsaRingShiftKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) !=
+          cudaSuccess) {
+    return shape;
+  }
+  return {true, bytes};
+}
+
+LaunchShape LaunchShapeOfCurrentDevice() {
+  constexpr int kMaxDevices = 64;
+  static std::mutex mu;
+  static std::optional<LaunchShape> shapes[kMaxDevices];
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kMaxDevices) return {};
+  std::lock_guard<std::mutex> lock(mu);
+  if (!shapes[device]) shapes[device] = FindLaunchShape(device);
+  return *shapes[device];
 }
 
 }  // namespace
@@ -92,10 +143,21 @@ cudaError_t LaunchLsaRingShift(const ncclDevComm& dev, int ctas, ncclWindow_t wi
                                size_t window_offset, const void* src, size_t store_bytes,
                                const int64_t* device_begin_row, size_t row_bytes,
                                cudaStream_t stream) {
-  LsaRingShiftKernel<<<ctas, kLsaThreadsPerCta, 0, stream>>>(
-      dev, window, window_offset, static_cast<const char*>(src), store_bytes, device_begin_row,
-      row_bytes);
-  return cudaGetLastError();
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(ctas);
+  config.blockDim = dim3(kLsaThreadsPerCta);
+  config.stream = stream;
+  cudaLaunchAttribute dependent_launch = {};
+  dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  dependent_launch.val.programmaticStreamSerializationAllowed = 1;
+  if (LaunchShape shape = LaunchShapeOfCurrentDevice(); shape.dependent_launch) {
+    config.dynamicSmemBytes = size_t(shape.one_cta_per_sm_bytes);
+    config.attrs = &dependent_launch;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, LsaRingShiftKernel, dev, window, window_offset,
+                            static_cast<const char*>(src), store_bytes, device_begin_row,
+                            row_bytes);
 }
 
 }  // namespace gh
