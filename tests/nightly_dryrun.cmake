@@ -22,4 +22,3 @@ add_test(NAME gpuharness.nightly.dryrun
          COMMAND ${GH_NIGHTLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/nightly_dryrun_test.sh
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:gh_bisect_fake_version>)
 set_tests_properties(gpuharness.nightly.dryrun PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)
-

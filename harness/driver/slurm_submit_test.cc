@@ -78,6 +78,5 @@ TEST(SlurmSubmitTest, SlurmstepdsLineNamesHowSlurmEndedTheJob) {
       {"", ""}};
   for (const auto& [log, state] : cases) EXPECT_EQ(SlurmstepdEnding(log, "2"), state) << log;
 }
-
 }  // namespace
 }  // namespace gh::driver
