@@ -5,8 +5,8 @@
 //
 // "current" is CopyGridStride of harness/scenarios/ring_shift_device_kernels.cu (warp tiles of
 // 8 float4 per lane, 256 threads, one CTA per SM, launched as a programmatic dependent); the
-// others change one thing each. Every variant is first checked element by element at a size that
-// is no multiple of its tile; a wrong element exits 1. Then per pass and size: 5 launches to
+// others change one thing each. Every variant is first checked element by element (ring_shift's
+// own pattern kernels) at a size that is no multiple of its tile; a wrong element exits 1. Then per pass and size: 5 launches to
 // warm up, then 5 repeats of 20 back-to-back launches between two events; the median repeat /
 // 20 is the time per copy; ratio = cudaMemcpyAsync time / variant time (>= 1: as fast as the copy).
 //
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "bench_check.h"
+#include "harness/scenarios/ring_shift_kernels_cuda.h"
 
 namespace {
 
@@ -131,20 +132,6 @@ __global__ void __launch_bounds__(T)
   }
   for (size_t i = tiles * kTile + thread; i < n; i += stride) d[i] = s[i];
   cudaTriggerProgrammaticLaunchCompletion();
-}
-
-__global__ void FillPattern(unsigned* p, size_t n, unsigned seed) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    p[i] = unsigned(i) * 2654435761u ^ seed;
-  }
-}
-
-__global__ void CountWrong(const unsigned* p, size_t n, unsigned seed, unsigned long long* wrong) {
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    if (p[i] != (unsigned(i) * 2654435761u ^ seed)) atomicAdd(wrong, 1ull);
-  }
 }
 
 struct Device {
@@ -286,25 +273,26 @@ int main(int argc, char** argv) {
   }
   cudaStream_t stream;
   BENCH_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess, CudaWhy);
-  unsigned long long* wrong = nullptr;
-  BENCH_CHECK(cudaMalloc(&wrong, sizeof *wrong), cudaSuccess, CudaWhy);
+  gh::VerifyCounters* counters = nullptr;
+  BENCH_CHECK(cudaMalloc(&counters, sizeof *counters), cudaSuccess, CudaWhy);
   auto* d = static_cast<float4*>(dst);
   auto* s = static_cast<const float4*>(src);
 
   // Exact data first: 64 MiB + 37 float4, no multiple of any tile.
   const size_t check_bytes = (size_t(64) << 20) + 16 * 37;
+  const int64_t check_words = int64_t(check_bytes / 4);
   for (size_t v = 0; v < variants.size(); ++v) {
-    const unsigned seed = 11 + unsigned(v);
-    FillPattern<<<dev.sms * 4, 256, 0, stream>>>(static_cast<unsigned*>(src), check_bytes / 4, seed);
+    const uint64_t seed = 11 + v;
+    BENCH_CHECK(gh::LaunchFillPattern(src, check_words, 4, 0, seed, stream), cudaSuccess, CudaWhy);
     BENCH_CHECK(cudaMemsetAsync(dst, 0xab, check_bytes, stream), cudaSuccess, CudaWhy);
     variants[v].Launch(dev, d, s, check_bytes, stream);
-    BENCH_CHECK(cudaMemsetAsync(wrong, 0, sizeof *wrong, stream), cudaSuccess, CudaWhy);
-    CountWrong<<<dev.sms * 4, 256, 0, stream>>>(static_cast<const unsigned*>(dst), check_bytes / 4, seed, wrong);
-    unsigned long long found = 0;
-    BENCH_CHECK(cudaMemcpyAsync(&found, wrong, sizeof found, cudaMemcpyDeviceToHost, stream), cudaSuccess, CudaWhy);
+    BENCH_CHECK(gh::LaunchVerifyPattern(dst, check_words, 4, 0, seed, counters, stream), cudaSuccess, CudaWhy);
+    gh::VerifyCounters found{};
+    BENCH_CHECK(cudaMemcpyAsync(&found, counters, sizeof found, cudaMemcpyDeviceToHost, stream), cudaSuccess, CudaWhy);
     BENCH_CHECK(cudaStreamSynchronize(stream), cudaSuccess, CudaWhy);
-    if (found != 0) {
-      std::printf("FAIL %s: %llu of %zu words wrong\n", variants[v].name.c_str(), found, check_bytes / 4);
+    if (found.wrong_elements != 0) {
+      std::printf("FAIL %s: %llu of %lld words wrong, the first at %llu\n", variants[v].name.c_str(),
+                  found.wrong_elements, static_cast<long long>(check_words), found.first_index);
       return 1;
     }
   }
