@@ -17,4 +17,5 @@ gh_harness_case_tests(gh_gpu_test ${CMAKE_CURRENT_SOURCE_DIR}/gpu/ring_shift_gpu
   LostContextOnOneRankEndsTheJobWithoutAHang
   CopyEngineTransportPassesAndPlantedFaultsFail
   GraphReplayRecordsOneSamplePerReplayAndStillVerifies
-  EveryDeviceAllocatorCarriesTheBlocks)
+  EveryDeviceAllocatorCarriesTheBlocks
+  DeviceStoresAreExactAroundTheBulkChunks)

@@ -3,6 +3,7 @@
 #include <nccl.h>
 #include <nccl_device.h>
 
+#include <algorithm>
 #include <mutex>
 #include <optional>
 
@@ -18,7 +19,8 @@ namespace {
 // (docs/performance.md) against the grid-stride loop this replaced (four float4 per thread,
 // 1 MiB apart, 512 threads per CTA): 0.935 -> 0.941 of a device-to-device copy at 4 GiB,
 // 0.913 -> 0.951 at 256 MiB; more threads, more CTAs per SM or streaming (.cs) accesses were
-// slower, as were TMA bulk copies through shared memory.
+// slower. On sm_90 the kernel moves whole chunks with BulkCopyThroughShared instead, and this
+// loop only the rest.
 __device__ void CopyGridStride(char* dst, const char* src, size_t bytes) {
   size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   size_t stride = size_t(gridDim.x) * blockDim.x;
@@ -49,10 +51,90 @@ __device__ void CopyGridStride(char* dst, const char* src, size_t bytes) {
   }
 }
 
+// Bulk copies through shared memory (cp.async.bulk, sm_90): thread 0 of each CTA keeps
+// kBulkStages chunks of kBulkChunk bytes in flight, global -> shared completing on an mbarrier,
+// then shared -> neighbour; a stage is refilled as soon as its store has read it. CTA b moves
+// chunks b + i * gridDim.x; CopyGridStride, over every thread, moves the bytes after the last
+// whole chunk. Measured on an H100 with bench/store_kernel_variants (docs/performance.md, "Bulk
+// copies through shared memory"): 0.960-0.974 of the copy engine at 64 MiB-4 GiB where
+// CopyGridStride alone reached 0.936-0.958. Needs 16-byte aligned pointers (the caller checks).
+constexpr int kBulkChunk = 32 << 10;
+constexpr int kBulkStages = 4;
+constexpr int kBulkSharedBytes = kBulkChunk * kBulkStages;
+
+__device__ __forceinline__ uint32_t SharedAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ void BulkCopyThroughShared(char* dst, const char* src, size_t bytes, unsigned char* stages) {
+#if __CUDA_ARCH__ >= 900
+  __shared__ __align__(8) uint64_t full[kBulkStages];
+  const size_t chunks = bytes / kBulkChunk;
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < kBulkStages; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SharedAddress(&full[i])) : "memory");
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    // What the generic proxy did before (the LSA barrier's acquire) is ordered before the bulk
+    // copies' reads and writes.
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+    const uint32_t base = SharedAddress(stages);
+    auto load = [&](size_t chunk, int stage) {
+      const uint32_t bar = SharedAddress(&full[stage]);
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(kBulkChunk)
+                   : "memory");
+      asm volatile(
+          "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+              base + stage * kBulkChunk),
+          "l"(src + chunk * kBulkChunk), "r"(kBulkChunk), "r"(bar)
+          : "memory");
+    };
+    const size_t step = gridDim.x;
+    for (int i = 0; i < kBulkStages; ++i) {
+      if (blockIdx.x + i * step < chunks) load(blockIdx.x + i * step, i);
+    }
+    size_t k = 0;
+    for (size_t c = blockIdx.x; c < chunks; c += step, ++k) {
+      const int stage = int(k % kBulkStages);
+      const uint32_t parity = uint32_t((k / kBulkStages) & 1);
+      uint32_t done = 0;
+      do {
+        asm volatile(
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+            : "=r"(done)
+            : "r"(SharedAddress(&full[stage])), "r"(parity)
+            : "memory");
+      } while (!done);
+      asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst + c * kBulkChunk),
+                   "r"(base + stage * kBulkChunk), "r"(kBulkChunk)
+                   : "memory");
+      asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+      // The previous stage is free once its store has read it: refill it with the chunk
+      // kBulkStages - 1 rounds ahead.
+      const size_t refill = c + (kBulkStages - 1) * step;
+      if (k >= 1 && refill < chunks) {
+        asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+        load(refill, int((k - 1) % kBulkStages));
+      }
+    }
+    // The stores are complete, and ordered before what this thread does next in the generic
+    // proxy (the LSA barrier's release).
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    asm volatile("fence.proxy.async.global;" ::: "memory");
+  }
+  const size_t head = chunks * kBulkChunk;
+  CopyGridStride(dst + head, src + head, bytes - head);
+#else
+  CopyGridStride(dst, src, bytes);
+#endif
+}
+
+// `bulk`: the launch gave the CTA kBulkSharedBytes of dynamic shared memory on sm_90 or later.
 __global__ void __launch_bounds__(kLsaThreadsPerCta)
     LsaRingShiftKernel(ncclDevComm dev, ncclWindow_t window, size_t window_offset,
                        const char* src, size_t store_bytes, const int64_t* begin_row,
-                       size_t row_bytes) {
+                       size_t row_bytes, bool bulk) {
+  extern __shared__ __align__(128) unsigned char stages[];
   ncclLsaBarrierSession<ncclCoopCta> barrier{ncclCoopCta(), dev, ncclTeamLsa(dev), dev.lsaBarrier,
                                              blockIdx.x};
 #if __CUDA_ARCH__ >= 900
@@ -65,7 +147,15 @@ __global__ void __launch_bounds__(kLsaThreadsPerCta)
   if (begin_row != nullptr) src += size_t(*begin_row) * row_bytes;
   int right = (dev.lsaRank + 1) % dev.lsaSize;
   char* dst = static_cast<char*>(ncclGetLsaPointer(window, window_offset, right));
-  CopyGridStride(dst, src, store_bytes);
+  const bool aligned = ((reinterpret_cast<uintptr_t>(dst) | reinterpret_cast<uintptr_t>(src)) % 16) == 0;
+  // Below 8 chunks per CTA the per-CTA pipeline's start-up is not paid back (measured: the
+  // per-iteration median at 1-16 MiB lost 10-20 %, docs/performance.md).
+  const bool many_chunks = store_bytes / kBulkChunk >= 8 * size_t(gridDim.x);
+  if (bulk && aligned && many_chunks) {
+    BulkCopyThroughShared(dst, src, store_bytes, stages);
+  } else {
+    CopyGridStride(dst, src, store_bytes);
+  }
 #if __CUDA_ARCH__ >= 900
   // The next kernel may be launched now: its launch overlaps our barrier and exit, and its
   // CTAs wait at the top until we are done (one per SM, by the reserved shared memory).
@@ -89,12 +179,14 @@ __global__ void RightLsaPointerKernel(ncclDevComm dev, ncclWindow_t window, size
 }
 
 // How LaunchLsaRingShift launches on one device, found once per device (a process may drive
-// more than one). Programmatic dependent launch needs sm_90 (the kernel's griddepcontrol). The
-// dynamic shared memory, unused, is more than half an SM's: it keeps the kernel at one CTA per
-// SM, so the next launch's CTAs land one per SM as ours leave. Without it they doubled up on
-// some SMs and the back-to-back loop lost up to 8 % (docs/performance.md).
+// more than one). Programmatic dependent launch and the bulk copies need sm_90 (griddepcontrol,
+// cp.async.bulk). The dynamic shared memory holds the bulk copies' stages and is more than half
+// an SM's: it keeps the kernel at one CTA per SM, so the next launch's CTAs land one per SM as
+// ours leave. Without that they doubled up on some SMs and the back-to-back loop lost up to 8 %
+// (docs/performance.md).
 struct LaunchShape {
   bool dependent_launch = false;
+  bool bulk_copies = false;
   int one_cta_per_sm_bytes = 0;
 };
 
@@ -103,16 +195,22 @@ LaunchShape FindLaunchShape(int device) {
   int major = 0, per_sm = 0, per_block = 0;
   if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
       cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess) {
+      cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) != cudaSuccess ||
+      major < 9) {
     return shape;
   }
-  const int bytes = per_sm / 2 + 1024;
-  if (major < 9 || bytes > per_block ||
-      cudaFuncSetAttribute(LsaRingShiftKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) !=
-          cudaSuccess) {
-    return shape;
+  // The bulk copies' stages where a CTA may have them, else only the one-CTA-per-SM reservation.
+  const int alone = per_sm / 2 + 1024;
+  const int with_stages = std::max(alone, kBulkSharedBytes);
+  for (const int bytes : {with_stages, alone}) {
+    if (bytes <= per_block &&
+        cudaFuncSetAttribute(LsaRingShiftKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) ==
+            cudaSuccess) {
+      return {true, bytes >= kBulkSharedBytes, bytes};
+    }
+    (void)cudaGetLastError();  // a refused size is not the next launch's error
   }
-  return {true, bytes};
+  return shape;
 }
 
 LaunchShape LaunchShapeOfCurrentDevice() {
@@ -150,14 +248,15 @@ cudaError_t LaunchLsaRingShift(const ncclDevComm& dev, int ctas, ncclWindow_t wi
   cudaLaunchAttribute dependent_launch = {};
   dependent_launch.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   dependent_launch.val.programmaticStreamSerializationAllowed = 1;
-  if (LaunchShape shape = LaunchShapeOfCurrentDevice(); shape.dependent_launch) {
+  const LaunchShape shape = LaunchShapeOfCurrentDevice();
+  if (shape.dependent_launch) {
     config.dynamicSmemBytes = size_t(shape.one_cta_per_sm_bytes);
     config.attrs = &dependent_launch;
     config.numAttrs = 1;
   }
   return cudaLaunchKernelEx(&config, LsaRingShiftKernel, dev, window, window_offset,
                             static_cast<const char*>(src), store_bytes, device_begin_row,
-                            row_bytes);
+                            row_bytes, shape.bulk_copies);
 }
 
 }  // namespace gh

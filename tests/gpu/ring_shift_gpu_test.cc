@@ -212,6 +212,52 @@ TEST(RingShiftGpu, CopyEngineTransportPassesAndPlantedFaultsFail) {
   }
 }
 
+// The device-initiated stores (nccl_device) at 1 rank, on sizes around the bulk copies' 32 KiB
+// chunks (ring_shift_device_kernels.cu; they start at 8 chunks per CTA, 1056 chunks = 33 MiB on
+// a 132-SM GPU): under one chunk, whole chunks below the start, the start itself, the start with
+// a 4-byte (the tail's word path) and a 592-byte tail, and ~95 MiB. Every element is verified; a
+// half-written block (the half is again 1056 chunks) fails with the exact count.
+TEST(RingShiftGpu, DeviceStoresAreExactAroundTheBulkChunks) {
+  const std::string point = "kind: ring_shift\nranks: 1\ntimeout: 60s\nwarmup: 1\niterations: 3\n";
+  const std::vector<int64_t> sizes = {16, 4100, 98308, 34570240, 34603008, 34603012, 34603600,
+                                      100000004};
+  std::ostringstream text;
+  text << "name: gpu_dev_sizes\n" << point << "params: {transport: nccl_device, dtype: i32, bytes: [";
+  for (size_t i = 0; i < sizes.size(); ++i) text << (i ? ", " : "") << sizes[i];
+  text << "]}\n"
+       << "---\nname: gpu_dev_partial\n" << point
+       << "params: {transport: nccl_device, dtype: i32, bytes: 69206016, fault: partial_write, fault_rank: 0}\n"
+       << "expect: fail\n";
+  const std::string yaml = WriteTempYaml("device_sizes", text.str());
+  ASSERT_FALSE(yaml.empty());
+  HarnessRun run = RunHarness(1, yaml, "cuda");
+  std::vector<Record> records = ReadRecords(run);
+  ASSERT_EQ(records.size(), sizes.size() + 1) << run.console;
+  if (records[0].result.outcome == Outcome::kSkip) {
+    // NCCL without a device communicator at one rank (before 2.28.4): every point says so.
+    GTEST_SKIP() << records[0].result.signature;
+  }
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  std::set<int64_t> passed;
+  for (const Record& record : records) {
+    SCOPED_TRACE(record.point);
+    ASSERT_EQ(record.result.ranks.size(), 1u);
+    if (record.scenario == "gpu_dev_sizes") {
+      EXPECT_EQ(record.result.outcome, Outcome::kPass) << record.result.signature;
+      passed.insert(record.params.value("bytes", int64_t{-1}));
+      continue;
+    }
+    EXPECT_EQ(record.result.outcome, Outcome::kFail);
+    EXPECT_TRUE(record.matched);
+    const RankOutcome& rank = record.result.ranks[0];
+    ASSERT_TRUE(rank.mismatch.has_value());
+    EXPECT_EQ(rank.mismatch->checked_elements, 17301504);
+    EXPECT_EQ(rank.mismatch->wrong_elements, 8650752);  // the unwritten second half
+    EXPECT_EQ(rank.mismatch->first_index, 8650752);
+  }
+  EXPECT_EQ(passed, std::set<int64_t>(sizes.begin(), sizes.end()));
+}
+
 // A planted corrupt_element on rank 0 of a 64 KiB f32 block: fail, one wrong element, at the
 // block's middle.
 void ExpectRankZeroFlippedItsMiddleElement(const Record& record) {
