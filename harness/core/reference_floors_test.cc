@@ -194,9 +194,9 @@ TEST_F(ReferenceFloorsTest, BadTablesAndBoundsNameFileLineAndKey) {
   };
   const std::string row = "references:\n  - {gpu: g, interconnect: i, ranks: 2, op: all_reduce, bytes: 1M, ";
   EXPECT_EQ(error_of(row + "value: fast, tolerance: 0, source: {kind: inferred, note: n}}\n"),
-            path + ":2:71: references[0].value: expected a number, got 'fast'");
+            path + ":2:75: references[0].value: expected a number, got 'fast'");
   EXPECT_EQ(error_of(row + "value: 1, tolerance: 1.5, source: {kind: inferred, note: n}}\n"),
-            path + ":2:84: references[0].tolerance: must be between 0 and 0.99, got 1.5");
+            path + ":2:89: references[0].tolerance: must be between 0 and 0.99, got 1.5");
   EXPECT_THAT(error_of(row + "value: 1, tolerance: 0, source: {kind: measured, date: d}}\n"),
               HasSubstr("references[0].source: a measured source needs `machine`"));
   EXPECT_THAT(error_of(row + "value: 1, tolerance: 0, source: {kind: rumour}}\n"),
