@@ -24,17 +24,20 @@ void ExpectEveryOpExact(int np) {
     SCOPED_TRACE(record.point);
     EXPECT_TRUE(record.matched) << record.result.signature;
     EXPECT_EQ(record.backend, "cuda");
-    if (record.result.outcome == Outcome::kSkip) continue;
+    if (record.result.outcome == Outcome::kSkip || record.result.outcome == Outcome::kError) continue;
     ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, np));
     ++passed;
     for (const RankOutcome& rank : record.result.ranks) {
       EXPECT_GE(rank.device, 0);
       EXPECT_GT(MetricOr(rank.metrics, "checked_elements", -1), 0);
-      EXPECT_GT(MetricOr(rank.metrics, "algbw_GBps", -1), 0);
+      // hypercube's algbw counts the n-1 blocks received: none at one rank.
+      const bool moves_nothing = np == 1 && record.params.value("op", "") == "hypercube";
+      EXPECT_EQ(MetricOr(rank.metrics, "algbw_GBps", -1) > 0, !moves_nothing);
       EXPECT_GT(MetricOr(rank.metrics, "time_loop_mean_us", -1), 0);
     }
   }
-  EXPECT_EQ(passed, int(kOpPoints + kReductionPoints) - 3 * 6 * 2);  // in-place sendrecv/alltoall(v)
+  // In-place sendrecv/alltoall(v) skip; at one rank NCCL refuses float8 avg and premulsum.
+  EXPECT_EQ(passed, int(kOpPoints + kReductionPoints) - 3 * 6 * 2 - (np == 1 ? 3 * 2 * 2 : 0));
 }
 
 TEST(CollectiveGpu, OneRankEveryOpAndTypeIsExact) { ExpectEveryOpExact(1); }
@@ -65,13 +68,13 @@ TEST(CollectiveGpu, OptionsAndReductionsPassAtOneRank) {
   for (const Record& record : records) {
     SCOPED_TRACE(record.point);
     ASSERT_NO_FATAL_FAILURE(ExpectPassedOnEveryRank(record, 1));
-    const RankOutcome& rank = record.result.ranks[0];
+    // The point's metrics (rank 0's) keep their samples; the ranks' own leave them out.
     const int64_t replays = record.params.value("graph_replays", int64_t{0});
-    const Metric* graph = FindMetric(rank.metrics, "busbw_graph_GBps");
+    const Metric* graph = FindMetric(record.result.metrics, "busbw_graph_GBps");
     if (replays > 0) {
       ASSERT_NE(graph, nullptr);
       EXPECT_EQ(graph->samples.size(), size_t(replays));
-      EXPECT_GT(MetricOr(rank.metrics, "time_graph_mean_us", -1), 0);
+      EXPECT_GT(MetricOr(record.result.metrics, "time_graph_mean_us", -1), 0);
     } else {
       EXPECT_EQ(graph, nullptr);
     }
