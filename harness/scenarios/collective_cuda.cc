@@ -110,19 +110,16 @@ class CollectiveCuda {
     ctx_.SetStep(step, operation, bytes);
   }
 
-  char* SendBase(int64_t k) const {
-    char* base = static_cast<char*>(p_.in_place ? recv_->allocation->data() : send_->allocation->data());
-    return base + SlotOffset(layout_, k) + int64_t{p_.unalign} * layout_.width;
+  // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
+  char* SendPtr(int64_t k) const {
+    void* base = p_.in_place ? recv_->allocation->data() : send_->allocation->data();
+    return static_cast<char*>(base) + OffsetsOf(layout_, p_, rank_, k).send;
   }
   char* RecvBase(int64_t k) const {
-    return static_cast<char*>(recv_->allocation->data()) + SlotOffset(layout_, k) +
-           int64_t{p_.unalign} * layout_.width;
-  }
-  char* SendPtr(int64_t k) const {
-    return SendBase(k) + (p_.in_place ? layout_.send_inplace_offset * rank_ : 0) * layout_.width;
+    return static_cast<char*>(recv_->allocation->data()) + OffsetsOf(layout_, p_, rank_, k).recv;
   }
   char* OutputPtr(int64_t k) const {
-    return RecvBase(k) + (p_.in_place ? layout_.recv_inplace_offset * rank_ : 0) * layout_.width;
+    return static_cast<char*>(recv_->allocation->data()) + OffsetsOf(layout_, p_, rank_, k).output;
   }
 
   absl::Status Nccl(ncclResult_t result, const char* call) const {
@@ -314,15 +311,8 @@ class CollectiveCuda {
 
   absl::Status Setup(RankOutcome& out, bool* skipped) {
     layout_ = PlanCollective(p_, nranks_);
-    check_.op = p_.op;
-    check_.dtype = p_.dtype;
-    check_.rank = rank_;
-    check_.nranks = nranks_;
-    check_.root = p_.root;
-    check_.in_place = p_.in_place;
-    check_.count = layout_.count;
+    check_ = MakeCollectiveCheck(p_, layout_, rank_, nranks_);
     if (IsReduction(p_.op)) {
-      check_.reduction = MakeReductionData(p_.dtype, p_.redop, nranks_, 0);
       if (p_.redop == CollRedop::kPreMulSum) {
         const DtypeTraits t = TraitsOf(p_.dtype);
         const int factor = PreMulFactor(rank_);

@@ -100,6 +100,20 @@ ReductionData MakeReductionData(CollDtype dtype, CollRedop redop, int nranks, ui
   return d;
 }
 
+CollectiveCheck MakeCollectiveCheck(const CollectiveParams& params, const CollectiveLayout& layout,
+                                    int rank, int nranks) {
+  CollectiveCheck check;
+  check.op = params.op;
+  check.dtype = params.dtype;
+  check.rank = rank;
+  check.nranks = nranks;
+  check.root = params.root;
+  check.in_place = params.in_place;
+  check.count = layout.count;
+  if (IsReduction(params.op)) check.reduction = MakeReductionData(params.dtype, params.redop, nranks, 0);
+  return check;
+}
+
 std::string FormatCollElement(CollDtype dtype, uint64_t bits) {
   const DtypeTraits t = TraitsOf(dtype);
   const int digits = 2 * t.width;

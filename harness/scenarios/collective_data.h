@@ -210,6 +210,11 @@ struct CollectiveCheck {
   int num_segments = 0;
 };
 
+// Rank `rank`'s check for `params` on `nranks` ranks (seed 0 until the caller sets one; no
+// alltoallv segments).
+CollectiveCheck MakeCollectiveCheck(const CollectiveParams& params, const CollectiveLayout& layout,
+                                    int rank, int nranks);
+
 // Element `index` of rank c.rank's send buffer.
 GH_COLL_HD inline uint64_t SendInputBits(const CollectiveCheck& c, int64_t index) {
   if (IsReduction(c.op)) return ReductionInputBits(c.reduction, c.rank, index);

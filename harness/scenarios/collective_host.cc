@@ -174,22 +174,12 @@ class CollectiveHost {
     ctx_.SetStep(step, operation, bytes);
   }
 
-  char* SendBase(int64_t k) {
-    char* base = p_.in_place ? recv_.data() : send_.data();
-    return base + SlotOffset(layout_, k) + int64_t{p_.unalign} * layout_.width;
-  }
-  char* RecvBase(int64_t k) {
-    return recv_.data() + SlotOffset(layout_, k) + int64_t{p_.unalign} * layout_.width;
-  }
-  // Where operation k reads its input and leaves its output (nccl-tests' in-place offsets).
+  // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
   char* SendPtr(int64_t k) {
-    const int64_t offset = p_.in_place ? layout_.send_inplace_offset * rank_ : 0;
-    return SendBase(k) + offset * layout_.width;
+    return (p_.in_place ? recv_.data() : send_.data()) + OffsetsOf(layout_, p_, rank_, k).send;
   }
-  char* OutputPtr(int64_t k) {
-    const int64_t offset = p_.in_place ? layout_.recv_inplace_offset * rank_ : 0;
-    return RecvBase(k) + offset * layout_.width;
-  }
+  char* RecvBase(int64_t k) { return recv_.data() + OffsetsOf(layout_, p_, rank_, k).recv; }
+  char* OutputPtr(int64_t k) { return recv_.data() + OffsetsOf(layout_, p_, rank_, k).output; }
 
   // One collective, operation k (its rotation slot).
   int Collect(int64_t k) {
@@ -255,7 +245,7 @@ class CollectiveHost {
     if (premultiply) {
       std::memcpy(scaled_.data(), send, scaled_.size());
       Scale(p_.dtype, scaled_.data(), layout_.send_count,
-            p_.redop == CollRedop::kAvg ? reduction_.avg_scale : PreMulFactor(rank_));
+            p_.redop == CollRedop::kAvg ? check_.reduction.avg_scale : PreMulFactor(rank_));
       input = scaled_.data();
       in_place = false;  // from the scaled copy into the output, which is where NCCL leaves it
     }
@@ -333,16 +323,8 @@ class CollectiveHost {
       out = RankOutcome::Skip("the host backend's MPI counts are int: at most 2 GiB per rank and call");
       return MPI_SUCCESS;
     }
-    check_.op = p_.op;
-    check_.dtype = p_.dtype;
-    check_.rank = rank_;
-    check_.nranks = nranks_;
-    check_.root = p_.root;
-    check_.in_place = p_.in_place;
-    check_.count = layout_.count;
+    check_ = MakeCollectiveCheck(p_, layout_, rank_, nranks_);
     if (IsReduction(p_.op)) {
-      reduction_ = MakeReductionData(p_.dtype, p_.redop, nranks_, 0);
-      check_.reduction = reduction_;
       if (const int rc = mpi_.Init(p_.dtype, p_.redop); rc != MPI_SUCCESS) return rc;
     }
     if (p_.op == CollectiveOp::kAlltoallv) {
@@ -445,7 +427,6 @@ class CollectiveHost {
   int rank_ = 0, nranks_ = 1;
   CollectiveLayout layout_;
   CollectiveCheck check_;
-  ReductionData reduction_;
   MpiReduction mpi_;
   struct {
     std::vector<int> send_counts, send_displs, recv_counts, recv_displs;

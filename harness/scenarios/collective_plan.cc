@@ -110,6 +110,16 @@ CollectiveLayout PlanCollective(const CollectiveParams& params, int nranks) {
   return l;
 }
 
+OperationOffsets OffsetsOf(const CollectiveLayout& layout, const CollectiveParams& params, int rank,
+                           int64_t k) {
+  const int64_t base = SlotOffset(layout, k) + int64_t{params.unalign} * layout.width;
+  OperationOffsets offsets;
+  offsets.send = base + (params.in_place ? layout.send_inplace_offset * rank * layout.width : 0);
+  offsets.recv = base;
+  offsets.output = base + (params.in_place ? layout.recv_inplace_offset * rank * layout.width : 0);
+  return offsets;
+}
+
 int64_t BufferBytes(const CollectiveLayout& layout, int unalign) {
   return std::max<int64_t>(layout.slot_bytes * layout.slots + int64_t{unalign} * layout.width, 16);
 }

@@ -66,6 +66,15 @@ inline int64_t SlotOffset(const CollectiveLayout& layout, int64_t k) {
   return (k % layout.slots) * layout.slot_bytes;
 }
 
+// Where operation `k` of rank `rank` reads and writes, in bytes from the start of its buffers:
+// `send` in the send buffer (in place: in the receive buffer), `recv` and `output` in the
+// receive buffer (nccl-tests' rotation slot, -u misalignment and in-place offsets).
+struct OperationOffsets {
+  int64_t send = 0, recv = 0, output = 0;
+};
+OperationOffsets OffsetsOf(const CollectiveLayout& layout, const CollectiveParams& params, int rank,
+                           int64_t k);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_SCENARIOS_COLLECTIVE_PLAN_H_

@@ -133,6 +133,28 @@ TEST(CollectivePlan, RotationSlotsAreNcclTestsShiftsInsideItsLargestBuffers) {
   EXPECT_EQ(PlanCollective(p, 4).slots, 1);
 }
 
+TEST(CollectivePlan, OperationOffsetsAreNcclTestsShiftMisalignmentAndInPlaceOffsets) {
+  // nccl-tests' startColl: buffers + shift (+ unalign elements), and in place send at
+  // recv + sendInplaceOffset * rank, output at recv + recvInplaceOffset * rank.
+  CollectiveParams p = Params(CollectiveOp::kAllGather, CollDtype::kFloat, 4096);
+  p.rotate_bytes = 4 * 4096;
+  p.unalign = 3;
+  const CollectiveLayout gather = PlanCollective(p, 4);  // share 256 floats, slot 4 KiB
+  OperationOffsets o = OffsetsOf(gather, p, 2, 5);     // slot 5 % 4 = 1
+  EXPECT_EQ(o.recv, 4096 + 12);
+  EXPECT_EQ(o.send, o.recv);  // out of place: its own buffer, same shift
+  EXPECT_EQ(o.output, o.recv);
+  p.in_place = true;
+  o = OffsetsOf(gather, p, 2, 5);
+  EXPECT_EQ(o.send, 4096 + 12 + 2 * 256 * 4);
+  EXPECT_EQ(o.output, 4096 + 12);
+  p.op = CollectiveOp::kReduceScatter;
+  const CollectiveLayout scatter = PlanCollective(p, 4);
+  o = OffsetsOf(scatter, p, 3, 0);
+  EXPECT_EQ(o.send, 12);
+  EXPECT_EQ(o.output, 12 + 3 * 256 * 4);
+}
+
 TEST(CollectivePlan, AlltoallvIsNcclTestsDistanceWeightedPattern) {
   // nccl-tests' AlltoAllvGetPeerBytesDistanceWeighted, spread 1: peer bytes = distance *
   // total / (n(n-1)/2), rounded down to 16 bytes; nothing to itself.
