@@ -98,6 +98,10 @@ std::optional<std::string> CollectiveSkipReason(const CollectiveParams& params, 
     if (auto reason = DeviceLsaUnsupported(params)) return reason;
     if (backend == Backend::kHost) return std::string("implementation device_lsa needs the cuda backend");
   }
+  if (params.registration == RegistrationKind::kMpiWindow) {
+    return std::string("registration mpi_window is an MPI one-sided window, which neither MPI's "
+                       "collectives nor NCCL's use");
+  }
   if (params.graph_replays > 0 && params.blocking != CollBlocking::kNone) {
     return absl::StrCat("blocking ", std::string(EnumToName(params.blocking)),
                         " waits inside the iterations, which a CUDA graph cannot capture (nccl-tests "
@@ -168,7 +172,8 @@ KindInfo DescribeCollective() {
                 "cuda: what the send and receive buffers come from (nccl_mem_alloc as nccl-tests; "
                 "host memory is a skip); the host backend always uses malloc")
           .Enum("registration", RegistrationKind::kNone,
-                "cuda: none, nccl_register (nccl-tests -R 1), window, window_symmetric (-R 2)")
+                "cuda: none, nccl_register (nccl-tests -R 1), window, window_symmetric (-R 2); "
+                "mpi_window is a skip")
           .Enum("implementation", CollImplementation::kNccl,
                 "cuda: nccl (NCCL's collective), or device_lsa (nccl-tests' -D 1: this kind's "
                 "kernel on NCCL's device API, loads and stores through symmetric windows; all_reduce "
