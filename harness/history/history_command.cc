@@ -19,6 +19,8 @@
 #include "harness/history/history_listing.h"
 #include "harness/history/history_queries.h"
 #include "harness/history/history_report.h"
+#include "harness/history/night_regressions.h"
+#include "harness/history/night_summary.h"
 
 namespace gh {
 namespace {
@@ -26,7 +28,9 @@ namespace {
 constexpr char kPrefix[] = "gpuharness history: ";
 constexpr char kUsage[] =
     "usage: gpuharness history ingest DIR [--night LABEL] | status | show POINT... | flips [--night N] | flaky\n"
-    "         | report --out FILE.html   [--db FILE] [--points GLOB]... [--format text|tsv]\n";
+    "         | report --out FILE.html | regressions DIR --baseline DIR [--night N] [--out FILE]\n"
+    "         | summary NIGHT_DIR --night N --cluster C --version V --status S [--good] [--baseline DIR]\n"
+    "       [--db FILE] [--points GLOB]... [--format text|tsv]\n";
 
 int Fail(const absl::Status& status) {
   std::cerr << kPrefix << status.message() << "\n";
@@ -45,8 +49,10 @@ void Warn(const std::vector<std::string>& warnings) {
 // What the subcommands were given.
 struct Args {
   std::string db_path = kDefaultHistoryDb;
-  std::string dir, night, format = "text", out;
+  std::string dir, night, format = "text", out, baseline, cluster, version;
   std::vector<std::string> points;  // show's POINT... or --points GLOB
+  int status = 0;
+  bool good = false;
   ListingFormat Format() const { return format == "tsv" ? ListingFormat::kTsv : ListingFormat::kText; }
 };
 
@@ -124,6 +130,47 @@ int Query(const Args& a, const CLI::App& sub) {
   return kExitOk;
 }
 
+int Regressions(const Args& a) {
+  std::vector<PointHistory> histories;
+  if (!a.night.empty()) {
+    absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kQuery);
+    if (!db.ok()) return Fail(db.status());
+    absl::StatusOr<std::vector<std::string>> nights = Nights(*db);
+    if (!nights.ok()) return Fail(nights.status());
+    if (absl::Status known = CheckKnownNight(a.night, *nights, *db); !known.ok()) return Fail(known);
+    absl::StatusOr<std::vector<PointHistory>> loaded = LoadHistories(*db);
+    if (!loaded.ok()) return Fail(loaded.status());
+    histories = *std::move(loaded);
+  }
+  absl::StatusOr<NightRegressions> found = FindNightRegressions(a.dir, a.baseline, histories, a.night);
+  if (!found.ok()) return Fail(found.status());
+  Warn(found->warnings);
+  const std::string out = a.out.empty() ? a.dir + "/regressions.json" : a.out;
+  if (absl::Status written = WriteFileAtomically(out, found->ToJson().dump(2) + "\n"); !written.ok()) {
+    std::cerr << kPrefix << written.message() << "\n";
+    return kExitInfrastructure;
+  }
+  std::cout << RegressionsListing(*found, a.Format());
+  return found->regressions.empty() ? kExitOk : kExitUnmet;
+}
+
+int Summary(const Args& a) {
+  NightSummaryInputs in{a.dir, a.night, a.cluster, a.version, a.status, a.good, a.baseline, {}};
+  if (absl::Status label = CheckLabel(a.night); !label.ok()) return BadInput(absl::StrCat("--night: ", label.message()));
+  std::error_code ec;
+  if (std::filesystem::exists(a.db_path, ec)) {
+    absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kQuery);
+    if (!db.ok()) return Fail(db.status());
+    absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(*db);
+    if (!histories.ok()) return Fail(histories.status());
+    in.histories = *std::move(histories);
+  }
+  absl::StatusOr<std::vector<std::string>> written = WriteNightSummary(in);
+  if (!written.ok()) return Fail(written.status());
+  for (const std::string& path : *written) std::cout << "wrote " << path << "\n";
+  return kExitOk;
+}
+
 // CLI11's errors in the project's words.
 int ParseFailure(const CLI::ParseError& e) {
   std::string message = e.what();
@@ -162,7 +209,21 @@ int HistoryCommand(int argc, char** argv) {
   CLI::App* report = app.add_subcommand("report", "a self-contained HTML page");
   report->add_option("--out", a.out, "FILE.html")->required();
   points(report);
-  std::vector<CLI::App*> subs = {ingest, status, show, flips, flaky, report};
+  CLI::App* regressions = app.add_subcommand("regressions", "a night's sweep against the baseline night's");
+  regressions->add_option("DIR", a.dir)->required();
+  regressions->add_option("--baseline", a.baseline, "the baseline night's sweep of the same matrix")->required();
+  regressions->add_option("--night", a.night, "tonight's label in the database: decides which regressions are new");
+  regressions->add_option("--out", a.out, "the JSON file (default DIR/regressions.json)");
+  format(regressions);
+  CLI::App* summary = app.add_subcommand("summary", "a night's summary.md and nightly.json");
+  summary->add_option("NIGHT_DIR", a.dir)->required();
+  summary->add_option("--night", a.night, "the night's label")->required();
+  summary->add_option("--cluster", a.cluster, "the cluster's name")->required();
+  summary->add_option("--version", a.version, "the version the night swept")->required();
+  summary->add_option("--status", a.status, "ci/nightly.sh's exit status for the night")->required();
+  summary->add_flag("--good", a.good, "the night becomes the baseline");
+  summary->add_option("--baseline", a.baseline, "the baseline night's directory");
+  std::vector<CLI::App*> subs = {ingest, status, show, flips, flaky, report, regressions, summary};
   for (CLI::App* sub : subs) {
     sub->allow_extras();
     sub->fallthrough();
@@ -183,11 +244,14 @@ int HistoryCommand(int argc, char** argv) {
     const std::string& x = extras.front();
     if (!x.empty() && x[0] == '-') {
       return BadInput(absl::StrCat("unknown flag ", x,
-                                   DidYouMeanSuffix(x, {"--db", "--night", "--format", "--out", "--points", "--help"})));
+                                   DidYouMeanSuffix(x, {"--db", "--night", "--format", "--out", "--points", "--baseline",
+                                                        "--cluster", "--version", "--status", "--good", "--help"})));
     }
     return BadInput(absl::StrCat("unexpected argument '", x, "'"));
   }
   if (ingest->parsed()) return Ingest(a);
+  if (regressions->parsed()) return Regressions(a);
+  if (summary->parsed()) return Summary(a);
   for (CLI::App* sub : {status, show, flips, flaky, report}) {
     if (sub->parsed()) return Query(a, *sub);
   }

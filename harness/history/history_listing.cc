@@ -110,4 +110,21 @@ std::string FlakyListing(const std::vector<Flaky>& flaky, ListingFormat format) 
   return out;
 }
 
+std::string RegressionsListing(const NightRegressions& regressions, ListingFormat format) {
+  std::string out;
+  for (const NightRegression& r : regressions.regressions) {
+    if (format == ListingFormat::kTsv) {
+      out += TsvLine({r.point, r.cell_arg, r.is_new ? "new" : "known", r.baseline_version, r.version, r.now,
+                      r.signature});
+      continue;
+    }
+    absl::StrAppend(&out, "regression", r.is_new ? " (new)" : "", ": ", OneLineText(r.point), " [",
+                    r.cell_arg.empty() ? "all" : OneLineText(r.cell_arg), "]: pass -> ", r.now, " (", r.failed_trials,
+                    "/", r.trials, " trials failed", r.version.empty() ? "" : absl::StrCat(" at version ", r.version),
+                    r.baseline_version.empty() ? "" : absl::StrCat(", baseline version ", r.baseline_version), ")",
+                    SignatureSuffix(r.signature), "\n");
+  }
+  return out;
+}
+
 }  // namespace gh

@@ -9,6 +9,7 @@
 
 #include "harness/history/history_findings.h"
 #include "harness/history/history_queries.h"
+#include "harness/history/night_regressions.h"
 
 namespace gh {
 
@@ -21,6 +22,7 @@ std::string StatusListing(const std::vector<std::string>& nights, const std::vec
                           ListingFormat format);
 std::string FlipsListing(const std::vector<Flip>& flips, ListingFormat format);
 std::string FlakyListing(const std::vector<Flaky>& flaky, ListingFormat format);
+std::string RegressionsListing(const NightRegressions& regressions, ListingFormat format);
 
 }  // namespace gh
 
