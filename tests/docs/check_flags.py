@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Every `gpuharness COMMAND ... --flag` the docs name exists: COMMAND is one of the binary's
+commands (or a subcommand of one, `history flips`), and `gpuharness COMMAND --help` lists the
+flag. Commands are read from code: fenced blocks (backslash continuations joined) and inline
+`code` spans of docs/**/*.md, README.md and results/*.md.
+
+    check_flags.py --source DIR --binary GPUHARNESS
+
+Exit 0 when every one exists; 1 naming file:line, the command and the flag otherwise.
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import help_index  # noqa: E402
+import markdown_blocks  # noqa: E402
+
+INVOCATION_RE = re.compile(r"(?:^|(?<=[\s/\"'(`=]))gpuharness\s+(\S.*)$")
+# Where a gpuharness command line ends: a pipe, a list operator, a redirection, a comment.
+END_RE = re.compile(r"\s(?:\||\|\||&&|#|[12]?>>?|<)(?:\s|$)|;|`")
+QUOTED_RE = re.compile(r"'[^']*'|\"[^\"]*\"")
+
+
+def pages(source):
+    found = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
+    found += sorted((source / "results").glob("*.md"))
+    return [p for p in found if p.exists()]
+
+
+def code_lines(text):
+    """(line, text) of every command-like piece of code on the page."""
+    for block in markdown_blocks.blocks(text):
+        body = block.text.splitlines()
+        i = 0
+        while i < len(body):
+            start, line = i, body[i]
+            # a shell continuation, or a synopsis continued on indented [--flag] lines
+            while i + 1 < len(body) and (line.rstrip().endswith("\\") or re.match(r"\s+\[-", body[i + 1])):
+                line = line.rstrip().rstrip("\\").rstrip() + " " + body[i + 1].strip()
+                i += 1
+            yield block.line + 1 + start, line
+            i += 1
+    for n, line in markdown_blocks.prose_lines(text):
+        for span in re.findall(r"`([^`]+)`", line):
+            yield n, span
+
+
+def invocations(line):
+    """(command words, flags) of each gpuharness command line in `line`."""
+    for m in INVOCATION_RE.finditer(line):
+        rest = END_RE.split(m.group(1), maxsplit=1)[0]
+        rest = QUOTED_RE.sub("''", rest)
+        words = rest.split()
+        if not words or not re.fullmatch(r"[a-z][\w-]*|--?[a-z][\w-]*", words[0]):
+            continue
+        flags = []
+        for word in words:
+            if word == "--":
+                break
+            for piece in word.strip("[]()|,.").split("|"):
+                if re.fullmatch(r"--?[A-Za-z][\w-]*(=.*)?", piece):
+                    flags.append(piece.split("=", 1)[0])
+        yield words, flags
+
+
+def check(source, index):
+    problems = []
+    for page in pages(source):
+        rel = page.relative_to(source)
+        text = page.read_text()
+        for n, line in code_lines(text):
+            for words, flags in invocations(line):
+                command = words[0]
+                if command.startswith("-"):
+                    path = ("help",)
+                elif command not in index.commands and command != "help":
+                    problems.append(f"{rel}:{n}: `gpuharness {command}`: no such command "
+                                    f"(gpuharness --help lists {', '.join(index.commands)})")
+                    continue
+                else:
+                    path = (command,)
+                    if len(words) > 1 and words[1] in index.subcommands(command):
+                        path = (command, words[1])
+                    if command == "help" and len(words) > 1 and not words[1].startswith("-"):
+                        if words[1] not in index.commands:
+                            problems.append(f"{rel}:{n}: `gpuharness help {words[1]}`: no such command")
+                        continue
+                known = index.flags(path)
+                for flag in flags:
+                    if flag not in known and flag not in ("-h", "--help"):
+                        problems.append(f"{rel}:{n}: `gpuharness {' '.join(path)} ... {flag}`: "
+                                        f"`gpuharness {' '.join(path)} --help` does not list {flag}")
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", required=True, type=pathlib.Path)
+    parser.add_argument("--binary", required=True)
+    args = parser.parse_args()
+    index = help_index.HelpIndex(args.binary)
+    problems = check(args.source.resolve(), index)
+    for p in problems:
+        print(p, file=sys.stderr)
+    if problems:
+        print(f"FAIL: {len(problems)} command(s) or flag(s) the docs name do not exist", file=sys.stderr)
+        return 1
+    print(f"every gpuharness command and flag named in {len(pages(args.source.resolve()))} pages exists")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
