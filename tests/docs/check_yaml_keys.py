@@ -3,7 +3,7 @@
 probe here: a small file with an unknown key at that place, which the binary refuses with
 `PATH: unknown key (allowed here: a, b, c)`. The reference pages mark each map's key table
 with `<!-- docs-test: keys WHERE -->` right above it; the table's first column holds the keys
-(in backticks). The check fails when a table lists a key the loader does not declare, leaves
+(in backticks: `env` or `env: {NAME: value}`; several in one cell are fine). The check fails when a table lists a key the loader does not declare, leaves
 out one it does, or a probed map has no table.
 
     check_yaml_keys.py --source DIR --binary GPUHARNESS
@@ -102,7 +102,7 @@ def documented_keys(source):
                 j += 1
             while j < len(lines) and lines[j].lstrip().startswith("|"):
                 cell = lines[j].strip().strip("|").split("|")[0]
-                keys.update(re.findall(r"`([\w]+)`", cell))
+                keys.update(re.findall(r"`(\w+)[^`]*`", cell))
                 j += 1
             found[m.group(1)] = (f"{rel}:{i + 1}", keys)
     return found
