@@ -29,9 +29,18 @@ def pages(source):
     return [p for p in found if p.exists()]
 
 
+# Commands main.cc runs but `gpuharness --help` does not list.
+HIDDEN_COMMANDS = {"trial-worker"}
+# Fenced blocks that hold commands; `text`, `yaml`, `json` blocks hold output and data.
+COMMAND_LANGS = markdown_blocks.SHELL_LANGS | {""}
+
+
 def code_lines(text):
-    """(line, text) of every command-like piece of code on the page."""
+    """(line, text, is_shell) of every command-like piece of code on the page: the lines of
+    shell blocks (is_shell true) and inline code spans."""
     for block in markdown_blocks.blocks(text):
+        if block.lang not in COMMAND_LANGS:
+            continue
         body = block.text.splitlines()
         i = 0
         while i < len(body):
@@ -40,11 +49,11 @@ def code_lines(text):
             while i + 1 < len(body) and (line.rstrip().endswith("\\") or re.match(r"\s+\[-", body[i + 1])):
                 line = line.rstrip().rstrip("\\").rstrip() + " " + body[i + 1].strip()
                 i += 1
-            yield block.line + 1 + start, line
+            yield block.line + 1 + start, line, True
             i += 1
     for n, line in markdown_blocks.prose_lines(text):
         for span in re.findall(r"`([^`]+)`", line):
-            yield n, span
+            yield n, span, False
 
 
 def invocations(line):
@@ -70,21 +79,24 @@ def check(source, index):
     for page in pages(source):
         rel = page.relative_to(source)
         text = page.read_text()
-        for n, line in code_lines(text):
+        for n, line, is_shell in code_lines(text):
             for words, flags in invocations(line):
                 command = words[0]
                 if command.startswith("-"):
                     path = ("help",)
+                elif command in HIDDEN_COMMANDS or not re.fullmatch(r"[a-z]+(-[a-z]+)*", command):
+                    continue  # a hidden command, a binary (gh_gpu_test) or a placeholder (CMD)
                 elif command not in index.commands and command != "help":
-                    problems.append(f"{rel}:{n}: `gpuharness {command}`: no such command "
-                                    f"(gpuharness --help lists {', '.join(index.commands)})")
+                    if is_shell or flags:  # in prose, `gpuharness results <dir>` is a title
+                        problems.append(f"{rel}:{n}: `gpuharness {command}`: no such command "
+                                        f"(gpuharness --help lists {', '.join(index.commands)})")
                     continue
                 else:
                     path = (command,)
                     if len(words) > 1 and words[1] in index.subcommands(command):
                         path = (command, words[1])
                     if command == "help" and len(words) > 1 and not words[1].startswith("-"):
-                        if words[1] not in index.commands:
+                        if words[1] not in index.commands and not words[1].isupper():
                             problems.append(f"{rel}:{n}: `gpuharness help {words[1]}`: no such command")
                         continue
                 known = index.flags(path)

@@ -18,7 +18,7 @@ import tempfile
 
 MATRIX = """name: schema_probe
 scenarios:
-  - {file: SELFTEST/ring_shift_data_faults.yaml, points: ["selftest_ring_corrupt/*transport=mpi_p2p/dtype=f32/*"]}
+  - {file: SELFTEST/ring_shift_data_faults.yaml, points: ["selftest_ring_corrupt/*dtype=f32/transport=mpi_p2p/*"]}
   - SELFTEST/ring_shift_stall.yaml
   - SELFTEST/ring_shift_crash.yaml
 defaults: {launcher: mpirun, ranks: 2, backend: host, timeout: 2m}

@@ -100,9 +100,12 @@ def documented_keys(source):
             j = i + 1
             while j < len(lines) and not lines[j].strip():
                 j += 1
+            header = True
             while j < len(lines) and lines[j].lstrip().startswith("|"):
                 cell = lines[j].strip().strip("|").split("|")[0]
-                keys.update(re.findall(r"`(\w+)[^`]*`", cell))
+                if not header and not re.fullmatch(r"\s*:?-+:?\s*", cell):
+                    keys.update(re.findall(r"`(\w+)[^`]*`", cell))
+                header = False
                 j += 1
             found[m.group(1)] = (f"{rel}:{i + 1}", keys)
     return found

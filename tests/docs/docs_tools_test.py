@@ -140,7 +140,12 @@ class CheckFlagsTest(unittest.TestCase):
     def test_code_lines_join_continuations(self):
         text = "```sh\ngpuharness bisect m.yaml \\\n  --good a --bad b\n```\n`gpuharness run x --out y`\n"
         self.assertEqual(list(check_flags.code_lines(text)),
-                         [(2, "gpuharness bisect m.yaml --good a --bad b"), (5, "gpuharness run x --out y")])
+                         [(2, "gpuharness bisect m.yaml --good a --bad b", True),
+                          (5, "gpuharness run x --out y", False)])
+
+    def test_output_blocks_are_not_commands(self):
+        text = "```text\nthe gpuharness binary the jobs run\n```\n"
+        self.assertEqual(list(check_flags.code_lines(text)), [])
 
 
 class FakeIndex:
@@ -165,12 +170,16 @@ class CheckFlagsAgainstHelpTest(unittest.TestCase):
                 gpuharness history flips --night 3 --db h
                 gpuharness sweap m.yaml
                 gpuharness --version
+                gpuharness help CMD
+                gpuharness trial-worker x
                 ```
+                In prose `gpuharness results <dir>` is a title, `gpuharness sweap --out x` a typo.
                 """))
             problems = check_flags.check(root, FakeIndex())
-        self.assertEqual(len(problems), 2, problems)
+        self.assertEqual(len(problems), 3, problems)
         self.assertIn("docs/a.md:2: `gpuharness sweep ... --ot`", problems[0])
         self.assertIn("docs/a.md:4: `gpuharness sweap`: no such command", problems[1])
+        self.assertIn("docs/a.md:9: `gpuharness sweap`: no such command", problems[2])
 
 
 class CheckLinksTest(unittest.TestCase):

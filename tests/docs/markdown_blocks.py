@@ -23,6 +23,8 @@ FENCE_RE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)")
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 LINK_RE = re.compile(r"(?<!\!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 MARKER_KINDS = {"run", "output", "file", "gpu", "skip", "to-be-measured"}
+# Markers of tables the reference checks read (check_yaml_keys.py, check_exit_status.py).
+TABLE_MARKERS = {"keys", "exit-statuses"}
 
 
 class MarkerError(ValueError):
@@ -90,6 +92,9 @@ def blocks(text):
     while i < len(lines):
         line = lines[i]
         m = MARKER_RE.match(line)
+        if m and m.group(1).split()[0] in TABLE_MARKERS:
+            i += 1
+            continue
         if m:
             pending = parse_marker(m.group(1), i + 1)
             i += 1
