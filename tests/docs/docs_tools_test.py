@@ -100,6 +100,8 @@ class OutputMatchTest(unittest.TestCase):
         self.assertEqual(output_match.normalise(line),
                          "<date> [3/4] cell: 8/8 pass, exit 0, <time> <rate> <time> elapsed at ring_shift.cc:<line> "
                          "commit <hash> 127.0.0.1:<port> pid <pid>")
+        self.assertEqual(output_match.normalise("output: /tmp/gh-repro.adMgtx/failing/rank0.log"),
+                         "output: <tmp>/failing/rank0.log")
 
     def test_counts_and_names_stay(self):
         self.assertEqual(output_match.normalise("6 points (6 trials): 2 pass, 2 fail; v08 np=4 bytes=4K"),

@@ -24,6 +24,8 @@ _RULES = [
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ns|us|µs|ms|s|m|h|min)(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m))*\b"), "<time>"),
     # source locations that move as the code changes: ring_shift.cc:191
     (re.compile(r"\b([\w.-]+\.(?:cc|h|cu|py|sh)):\d+\b"), r"\1:<line>"),
+    # temporary directories made by mktemp: /tmp/gh-repro.adMgtx
+    (re.compile(r"/tmp/[\w-]+\.[A-Za-z0-9]{6}\b"), "<tmp>"),
     # ports and process ids
     (re.compile(r"\b(127\.0\.0\.1|localhost):\d+\b"), r"\1:<port>"),
     (re.compile(r"\bpid \d+\b"), "pid <pid>"),
