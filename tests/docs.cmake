@@ -38,6 +38,11 @@ foreach(page ${_gh_docs_pages})
             --build ${CMAKE_BINARY_DIR} ${page})
   set_tests_properties(gpuharness.docs.page.${dir}.${name} PROPERTIES LABELS docs TIMEOUT 900
     SKIP_RETURN_CODE 77)
+  # A page that measures time runs alone, as the perf tests do: a loaded machine moves its figures.
+  file(STRINGS ${page} _gh_docs_serial REGEX "<!-- docs-test: serial -->")
+  if(_gh_docs_serial)
+    set_tests_properties(gpuharness.docs.page.${dir}.${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
 endforeach()
 
 # docs/reference/cli.md from the binary's help: `cmake --build build --target docs_reference`.

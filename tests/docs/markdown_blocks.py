@@ -11,6 +11,7 @@ A marker is an HTML comment on the line before a fence (blank lines between are 
     <!-- docs-test: gpu -->            needs a GPU: checked with bash -n, not run
     <!-- docs-test: skip REASON -->    not run, for REASON (a cluster, the network): bash -n only
     <!-- docs-test: to-be-measured --> an output block whose figures come from a GPU run
+    <!-- docs-test: serial -->         (anywhere on the page) run the page alone: it measures time
 
 docs/CONTRIBUTING.md describes the convention for writers.
 """
@@ -23,8 +24,10 @@ FENCE_RE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)")
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 LINK_RE = re.compile(r"(?<!\!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 MARKER_KINDS = {"run", "output", "file", "gpu", "skip", "to-be-measured"}
-# Markers of tables the reference checks read (check_yaml_keys.py, check_exit_status.py).
-TABLE_MARKERS = {"keys", "exit-statuses"}
+# Markers that do not precede a block: tables the reference checks read (check_yaml_keys.py,
+# check_exit_status.py), and `serial`, which tells CTest to run the page alone (tests/docs.cmake:
+# a page that measures performance).
+TABLE_MARKERS = {"keys", "exit-statuses", "serial"}
 
 
 class MarkerError(ValueError):
