@@ -40,9 +40,9 @@ ENVIRONMENT = {
 }
 
 PROLOGUE = """set -e
-cd "$(cat "$GH_DOCS_STATE/cwd")"
-[ -f "$GH_DOCS_STATE/env" ] && . "$GH_DOCS_STATE/env"
-trap 'rc=$?; pwd > "$GH_DOCS_STATE/cwd"; export -p > "$GH_DOCS_STATE/env"; exit $rc' EXIT
+cd "$(cat "$DOCS_TEST_STATE/cwd")"
+[ -f "$DOCS_TEST_STATE/env" ] && . "$DOCS_TEST_STATE/env"
+trap 'rc=$?; pwd > "$DOCS_TEST_STATE/cwd"; export -p > "$DOCS_TEST_STATE/env"; exit $rc' EXIT
 """
 
 
@@ -111,7 +111,7 @@ def run_page(page, source, build, keep=False, log=print):
     env.update(ENVIRONMENT)
     env["HOME"] = str(scratch / "home")
     env["PATH"] = f"{scratch / 'build' / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}"
-    env["GH_DOCS_STATE"] = str(state)
+    env["DOCS_TEST_STATE"] = str(state)
     counts = {"run": 0, "compared": 0, "not run": 0}
     last_output = None
     started = time.monotonic()
