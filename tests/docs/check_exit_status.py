@@ -5,12 +5,12 @@ every command's help names only those in its `exit:` line.
 
     check_exit_status.py --source DIR --binary GPUHARNESS
 """
-import argparse
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 import help_index  # noqa: E402
 
 PAGE = "docs/reference/exit-status.md"
@@ -40,11 +40,8 @@ def documented(source):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    source = args.source.resolve()
+    args = check_common.arguments(__doc__)
+    source = args.source
     problems = []
     codes = defined(source)
     listed = documented(source)
@@ -62,13 +59,7 @@ def main():
                 for code in map(int, re.findall(r"\b(\d+)\b", line)):
                     if code not in codes:
                         problems.append(f"`gpuharness {' '.join(path)} --help`: exit status {code} is not defined")
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} exit-status problem(s)", file=sys.stderr)
-        return 1
-    print(f"{PAGE} lists exit statuses {sorted(codes)}, as harness/core/exit_codes.h defines them")
-    return 0
+    return check_common.finish(problems, "exit-status problem(s)", f"{PAGE} lists exit statuses {sorted(codes)}, as harness/core/exit_codes.h defines them")
 
 
 if __name__ == "__main__":

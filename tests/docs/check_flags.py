@@ -8,12 +8,12 @@ flag. Commands are read from code: fenced blocks (backslash continuations joined
 
 Exit 0 when every one exists; 1 naming file:line, the command and the flag otherwise.
 """
-import argparse
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 import help_index  # noqa: E402
 import markdown_blocks  # noqa: E402
 
@@ -21,12 +21,6 @@ INVOCATION_RE = re.compile(r"(?:^|(?<=[\s/\"'(`=]))gpuharness\s+(\S.*)$")
 # Where a gpuharness command line ends: a pipe, a list operator, a redirection, a comment.
 END_RE = re.compile(r"\s(?:\||\|\||&&|#|[12]?>>?|<)(?:\s|$)|;|`")
 QUOTED_RE = re.compile(r"'[^']*'|\"[^\"]*\"")
-
-
-def pages(source):
-    found = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
-    found += sorted((source / "results").glob("*.md"))
-    return [p for p in found if p.exists()]
 
 
 # Commands main.cc runs but `gpuharness --help` does not list.
@@ -76,7 +70,7 @@ def invocations(line):
 
 def check(source, index):
     problems = []
-    for page in pages(source):
+    for page in check_common.user_pages(source):
         rel = page.relative_to(source)
         text = page.read_text()
         for n, line, is_shell in code_lines(text):
@@ -108,19 +102,11 @@ def check(source, index):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    index = help_index.HelpIndex(args.binary)
-    problems = check(args.source.resolve(), index)
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} command(s) or flag(s) the docs name do not exist", file=sys.stderr)
-        return 1
-    print(f"every gpuharness command and flag named in {len(pages(args.source.resolve()))} pages exists")
-    return 0
+    args = check_common.arguments(__doc__)
+    problems = check(args.source, help_index.HelpIndex(args.binary))
+    return check_common.finish(problems, "command(s) or flag(s) the docs name do not exist",
+                               f"every gpuharness command and flag named in "
+                               f"{len(check_common.user_pages(args.source))} pages exists")
 
 
 if __name__ == "__main__":

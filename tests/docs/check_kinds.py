@@ -4,19 +4,18 @@ docs/scenarios/<kind>.md, and the page names each of the kind's parameters (as `
 
     check_kinds.py --source DIR --binary GPUHARNESS
 """
-import argparse
 import json
 import pathlib
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
+
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    source = args.source.resolve()
+    args = check_common.arguments(__doc__)
+    source = args.source
     listing = json.loads(subprocess.run([args.binary, "list", "--json"], capture_output=True, text=True,
                                         check=True, timeout=60).stdout)
     problems = []
@@ -30,13 +29,7 @@ def main():
             if f"`{param['name']}`" not in text:
                 problems.append(f"{page.relative_to(source)}: does not name parameter `{param['name']}` "
                                 f"of kind {kind['name']}")
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} kind reference problem(s)", file=sys.stderr)
-        return 1
-    print(f"{len(listing['kinds'])} kinds, each with a page naming all its parameters")
-    return 0
+    return check_common.finish(problems, "kind reference problem(s)", f"{len(listing['kinds'])} kinds, each with a page naming all its parameters")
 
 
 if __name__ == "__main__":

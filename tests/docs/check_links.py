@@ -7,21 +7,15 @@ it points to, as GitHub writes anchors.
 
 Exit 0 when every link resolves; 1 naming file:line and the link otherwise.
 """
-import argparse
 import pathlib
 import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 import markdown_blocks  # noqa: E402
 
 EXTERNAL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # https:, mailto:, ...
-
-
-def pages(source):
-    found = sorted((source / "docs").rglob("*.md")) + [source / "README.md"]
-    found += sorted((source / "results").glob("*.md"))
-    return [p for p in found if p.exists()]
 
 
 def check(source):
@@ -33,7 +27,7 @@ def check(source):
             anchor_cache[path] = markdown_blocks.anchors(path.read_text())
         return anchor_cache[path]
 
-    for page in pages(source):
+    for page in check_common.user_pages(source):
         rel = page.relative_to(source)
         for n, target in markdown_blocks.links(page.read_text()):
             if EXTERNAL_RE.match(target):
@@ -56,17 +50,10 @@ def check(source):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    args = parser.parse_args()
-    problems, checked = check(args.source.resolve())
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} of {checked} relative links do not resolve", file=sys.stderr)
-        return 1
-    print(f"{checked} relative links resolve")
-    return 0
+    args = check_common.arguments(__doc__, binary=False)
+    problems, checked = check(args.source)
+    return check_common.finish(problems, f"of {checked} relative links do not resolve",
+                               f"{checked} relative links resolve")
 
 
 if __name__ == "__main__":

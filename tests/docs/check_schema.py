@@ -7,7 +7,6 @@ keys are data (`params`, `cell`, `env`) is covered by its own row.
 
     check_schema.py --source DIR --binary GPUHARNESS
 """
-import argparse
 import json
 import os
 import pathlib
@@ -15,6 +14,9 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 
 MATRIX = """name: schema_probe
 scenarios:
@@ -88,11 +90,8 @@ def run_probe(binary, source, work):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    source = args.source.resolve()
+    args = check_common.arguments(__doc__)
+    source = args.source
     listed = documented((source / "results" / "SCHEMA.md").read_text())
     with tempfile.TemporaryDirectory(prefix="gh-schema-") as d:
         files = run_probe(args.binary, source, pathlib.Path(d))
@@ -105,13 +104,7 @@ def main():
             problems.append("the probe sweep wrote no hang report: the check would not see its fields")
         for path in sorted(undocumented(found, listed.get(name, set()))):
             problems.append(f"results/SCHEMA.md: {name} field `{path}` is written but not documented")
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} field(s) missing from results/SCHEMA.md", file=sys.stderr)
-        return 1
-    print(f"every field of {', '.join(files)} is in results/SCHEMA.md")
-    return 0
+    return check_common.finish(problems, "field(s) missing from results/SCHEMA.md", f"every field of {', '.join(files)} is in results/SCHEMA.md")
 
 
 if __name__ == "__main__":

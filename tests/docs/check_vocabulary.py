@@ -13,13 +13,13 @@ instead: "the TransformerEngine stream-capture race".
 
 Exit 0 when none is found; 1 naming file:line (or the command) and the words otherwise.
 """
-import argparse
 import pathlib
 import re
 import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 import help_index  # noqa: E402
 
 # (pattern, what to write instead)
@@ -73,10 +73,8 @@ def report_literals(path):
 
 def sources(source, binary):
     """(name, numbered lines) of everything a user reads."""
-    for page in sorted((source / "docs").rglob("*.md")) + [source / "README.md"] + \
-            sorted((source / "results").glob("*.md")):
-        if page.exists():
-            yield str(page.relative_to(source)), numbered(page.read_text())
+    for page in check_common.user_pages(source):
+        yield str(page.relative_to(source)), numbered(page.read_text())
     for pattern in USER_FILES:
         for path in sorted(source.glob(pattern)):
             if path.is_file():
@@ -98,21 +96,13 @@ def sources(source, binary):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
+    args = check_common.arguments(__doc__)
     problems, scanned = [], 0
-    for name, lines in sources(args.source.resolve(), args.binary):
+    for name, lines in sources(args.source, args.binary):
         scanned += 1
-        problems.extend(find(lines, name))
-    for where, words, why in problems:
-        print(f"{where}: '{words}': {why}", file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} internal phrase(s) where users read", file=sys.stderr)
-        return 1
-    print(f"no internal vocabulary in {scanned} files and command outputs")
-    return 0
+        problems.extend(f"{where}: '{words}': {why}" for where, words, why in find(lines, name))
+    return check_common.finish(problems, "internal phrase(s) where users read",
+                               f"no internal vocabulary in {scanned} files and command outputs")
 
 
 if __name__ == "__main__":

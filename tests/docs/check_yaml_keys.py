@@ -8,12 +8,14 @@ out one it does, or a probed map has no table.
 
     check_yaml_keys.py --source DIR --binary GPUHARNESS
 """
-import argparse
 import pathlib
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_common  # noqa: E402
 
 PAGES = ["docs/reference/scenario-yaml.md", "docs/reference/matrix-yaml.md"]
 KEYS_MARKER_RE = re.compile(r"^\s*<!--\s*docs-test:\s*keys\s+(\S+)\s*-->\s*$")
@@ -112,11 +114,8 @@ def documented_keys(source):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", required=True, type=pathlib.Path)
-    parser.add_argument("--binary", required=True)
-    args = parser.parse_args()
-    documented = documented_keys(args.source.resolve())
+    args = check_common.arguments(__doc__)
+    documented = documented_keys(args.source)
     problems = []
     for where in PROBES:
         declared = loader_keys(args.binary, where)
@@ -132,13 +131,7 @@ def main():
             problems.append(f"{at}: {where}: the table leaves out {', '.join(sorted(declared - keys))}")
     for where in sorted(set(documented) - set(PROBES)):
         problems.append(f"{documented[where][0]}: `keys {where}`: no probe of that map in {__file__}")
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"FAIL: {len(problems)} key table(s) differ from the loaders", file=sys.stderr)
-        return 1
-    print(f"{len(PROBES)} key tables match the loaders' declared keys")
-    return 0
+    return check_common.finish(problems, "key table(s) differ from the loaders", f"{len(PROBES)} key tables match the loaders' declared keys")
 
 
 if __name__ == "__main__":
