@@ -32,8 +32,10 @@ COPIED = ["scenarios", "matrices", "launchers", "ci", "tests", "docs", "scripts"
 SKIPPED = 77
 
 # What every block runs under: the test machines run as root (Open MPI refuses that unless
-# told), oversubscribed (more ranks than cores), with plain output (no colour, no redraw).
+# told), oversubscribed (more ranks than cores), with plain output (no colour, no redraw), and
+# on the CPU even where a GPU is visible (the pages show CPU runs).
 ENVIRONMENT = {
+    "CUDA_VISIBLE_DEVICES": "",
     "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1", "NCCL_NVLS_ENABLE": "0",
     "NO_COLOR": "1", "CI": "true", "TERM": "dumb", "LC_ALL": "C.UTF-8",
