@@ -15,7 +15,7 @@
 
 namespace gh {
 
-// An infrastructure failure under a trial that was then run again (InfraRetryingTrialRunner):
+// An infrastructure failure under a trial that was then run again (driver/job_pool.h):
 // not a trial of the version, kept so the reports can show it.
 struct InfraAttempt {
   std::string signature;  // "infrastructure: srun: error: ... (job exited with status 1)"

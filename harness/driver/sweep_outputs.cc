@@ -2,9 +2,12 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
@@ -92,6 +95,25 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   result.comparison = std::move(comparison);
   result.sweep = std::move(info);
   return result;
+}
+
+absl::Status CheckBaselineIgnore(const SweepPlan& plan, const BaselineMatch& match,
+                                 const std::vector<Record>* baseline, const std::string& baseline_dir) {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
+  if (baseline == nullptr) return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
+  std::vector<std::string> names;
+  for (const MatrixAxis& axis : plan.matrix.axes) names.push_back(axis.name);
+  for (const std::string& axis : match.ignore_axes) {
+    if (std::find(names.begin(), names.end(), axis) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--baseline-ignore: the matrix has no axis '", axis,
+                                                     "' (its axes: ", names.empty() ? "none" : absl::StrJoin(names, ", "),
+                                                     ")"));
+    }
+  }
+  std::vector<std::map<std::string, std::string>> cells;
+  for (const PlannedCell& cell : plan.cells) cells.push_back(cell.plan.LabelMap());
+  if (absl::Status checked = CheckBaselineMatch(cells, match, "the matrix"); !checked.ok()) return checked;
+  return CheckBaselineMatch(*baseline, match, baseline_dir);
 }
 
 }  // namespace gh::driver

@@ -43,6 +43,11 @@ struct SweepBaseline {
   BaselineMatch match;  // which cell axes a point is matched across
 };
 
+// --baseline-ignore names axes of the plan's matrix, needs a baseline (`baseline` not null), and
+// must not make two cells of either side one: InvalidArgument naming the flag otherwise.
+absl::Status CheckBaselineIgnore(const SweepPlan& plan, const BaselineMatch& match,
+                                 const std::vector<Record>* baseline, const std::string& baseline_dir);
+
 // Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed cells.
 absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
                                                      const std::vector<CellStatus>& cells,
