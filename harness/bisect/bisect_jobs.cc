@@ -41,7 +41,6 @@ TrialResult ReduceJobRecords(const std::vector<Record>& records) {
   return trial;
 }
 
-
 JobTrialRunner::JobTrialRunner(ProbeJobOptions options, const std::vector<ProbeConfig>& configs,
                                const driver::DriverEnv& env, driver::ProcessRunner& runner)
     : options_(std::move(options)), configs_(configs), env_(env), runner_(runner), resources_(env.resources),
@@ -120,12 +119,10 @@ absl::StatusOr<driver::PoolClient::Readiness> JobTrialRunner::Ready(size_t unit)
        options_.setup_timeout});
   if (!r) return Readiness::kWait;
   if (r->ok) return Readiness::kReady;
-  TrialResult failed;
-  failed.setup_failed = true;
-  failed.outcome = Outcome::kError;
-  failed.signature = absl::StrCat("version setup failed: ", r->detail);
-  failed.detail = r->detail;
-  trial.result = std::move(failed);
+  trial.result = TrialResult{.outcome = Outcome::kError,
+                             .signature = absl::StrCat("version setup failed: ", r->detail),
+                             .setup_failed = true,
+                             .detail = r->detail};
   finished_.push_back(unit);
   return Readiness::kEnded;
 }
@@ -205,11 +202,9 @@ absl::Status JobTrialRunner::EndInfra(size_t unit) {
 
 absl::Status JobTrialRunner::Strand(size_t unit, const std::string& why) {
   Trial& trial = trials_.at(unit);
-  TrialResult stranded;
-  stranded.outcome = Outcome::kInfra;
-  stranded.signature = absl::StrCat("infrastructure: ", why);
-  stranded.detail = ProbeTrialDir(options_.out_dir, *trial.config, trial.request.trial);
-  trial.result = std::move(stranded);
+  trial.result = TrialResult{.outcome = Outcome::kInfra,
+                             .signature = absl::StrCat("infrastructure: ", why),
+                             .detail = ProbeTrialDir(options_.out_dir, *trial.config, trial.request.trial)};
   return EndInfra(unit);
 }
 

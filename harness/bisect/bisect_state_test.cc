@@ -120,8 +120,7 @@ BisectConfig FiveVersions() {
 }
 
 TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   BisectConfig config = FiveVersions();
   ProbeCache cache;
   const CachedBisect first = RunCachedBisect(config, cache, "h1", state);
@@ -178,15 +177,21 @@ class InfraAtBRunner : public CountingRunner {
   int bad_attempts_;
 };
 
-TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunAgain) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config = FiveVersions();
-  InfraAtBRunner inner(/*bad_attempts=*/1);
+// A first run of FiveVersions() on `inner`, its state saved to `state` under settings "h1".
+CachedBisect RunWithInfraAtB(const BisectConfig& config, InfraAtBRunner& inner, const std::string& state) {
   ProbeCache cache;
-  const CachedBisect ran = RunCachedBisect(config, cache, "h1", state, &inner);
+  CachedBisect ran = RunCachedBisect(config, cache, "h1", state, &inner);
+  EXPECT_TRUE(ran.result.ok()) << ran.result.status();
+  return ran;
+}
+
+TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunAgain) {
+  const std::string state = TempDir() + "/bisect_state.json";
+  const BisectConfig config = FiveVersions();
+  InfraAtBRunner inner(/*bad_attempts=*/1);
+  const CachedBisect ran = RunWithInfraAtB(config, inner, state);
   const absl::StatusOr<BisectResult>& first = ran.result;
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->answer.first_bad, 2);
   EXPECT_EQ(first->answer.last_good, 1);
   EXPECT_EQ(inner.retried, 2);  // b's two trials, once each
@@ -214,14 +219,11 @@ TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunA
 }
 
 TEST(CachingTrialRunnerTest, InfraOnEveryAttemptIsNotCachedAndARerunRetriesIt) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config = FiveVersions();
+  const std::string state = TempDir() + "/bisect_state.json";
+  const BisectConfig config = FiveVersions();
   InfraAtBRunner inner(/*bad_attempts=*/3);
-  ProbeCache cache;
-  const CachedBisect ran = RunCachedBisect(config, cache, "h1", state, &inner);
-  const absl::StatusOr<BisectResult>& first = ran.result;
-  ASSERT_TRUE(first.ok()) << first.status();
+  const absl::StatusOr<BisectResult> first = RunWithInfraAtB(config, inner, state).result;
+  ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->answer.last_good, 0);
   EXPECT_EQ(first->answer.unclassified, std::vector<int>{1});
   absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
@@ -262,8 +264,7 @@ class DyingRunner : public CountingRunner {
 };
 
 TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   BisectConfig config = FiveVersions();
   DyingRunner dying(3);
   ProbeCache cache;
@@ -285,8 +286,7 @@ TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
 }
 
 TEST(CachingTrialRunnerTest, RollingTrialsAreServedFromTheCacheAndSavedAfterEach) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   const std::vector<std::string> labels = {"v0", "v1", "v2", "v3"};
   ProbeCache cache;
   cache.Insert({"v1", "h", 0}, {Outcome::kPass, "", false, "cached", 0, ""});
@@ -313,15 +313,13 @@ TEST(CachingTrialRunnerTest, RollingTrialsAreServedFromTheCacheAndSavedAfterEach
 }
 
 TEST(CachingTrialRunnerTest, RollingBisectResumesWithoutRerunning) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config;
-  for (int i = 0; i < 20; ++i) config.versions.push_back("v" + std::to_string(i));
-  config.good = 0;
+  const std::string state = TempDir() + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  for (int i = 5; i < 20; ++i) config.versions.push_back("v" + std::to_string(i));  // a to e, v5 to v19
   config.bad = 19;
+  config.sprt = BisectConfig().sprt;
   config.jobs = 3;
-  config.hunt.outcome = Outcome::kFail;
-  config.hunt.signature = "wrong data";
+  config.hunt = {Outcome::kFail, "wrong data"};
   ProbeCache cache;
   const CachedBisect ran = RunCachedBisect(config, cache, "h", state);
   ASSERT_TRUE(ran.result.ok()) << ran.result.status();

@@ -81,13 +81,15 @@ Side MakeSide(const BisectResult& result, int version, bool failing, std::string
 }
 
 std::string PlainFailure(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kFail: return "a wrong result";
-    case Outcome::kError: return "an error";
-    case Outcome::kCrash: return "a crash";
-    case Outcome::kTimeout: return "a hang (it ran past its time limit)";
-    default: return std::string(OutcomeName(outcome));
+  static constexpr std::pair<Outcome, std::string_view> kPlain[] = {
+      {Outcome::kFail, "a wrong result"},
+      {Outcome::kError, "an error"},
+      {Outcome::kCrash, "a crash"},
+      {Outcome::kTimeout, "a hang (it ran past its time limit)"}};
+  for (const auto& [plain, words] : kPlain) {
+    if (plain == outcome) return std::string(words);
   }
+  return std::string(OutcomeName(outcome));
 }
 
 // "failed 2 of 2 runs", "passed 3 of 3 runs".

@@ -29,7 +29,7 @@ struct TrialResult {
   bool setup_failed = false;  // the version could not be set up: no trial ran
   std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
-  std::string point;          // the point whose record gave the outcome ("" when none ran)
+  std::string point = {};     // the point whose record gave the outcome ("" when none ran)
   // The passing records' metrics with their samples pooled (the perf bisect's measurements,
   // bisect/perf_probe.h); not kept in bisect_state.json.
   std::vector<Metric> metrics = {};

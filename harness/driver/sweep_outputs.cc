@@ -11,6 +11,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
+#include "harness/core/point.h"
 #include "harness/report/junit.h"
 #include "harness/report/report_html.h"
 #include "harness/report/report_input.h"
@@ -95,6 +96,17 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   result.comparison = std::move(comparison);
   result.sweep = std::move(info);
   return result;
+}
+
+absl::StatusOr<std::optional<ResultsDir>> LoadSweepBaseline(const std::string& baseline_dir,
+                                                            const std::string& filter) {
+  if (baseline_dir.empty()) return std::nullopt;
+  absl::StatusOr<ResultsDir> baseline = LoadResultsDir(baseline_dir);
+  if (!baseline.ok()) return absl::InvalidArgumentError(absl::StrCat("--baseline: ", baseline.status().message()));
+  if (!filter.empty()) {
+    std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(filter, r.point); });
+  }
+  return *std::move(baseline);
 }
 
 absl::Status CheckBaselineIgnore(const SweepPlan& plan, const BaselineMatch& match,

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/state_json.h"
 #include "harness/core/status_macros.h"
@@ -80,6 +81,16 @@ std::vector<Record> MergeRerunRecords(const std::vector<Record>& previous, std::
   }
   for (const std::string& point : rerun) place(point);
   return out;
+}
+
+absl::Status RemoveSweepResults(const std::string& out_dir) {
+  std::error_code ec;
+  for (const char* name : {"cells", "versions", "records.jsonl", "junit.xml", "sweep.json", "summary.md",
+                           "report.html"}) {
+    std::filesystem::remove_all(absl::StrCat(out_dir, "/", name), ec);
+    if (ec) return absl::InternalError(absl::StrCat("--fresh: cannot remove ", out_dir, "/", name, ": ", ec.message()));
+  }
+  return MakeDirectories(out_dir + "/cells");
 }
 
 }  // namespace gh::driver

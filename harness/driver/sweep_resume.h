@@ -36,6 +36,10 @@ absl::StatusOr<std::map<size_t, std::set<std::string>>> FailedPoints(const Sweep
                                                                      const std::vector<Record>* baseline,
                                                                      const BaselineMatch& match);
 
+// --fresh: removes what an earlier sweep left in `out_dir` (cells, versions, its outputs) and
+// makes cells/ again; InternalError "--fresh: cannot remove PATH: why".
+absl::Status RemoveSweepResults(const std::string& out_dir);
+
 // A rerun cell's records: the earlier ones in their order, each rerun point's new records
 // where its old ones were (a point new to the cell at the end).
 std::vector<Record> MergeRerunRecords(const std::vector<Record>& previous, std::vector<Record> fresh);

@@ -142,7 +142,6 @@ class Sweep : public PoolClient {
     totals_.runs_done += static_cast<int>(CellRuns(plan_.cells[i])) * left;
     next_process_[i] = options_.processes;
   }
-  absl::Status RemoveEarlierResults();  // --fresh
   absl::StatusOr<std::deque<size_t>> PrepareCells(const std::vector<Record>* baseline, const BaselineMatch& match);
   // Which cells this invocation runs, with progress totals for the rest.
   absl::StatusOr<std::vector<size_t>> ChooseCells(const std::vector<Record>* baseline, const BaselineMatch& match);
@@ -287,17 +286,7 @@ void Sweep::ReadJobProgress(size_t i, ActiveCell& cell) {
   const absl::Time now = env_.clock->Now();
   if (now - cell.last_read < absl::Seconds(1)) return;
   cell.last_read = now;
-  // The job appends one line per finished run; a torn last line is not counted until whole.
-  if (std::FILE* f = std::fopen(cell.job_records.c_str(), "rb")) {
-    if (std::fseek(f, static_cast<long>(cell.job_read), SEEK_SET) == 0) {
-      char buffer[1 << 16];
-      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) {
-        cell.job_runs += static_cast<size_t>(std::count(buffer, buffer + n, '\n'));
-        cell.job_read += n;
-      }
-    }
-    std::fclose(f);
-  }
+  cell.job_runs += CountNewLines(cell.job_records, cell.job_read);  // a line per finished run
   const std::vector<RunKey> runs = RunsOf(cell.pending);
   const std::string point = cell.job_runs < runs.size() ? runs[cell.job_runs].point : "";
   progress_->CellAt(ProgressId(i, cell.process),
@@ -458,16 +447,8 @@ absl::Status Sweep::FinishCell(size_t i, ActiveCell& cell) {
 
 absl::StatusOr<SweepResult> Sweep::Run() {
   // The baseline is input too: a bad one is reported before anything is written.
-  std::optional<ResultsDir> baseline;
-  if (!options_.baseline_dir.empty()) {
-    absl::StatusOr<ResultsDir> b = LoadResultsDir(options_.baseline_dir);
-    if (!b.ok()) return absl::InvalidArgumentError(absl::StrCat("--baseline: ", b.status().message()));
-    baseline = *std::move(b);
-    // --filter narrows the comparison too: the baseline's other points are not "vanished".
-    if (!options_.filter.empty()) {
-      std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(options_.filter, r.point); });
-    }
-  }
+  GH_ASSIGN_OR_RETURN(const std::optional<ResultsDir> baseline,
+                      LoadSweepBaseline(options_.baseline_dir, options_.filter));
   const std::vector<Record>* baseline_records = baseline ? &baseline->records : nullptr;
   const BaselineMatch match{options_.baseline_ignore_axes, options_.perf};
   GH_RETURN_IF_ERROR(CheckBaselineIgnore(plan_, match, baseline_records, options_.baseline_dir));
@@ -480,7 +461,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   GH_RETURN_IF_ERROR(EnsureWritableDir(out_dir_));
   GH_RETURN_IF_ERROR(MakeDirectories(out_dir_ + "/cells"));
   GH_ASSIGN_OR_RETURN(claim_, ResultsDirClaim::Claim(out_dir_, options_.kill_grace, env_));
-  if (options_.fresh) GH_RETURN_IF_ERROR(RemoveEarlierResults());
+  if (options_.fresh) GH_RETURN_IF_ERROR(RemoveSweepResults(out_dir_));
 
   GH_ASSIGN_OR_RETURN(const std::deque<size_t> todo, PrepareCells(baseline_records, match));
   setups_.emplace(options_.setup_jobs, claim_->runner(), *env_.clock, env_.progress);
@@ -508,16 +489,6 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   GH_ASSIGN_OR_RETURN(static_cast<SweepOutputsResult&>(result_),
                       WriteSweepOutputs(plan_, status_, out_dir_, {baseline_records, options_.baseline_dir, match}));
   return result_;
-}
-
-absl::Status Sweep::RemoveEarlierResults() {
-  std::error_code ec;
-  for (const char* name : {"cells", "versions", "records.jsonl", "junit.xml", "sweep.json", "summary.md",
-                           "report.html"}) {
-    fs::remove_all(absl::StrCat(out_dir_, "/", name), ec);
-    if (ec) return absl::InternalError(absl::StrCat("--fresh: cannot remove ", out_dir_, "/", name, ": ", ec.message()));
-  }
-  return MakeDirectories(out_dir_ + "/cells");
 }
 
 absl::StatusOr<std::deque<size_t>> Sweep::PrepareCells(const std::vector<Record>* baseline,

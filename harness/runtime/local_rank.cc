@@ -4,7 +4,7 @@
 
 namespace gh {
 
-uint64_t HostNameHash(std::string_view host) { return Fnv1a64(host); }
+uint64_t HostNameHash(std::string_view host) { return Fnv1a64(absl::string_view(host.data(), host.size())); }
 
 LocalRankInfo ComputeLocalRank(const std::vector<uint64_t>& host_hashes, int rank) {
   LocalRankInfo info;
