@@ -8,14 +8,17 @@ namespace gh {
 namespace {
 
 TEST(KindListingTest, EveryFieldOfAKind) {
-  KindInfo kind{.name = "demo",
-                .description = "a demo",
-                .params = {{"size", ParamType::kBytes, int64_t{4096}, "block size", {}, 4.0, 1024.0 * 1024},
-                           {"mode", ParamType::kEnum, std::string("fast"), "how", {"fast", "slow"}, {}, {}},
-                           {"scale", ParamType::kFloat, 0.5, "", {}, 0.0, {}},
-                           {"check", ParamType::kBool, true, "verify", {}, {}, {}}},
-                .backends = {Backend::kHost, Backend::kCuda},
-                .ranks = {2, INT_MAX}};
+  KindInfo kind;
+  kind.name = "demo";
+  kind.description = "a demo";
+  kind.backends = {Backend::kHost, Backend::kCuda};
+  kind.ranks = {2, INT_MAX};
+  kind.params = {
+      {"size", ParamType::kBytes, int64_t{4096}, "block size", {}, 4.0, 1024.0 * 1024},
+      {"mode", ParamType::kEnum, std::string("fast"), "how", {"fast", "slow"}, {}, {}},
+      {"scale", ParamType::kFloat, 0.5, "", {}, 0.0, {}},
+      {"check", ParamType::kBool, true, "verify", {}, {}, {}},
+  };
   const nlohmann::json listing = KindListingJson({&kind});
   EXPECT_EQ(listing["schema_version"], 2);
   EXPECT_EQ(listing["gpuharness_version"], GH_VERSION);
