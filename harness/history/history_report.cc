@@ -7,14 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "harness/report/report_html.h"
 #include "harness/report/report_palette.h"
 
 namespace gh {
 namespace {
-
-std::string Escape(const std::string& text) {
-  return absl::StrReplaceAll(text, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
-}
 
 // report.html's outcome colours (report_palette.h), so a verdict looks the same in both.
 std::string Colour(const std::string& verdict) {
@@ -37,7 +34,7 @@ std::string Strip(const std::vector<std::string>& nights, const PointHistory& h)
         : absl::StrCat(nights[i], " (", it->second->version, "): ", verdict,
                        it->second->signature.empty() ? "" : absl::StrCat(" — ", it->second->signature));
     absl::StrAppendFormat(&out, "<rect class=\"night %s\" x=\"%d\" y=\"1\" width=\"16\" height=\"16\" fill=\"%s\" stroke=\"#555\"><title>%s</title></rect>",
-                          verdict.empty() ? "none" : verdict, 18 * i + 1, Colour(verdict), Escape(title));
+                          verdict.empty() ? "none" : verdict, 18 * i + 1, Colour(verdict), EscapeHtml(title));
   }
   return out + "</svg>";
 }
@@ -67,7 +64,7 @@ std::string Trend(const std::vector<std::string>& nights, const PointHistory& h,
       "<figure class=\"trend\"><svg width=\"%d\" height=\"%d\" role=\"img\"><title>%s</title>"
       "<polyline fill=\"none\" stroke=\"#1565c0\" stroke-width=\"2\" points=\"%s\"/></svg>"
       "<figcaption>%s (%s): %g .. %g</figcaption></figure>",
-      width, height, Escape(metric), line, Escape(metric), Escape(unit), lo, hi);
+      width, height, EscapeHtml(metric), line, EscapeHtml(metric), EscapeHtml(unit), lo, hi);
 }
 
 }  // namespace
@@ -79,15 +76,15 @@ std::string RenderHistoryHtml(const std::vector<std::string>& nights, const std:
       "td,th{border:1px solid #ccc;padding:4px;vertical-align:top;text-align:left}"
       "figure{display:inline-block;margin:0 8px 0 0}figcaption{font-size:80%}</style></head><body>\n"
       "<h1>gpuharness history</h1>\n";
-  absl::StrAppend(&html, "<p>", nights.size(), " nights: ", Escape(nights.empty() ? "" : nights.front()),
-                  " .. ", Escape(nights.empty() ? "" : nights.back()), "; ", histories.size(),
+  absl::StrAppend(&html, "<p>", nights.size(), " nights: ", EscapeHtml(nights.empty() ? "" : nights.front()),
+                  " .. ", EscapeHtml(nights.empty() ? "" : nights.back()), "; ", histories.size(),
                   " points. Squares: one per night, oldest first (green pass, grey skip, red fail, "
                   "orange error, purple timeout, dark red crash, slate infrastructure, empty not run).</p>\n");
   html += "<table><tr><th>point</th><th>verdict per night</th><th>metrics (mean over trials, per night)</th></tr>\n";
   for (const PointHistory& h : histories) {
     std::set<std::string> metrics;
     for (const NightResult& n : h.nights) for (const auto& [name, v] : n.metrics) metrics.insert(name);
-    absl::StrAppend(&html, "<tr class=\"point\"><td>", Escape(h.key.ToString()), "</td><td>", Strip(nights, h), "</td><td>");
+    absl::StrAppend(&html, "<tr class=\"point\"><td>", EscapeHtml(h.key.ToString()), "</td><td>", Strip(nights, h), "</td><td>");
     for (const std::string& m : metrics) html += Trend(nights, h, m);
     html += "</td></tr>\n";
   }

@@ -16,6 +16,7 @@
 #include "harness/history/history_ingest.h"
 #include "harness/history/history_queries.h"
 #include "harness/history/history_report.h"
+#include "harness/report/report_html.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh {
@@ -298,6 +299,17 @@ TEST_F(HistoryTest, ReportDrawsStripsAndTrends) {
   EXPECT_THAT(html, HasSubstr("time_median_us (us): 13 .. 13"));
   EXPECT_THAT(html, ::testing::Not(HasSubstr("<script")));
   EXPECT_THAT(html, ::testing::Not(HasSubstr("http")));
+}
+
+// A point name and a signature reach the page escaped as report.html escapes them (quotes
+// included), so neither can close an element or an attribute.
+TEST(HistoryReportTest, NamesAndSignaturesAreEscapedLikeTheSweepReport) {
+  PointHistory h{.key = {"m<x>", "a=1", "p'\"&"}, .nights = {{.night = "n1", .verdict = "fail", .signature = "<b>'x'</b>"}}};
+  const std::string html = RenderHistoryHtml({"n1"}, {h});
+  EXPECT_THAT(html, HasSubstr(EscapeHtml(h.key.ToString())));
+  EXPECT_THAT(html, HasSubstr("m&lt;x&gt; [a=1] :: p&#39;&quot;&amp;"));
+  EXPECT_THAT(html, HasSubstr("fail — &lt;b&gt;&#39;x&#39;&lt;/b&gt;"));
+  EXPECT_THAT(html, ::testing::Not(HasSubstr("<b>")));
 }
 
 int RunHistory(std::vector<std::string> args) {
