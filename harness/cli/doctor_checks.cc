@@ -142,15 +142,15 @@ void CheckMpirun(const MachineFacts& facts, const DoctorRequest& request, const 
   const int ranks = request.ranks.value_or(1);
   const bool oversubscribe = Env(facts, "OMPI_MCA_rmaps_base_oversubscribe") == "1" ||
                              Env(facts, "OMPI_MCA_rmaps_base_oversubscribe") == "true";
-  const int slots = facts.cpus;
+  const int slots = facts.cores;
   if (ranks <= slots) {
-    out.push_back(Ok("launcher", absl::StrCat(ranks, " rank(s) on ", slots, " CPU(s)")));
+    out.push_back(Ok("launcher", absl::StrCat(ranks, " rank(s) on ", slots, " core(s)")));
   } else if (oversubscribe) {
     out.push_back(Ok("launcher", absl::StrCat(ranks, " ranks on ", slots,
-                                              " CPU(s): oversubscribed (OMPI_MCA_rmaps_base_oversubscribe=1)")));
+                                              " core(s): oversubscribed (OMPI_MCA_rmaps_base_oversubscribe=1)")));
   } else {
     out.push_back(Fail("launcher",
-                       absl::StrCat(ranks, " ranks on ", slots, " CPU(s): `mpirun -np ", ranks,
+                       absl::StrCat(ranks, " ranks on ", slots, " core(s): `mpirun -np ", ranks,
                                     "` stops with 'not enough slots'"),
                        absl::StrCat("mpirun --oversubscribe -np ", ranks,
                                     " ..., or export OMPI_MCA_rmaps_base_oversubscribe=1 (sweeps' mpirun "
@@ -373,18 +373,6 @@ void CheckPython(const MachineFacts& facts, std::vector<Finding>& out) {
   }
 }
 
-const char* VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kOk:
-      return "ok";
-    case Verdict::kWarn:
-      return "warn";
-    case Verdict::kFail:
-      return "fail";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::vector<SmiGpu> ParseNvidiaSmi(const std::string& csv) {
@@ -431,7 +419,7 @@ std::string RenderFindings(const std::vector<Finding>& findings, const DoctorReq
   int counts[3] = {0, 0, 0};
   for (const Finding& f : findings) {
     ++counts[static_cast<int>(f.verdict)];
-    const std::string verdict = f.verdict == Verdict::kFail ? "FAIL" : VerdictName(f.verdict);
+    const std::string verdict = f.verdict == Verdict::kFail ? "FAIL" : std::string(EnumToName(f.verdict));
     absl::StrAppend(&text, "  ", verdict, std::string(6 - verdict.size(), ' '), f.area,
                     std::string(f.area.size() < 10 ? 10 - f.area.size() : 1, ' '), f.summary, "\n");
     if (!f.fix.empty()) absl::StrAppend(&text, std::string(18, ' '), "fix: ", f.fix, "\n");
@@ -445,7 +433,7 @@ nlohmann::json FindingsJson(const std::vector<Finding>& findings, const DoctorRe
   int counts[3] = {0, 0, 0};
   for (const Finding& f : findings) {
     ++counts[static_cast<int>(f.verdict)];
-    list.push_back({{"area", f.area}, {"verdict", VerdictName(f.verdict)}, {"summary", f.summary}, {"fix", f.fix}});
+    list.push_back({{"area", f.area}, {"verdict", EnumToName(f.verdict)}, {"summary", f.summary}, {"fix", f.fix}});
   }
   return {{"schema_version", 1},
           {"build", BuildInfoJson(build)},

@@ -11,11 +11,13 @@
 
 #include "harness/cli/doctor_probe.h"
 #include "harness/core/build_info.h"
+#include "harness/core/enum_names.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
 
 enum class Verdict { kOk, kWarn, kFail };
+GH_ENUM_NAMES(Verdict, {Verdict::kOk, "ok"}, {Verdict::kWarn, "warn"}, {Verdict::kFail, "fail"});
 
 struct Finding {
   std::string area;     // build, data, launcher, slurm, gpu, cuda, nccl, results, python

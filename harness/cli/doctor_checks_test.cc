@@ -63,10 +63,10 @@ class DoctorTest : public gh::testing::TempDirTest {
     Tool("py-spy", "echo 'py-spy 0.4.3'");
   }
 
-  MachineFacts Probe(int uid = 1000, int cpus = 16) {
+  MachineFacts Probe(int uid = 1000, int cores = 16) {
     MachineFacts facts = ProbeMachine(options_);
     facts.uid = uid;
-    facts.cpus = cpus;
+    facts.cores = cores;
     return facts;
   }
 
@@ -108,7 +108,7 @@ TEST_F(DoctorTest, AReadyGpuNodeHasNoWarningAndExitsZero) {
   EXPECT_EQ(Find(findings, "launcher", "mpirun:").summary,
             "mpirun: Open MPI 4.1.6 (" + bin_ + "/mpirun), built against Open MPI 4.1.4 (MPI 3.1)");
   // Two GPUs seen: two ranks by default, one per GPU.
-  EXPECT_EQ(Find(findings, "launcher", "CPU").summary, "2 rank(s) on 16 CPU(s)");
+  EXPECT_EQ(Find(findings, "launcher", "core").summary, "2 rank(s) on 16 core(s)");
   EXPECT_EQ(Find(findings, "gpu", "x NVIDIA").summary,
             "2 x NVIDIA H100 80GB HBM3, driver 580.159.04, 81559 MiB; GPU 0 clocks: SM 1980/1980 MHz, memory "
             "2619/2619 MHz (now/max)");
@@ -137,21 +137,21 @@ TEST_F(DoctorTest, RootWithoutOpenMpisVariablesFailsWithTheExportLine) {
   EXPECT_EQ(allowed.fix, "");
 }
 
-TEST_F(DoctorTest, MoreRanksThanCpusFailsUnlessOpenMpiMayOversubscribe) {
+TEST_F(DoctorTest, MoreRanksThanCoresFailsUnlessOpenMpiMayOversubscribe) {
   AllTools();
   Tool("nvidia-smi", "exit 0");  // no GPU listed: the ranks asked decide
   DoctorRequest request;
   request.ranks = 4;
-  const Finding slots = Find(Check(Probe(1000, /*cpus=*/2), request, kCpuBuild), "launcher", "CPU");
+  const Finding slots = Find(Check(Probe(1000, /*cores=*/2), request, kCpuBuild), "launcher", "core");
   EXPECT_EQ(slots.verdict, Verdict::kFail);
-  EXPECT_EQ(slots.summary, "4 ranks on 2 CPU(s): `mpirun -np 4` stops with 'not enough slots'");
+  EXPECT_EQ(slots.summary, "4 ranks on 2 core(s): `mpirun -np 4` stops with 'not enough slots'");
   EXPECT_EQ(slots.fix,
             "mpirun --oversubscribe -np 4 ..., or export OMPI_MCA_rmaps_base_oversubscribe=1 (sweeps' mpirun "
             "launcher passes --oversubscribe itself)");
   options_.env["OMPI_MCA_rmaps_base_oversubscribe"] = "1";
-  const Finding allowed = Find(Check(Probe(1000, 2), request, kCpuBuild), "launcher", "CPU");
+  const Finding allowed = Find(Check(Probe(1000, 2), request, kCpuBuild), "launcher", "core");
   EXPECT_EQ(allowed.verdict, Verdict::kOk);
-  EXPECT_EQ(allowed.summary, "4 ranks on 2 CPU(s): oversubscribed (OMPI_MCA_rmaps_base_oversubscribe=1)");
+  EXPECT_EQ(allowed.summary, "4 ranks on 2 core(s): oversubscribed (OMPI_MCA_rmaps_base_oversubscribe=1)");
 }
 
 TEST_F(DoctorTest, MissingOrForeignMpirunFails) {

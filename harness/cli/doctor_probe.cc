@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
+#include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -70,12 +72,26 @@ ToolRun RunTool(const std::string& name, const std::vector<std::string>& args,
   return run;
 }
 
-int CpusAvailable() {
+// The cores among the CPUs this process may use: (package, core) pairs from sysfs, so that two
+// hyperthreads of a core count once, as Open MPI counts slots; the CPU count where sysfs says
+// nothing.
+int CoresAvailable() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-  const long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? static_cast<int>(n) : 1;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? static_cast<int>(n) : 1;
+  }
+  std::set<std::pair<int, int>> cores;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    const std::string topology = absl::StrCat("/sys/devices/system/cpu/cpu", cpu, "/topology/");
+    int package = -1, core = -1;
+    std::ifstream(topology + "physical_package_id") >> package;
+    std::ifstream(topology + "core_id") >> core;
+    cores.insert(core < 0 ? std::make_pair(-1, cpu) : std::make_pair(package, core));
+  }
+  return cores.empty() ? CPU_COUNT(&set) : static_cast<int>(cores.size());
 }
 
 // Whether a file can be made in `dir`: one is, and removed ("" then; why not otherwise).
@@ -172,7 +188,7 @@ MachineFacts ProbeMachine(const ProbeOptions& options) {
   MachineFacts facts;
   facts.env = options.env;
   facts.uid = static_cast<int>(getuid());
-  facts.cpus = CpusAvailable();
+  facts.cores = CoresAvailable();
   facts.mpirun = RunTool("mpirun", {"--version"}, options);
   facts.srun = RunTool("srun", {"--version"}, options);
   if (facts.srun.found()) facts.srun_mpi_list = RunTool("srun", {"--mpi=list"}, options);
@@ -184,8 +200,8 @@ MachineFacts ProbeMachine(const ProbeOptions& options) {
   if (!(scope >> facts.ptrace_scope)) facts.ptrace_scope = -1;
   facts.libraries = options.libraries ? options.libraries() : ProbeLoadedLibraries();
   facts.data_dir = options.data_dir.empty() ? ShippedDataDir() : options.data_dir;
-  for (const char* dir : {"scenarios", "matrices", "launchers"}) {
-    if (!IsDirectory(absl::StrCat(facts.data_dir, "/", dir))) facts.data_missing.push_back(dir);
+  for (const EnumName<ShippedKind>& kind : EnumNames(ShippedKind{})) {
+    if (!IsDirectory(absl::StrCat(facts.data_dir, "/", std::string(kind.name)))) facts.data_missing.emplace_back(kind.name);
   }
   facts.results_root = options.results_root;
   facts.results_problem = ResultsProblem(options.results_root);

@@ -40,7 +40,8 @@ struct LoadedLibraries {
 struct MachineFacts {
   std::map<std::string, std::string> env;
   int uid = -1;
-  int cpus = 0;                   // CPUs this process may run on
+  int cores = 0;                  // cores this process may run on, hyperthreads counted once:
+                                  // Open MPI's default slots
   ToolRun mpirun;                 // mpirun --version
   ToolRun srun;                   // srun --version
   ToolRun srun_mpi_list;          // srun --mpi=list

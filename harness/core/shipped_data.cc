@@ -17,18 +17,6 @@ bool IsFile(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-const char* KindDir(ShippedKind kind) {
-  switch (kind) {
-    case ShippedKind::kScenario:
-      return "scenarios";
-    case ShippedKind::kMatrix:
-      return "matrices";
-    case ShippedKind::kLauncher:
-      return "launchers";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::string ShippedDataDir() {
@@ -44,7 +32,7 @@ std::string ResolveShippedFile(ShippedKind kind, const std::string& value, const
   if (value.empty() || value[0] == '/' || IsFile(value)) return value;
   const std::string data = data_dir.empty() ? ShippedDataDir() : data_dir;
   if (data.empty()) return value;
-  const std::string shipped = absl::StrCat(data, "/", KindDir(kind), "/", value);
+  const std::string shipped = absl::StrCat(data, "/", std::string(EnumToName(kind)), "/", value);
   if (IsFile(shipped)) return shipped;
   if (!absl::EndsWith(value, ".yaml") && IsFile(shipped + ".yaml")) return shipped + ".yaml";
   return value;

@@ -8,9 +8,14 @@
 
 #include <string>
 
+#include "harness/core/enum_names.h"
+
 namespace gh {
 
+// Each kind's directory under the data directory.
 enum class ShippedKind { kScenario, kMatrix, kLauncher };
+GH_ENUM_NAMES(ShippedKind, {ShippedKind::kScenario, "scenarios"}, {ShippedKind::kMatrix, "matrices"},
+              {ShippedKind::kLauncher, "launchers"});
 
 // <dir of this binary>/../share/gpuharness (normalized), or $GH_DATA_DIR; "" when this binary's path cannot
 // be read. The directory need not exist.
