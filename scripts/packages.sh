@@ -7,6 +7,7 @@ gh_build_packages=(cmake g++ make pkg-config git file dpkg-dev openmpi-bin libop
                    libsqlite3-dev)
 # The test suite on top.
 gh_test_packages=(python3 python3-pip libgtest-dev libgmock-dev libbenchmark-dev ccache
+                  python3-venv    # the pip version provider's venvs (docs/tutorials/bisect-wheels.md)
                   libxml2-utils   # xmllint: junit.xml checked against junit-10.xsd (tests/report.cmake)
                   slurm-wlm munge # the one-node Slurm test (tests/slurm.cmake)
                   debootstrap)    # the packaging tests' clean Debian 12 root (tests/packaging.cmake)
