@@ -110,7 +110,7 @@ gh_nr_main() {
   if [ -n "$missing" ]; then
     echo "node-run.sh: the binary's libraries not found on this machine:" >&2
     echo "$missing" >&2
-    gh_nr_fail "install them (docs/install.md lists what the package needs) or put them on LD_LIBRARY_PATH" || return
+    gh_nr_fail "install them (docs/how-to/install.md lists what the package needs) or put them on LD_LIBRARY_PATH" || return
   fi
   gpuharness --version
   gpuharness doctor ${ranks:+--ranks "$ranks"} --results-root "${TMPDIR:-/tmp}" || true

@@ -7,12 +7,15 @@
 #   stripped_stacks    the stripped binary's stacks with and without its debug file (about 20 s)
 #   debian12_root      the .deb and the TGZ in clean Debian 12 roots (debootstrap, cached in this
 #                      tree after its first run; Debian's mirror)
-# The last three are also labelled packaging-long (docs/install.md gives their times).
+# The last three are also labelled packaging-long (docs/reference/tests.md gives their times).
 if(NOT TARGET gpuharness)
   return()
 endif()
 
-set(_pkg ${CMAKE_BINARY_DIR}/packaging)
+# The release build sits beside this tree (build-packaging), at the depth of package.sh's own
+# build-release, so both compile with the same relative paths and share ccache's entries.
+set(_release ${CMAKE_BINARY_DIR}-packaging)
+set(_cache ${CMAKE_BINARY_DIR}/packaging/cache)
 set(_tests ${CMAKE_CURRENT_SOURCE_DIR}/packaging)
 
 add_test(NAME gpuharness.packaging.install_relocated
@@ -21,16 +24,16 @@ set_tests_properties(gpuharness.packaging.install_relocated PROPERTIES
   LABELS packaging TIMEOUT 600 SKIP_RETURN_CODE 77)
 
 add_test(NAME gpuharness.packaging.release_packages
-         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/package.sh --build-dir ${_pkg}/release --cuda off --jobs 2)
+         COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/package.sh --build-dir ${_release} --cuda off --jobs 2)
 set_tests_properties(gpuharness.packaging.release_packages PROPERTIES
   LABELS "packaging;packaging-long" TIMEOUT 3600 FIXTURES_SETUP gh_packages)
 
 add_test(NAME gpuharness.packaging.stripped_stacks
-         COMMAND bash ${_tests}/stripped_stacks_test.sh ${_pkg}/release/packages ${PROJECT_SOURCE_DIR})
+         COMMAND bash ${_tests}/stripped_stacks_test.sh ${_release}/packages ${PROJECT_SOURCE_DIR})
 set_tests_properties(gpuharness.packaging.stripped_stacks PROPERTIES
   LABELS "packaging;packaging-long" TIMEOUT 300 SKIP_RETURN_CODE 77 FIXTURES_REQUIRED gh_packages)
 
 add_test(NAME gpuharness.packaging.debian12_root
-         COMMAND bash ${_tests}/debian_root_test.sh ${_pkg}/release/packages ${PROJECT_SOURCE_DIR} ${_pkg}/cache)
+         COMMAND bash ${_tests}/debian_root_test.sh ${_release}/packages ${PROJECT_SOURCE_DIR} ${_cache})
 set_tests_properties(gpuharness.packaging.debian12_root PROPERTIES
   LABELS "packaging;packaging-long" TIMEOUT 1800 SKIP_RETURN_CODE 77 FIXTURES_REQUIRED gh_packages)

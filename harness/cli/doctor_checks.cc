@@ -238,7 +238,7 @@ void CheckGpus(const MachineFacts& facts, const DoctorRequest& request, const Bu
   if (build.cuda.empty()) {
     if (cuda_asked) {
       out.push_back(Fail("gpu", "--backend cuda: this is a CPU-only build",
-                         "install the CUDA build of gpuharness, or build with CUDA and NCCL found (docs/install.md)"));
+                         "install the CUDA build of gpuharness, or build with CUDA and NCCL found (docs/how-to/install.md)"));
     } else {
       out.push_back(Ok("gpu", "CPU-only build: scenarios run on the host backend (CPU memory, MPI transports)"));
     }
@@ -334,7 +334,7 @@ void CheckCudaAndNccl(const MachineFacts& facts, const DoctorRequest& request, c
                        absl::StrCat(where, ": the device transports (nccl_device, nccl_ce) need the same release"),
                        absl::StrCat("export LD_LIBRARY_PATH=<NCCL ", MajorMinor(build.nccl),
                                     ">/lib:$LD_LIBRARY_PATH, or build the device-API plugin for ", runtime,
-                                    " and export GH_NCCL_DEVICE_PLUGIN=<build>/libgh_nccl_device.so (docs/gpu.md)")));
+                                    " and export GH_NCCL_DEVICE_PLUGIN=<build>/libgh_nccl_device.so (docs/reference/cuda-backend.md)")));
   }
 }
 

@@ -258,7 +258,7 @@ TEST_F(DoctorTest, AnOldDriverFailsAndAnotherNcclReleaseWarns) {
             "(nccl_device, nccl_ce) need the same release");
   EXPECT_EQ(nccl.fix,
             "export LD_LIBRARY_PATH=<NCCL 2.28>/lib:$LD_LIBRARY_PATH, or build the device-API plugin for 2.29.2 and "
-            "export GH_NCCL_DEVICE_PLUGIN=<build>/libgh_nccl_device.so (docs/gpu.md)");
+            "export GH_NCCL_DEVICE_PLUGIN=<build>/libgh_nccl_device.so (docs/reference/cuda-backend.md)");
   options_.env["GH_NCCL_DEVICE_PLUGIN"] = "/p/libgh_nccl_device.so";
   EXPECT_EQ(Find(Check(Probe()), "nccl", "NCCL").verdict, Verdict::kOk);
   libraries_.nccl = 22803;  // the same release line: fine

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The packages on a clean Debian 12 (debootstrap --variant=minbase bookworm), as root in chroot:
 #   1. the .deb with `dpkg -i` and `apt-get -f install`; the demo sweep passes; doctor's findings;
-#   2. a fresh root with only the runtime packages docs/install.md lists for the TGZ, the TGZ
+#   2. a fresh root with only the runtime packages docs/how-to/install.md lists for the TGZ, the TGZ
 #      unpacked in /opt/gpuharness: the bundled libraries resolve there and the demo passes.
 # The minbase root is made once and kept as CACHE/bookworm-minbase.tar (about 4 minutes of
 # debootstrap); every run unpacks it afresh. Needs root, debootstrap and Debian's mirror.
@@ -16,7 +16,7 @@ deb=$(ls "$packages"/gpuharness_*.deb | head -1)
 tgz=$(ls "$packages"/gpuharness-*.tar.gz | grep -v -e '-debug\.tar\.gz$' -e '-tests\.tar\.gz$' | head -1)
 [ -f "$deb" ] && [ -f "$tgz" ] || fail "no .deb and TGZ in $packages (scripts/package.sh makes them)"
 runtime=$(gh_tgz_runtime_packages "$src")
-[ -n "$runtime" ] || fail "docs/install.md lists no runtime packages for the TGZ"
+[ -n "$runtime" ] || fail "docs/how-to/install.md lists no runtime packages for the TGZ"
 
 mkdir -p "$cache"
 base=$cache/bookworm-minbase.tar

@@ -21,7 +21,7 @@ check_bundled_resolve() {
   if ldd "$bin" | grep 'not found'; then fail "libraries not found for $bin"; fi
   echo "ldd: $(wc -l <<<"$lines") bundled libraries, all in $prefix/lib"
 }
-# The runtime packages docs/install.md lists for the TGZ on Debian 12 (the test installs only these).
+# The runtime packages docs/how-to/install.md lists for the TGZ on Debian 12 (the test installs only these).
 gh_tgz_runtime_packages() {
-  sed -n 's/^    apt-get install -y --no-install-recommends \(.*\)  # the TGZ.s runtime$/\1/p' "$1/docs/install.md"
+  sed -n 's/^ *apt-get install -y --no-install-recommends \(.*\)  # the TGZ.s runtime$/\1/p' "$1/docs/how-to/install.md"
 }
