@@ -5,7 +5,9 @@
 #                                   debug), found by addr2line and gdb through the debuglink
 #   lib/                            Abseil, yaml-cpp, RE2, SQLite (GH_BUNDLE_LIBS; component bundled)
 #   share/gpuharness/               scenarios/ (framework repros too), matrices/, launchers/, ci/
-#                                   (the nightly and its Slurm templates), modulefiles/
+#                                   (the nightly and its Slurm templates), modulefiles/,
+#                                   results/reference/ (the reference floors `min: reference`
+#                                   finds above the scenario file: beside scenarios/)
 #   share/man/man1/gpuharness.1, share/doc/gpuharness/
 # The binary finds share/gpuharness from its own path (harness/core/shipped_data.h); the build
 # tree gets the same shape, its share/gpuharness/* linked to the checkout.
@@ -52,6 +54,7 @@ endif()
 
 install(DIRECTORY scenarios matrices launchers DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuharness
         COMPONENT data PATTERN __pycache__ EXCLUDE)
+install(DIRECTORY results/reference DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuharness/results COMPONENT data)
 install(DIRECTORY ci DESTINATION ${CMAKE_INSTALL_DATADIR}/gpuharness USE_SOURCE_PERMISSIONS
         COMPONENT data PATTERN __pycache__ EXCLUDE)
 install(FILES README.md results/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT data)

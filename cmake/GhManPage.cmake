@@ -50,7 +50,8 @@ string(APPEND page ".SH FILES
 .I <prefix>/share/gpuharness/
 scenarios/, matrices/ and launchers/: a scenario, matrix or launcher named without a path
 (\\fBgpuharness run ring_shift_bandwidth\\fR) is looked up there; ci/: the nightly script and
-its Slurm templates; modulefiles/: the Lmod modulefile.
+its Slurm templates; modulefiles/: the Lmod modulefile; results/reference/: the reference
+bandwidth floors that \\fBmin: reference\\fR reads.
 .TP
 .I <prefix>/share/doc/gpuharness/
 the user guide (install.md: installing, packages, \\fBgpuharness doctor\\fR).

@@ -15,7 +15,8 @@ cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work
 
 for f in bin/gpuharness share/gpuharness/scenarios/ring_shift_bandwidth.yaml share/gpuharness/matrices/demo.yaml \
          share/gpuharness/launchers/srun.yaml share/gpuharness/ci/nightly.sh share/gpuharness/ci/slurm/nightly-h100.sbatch \
-         share/gpuharness/scenarios/frameworks/jax/dsf_ring_shift.py share/man/man1/gpuharness.1 \
+         share/gpuharness/scenarios/frameworks/jax/dsf_ring_shift.py share/gpuharness/results/reference/collective_busbw.yaml \
+         share/man/man1/gpuharness.1 \
          share/doc/gpuharness/install.md share/doc/gpuharness/README.md; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
