@@ -13,7 +13,7 @@
 #   --version V           the night's label on the matrices' version axis (e.g. 2026-11-29)
 #   --results-root DIR    keeps nights/<ID>/, last-good -> nights/<ID>, last-night -> nights/<ID>
 #   --matrix FILE         a matrix to sweep instead of ci/matrices/NAME.yaml (repeatable)
-#   --program BIN         a built gpuharness (skips the build)
+#   --program BIN         a built gpuharness (skips the build; installed, the prefix's binary)
 #   --night ID            the night's directory name (default: UTC time, 20261129T020000Z);
 #                         running the same ID again resumes its sweeps and bisects
 #   --accept-as-baseline  make this night the baseline even with regressions (after triage)
@@ -65,6 +65,10 @@ case "$night" in */*|.|..) bad_input "--night '$night' must be a plain directory
 for m in "${matrices[@]}"; do [ -f "$m" ] || bad_input "no matrix file '$m'"; done
 [ -n "$night" ] || night=$(date -u +%Y%m%dT%H%M%SZ)
 
+# Installed (<prefix>/share/gpuharness/ci/nightly.sh, no checkout): the prefix's own binary.
+if [ -z "$program" ] && [ ! -f "$src/CMakeLists.txt" ] && [ -x "$src/../../bin/gpuharness" ]; then
+  program=$(cd "$src/../../bin" && pwd)/gpuharness
+fi
 if [ -z "$program" ]; then
   build_dir="$src/build-nightly-$cluster"
   echo "== building gpuharness (preset $cluster) in $build_dir"

@@ -10,21 +10,11 @@ find_package(SQLite3 REQUIRED)        # libsqlite3-dev: the results history data
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(RE2 REQUIRED IMPORTED_TARGET re2)
 
-if(GH_STATIC_DEPS)
-  # Debian ships libyaml-cpp.a; a static link lets the binary run where yaml-cpp differs.
-  find_library(GH_YAML_CPP_STATIC NAMES libyaml-cpp.a REQUIRED)
-  find_path(GH_YAML_CPP_INCLUDE yaml-cpp/yaml.h REQUIRED)
-  add_library(gh_yaml_cpp STATIC IMPORTED)
-  set_target_properties(gh_yaml_cpp PROPERTIES IMPORTED_LOCATION ${GH_YAML_CPP_STATIC}
-                        INTERFACE_INCLUDE_DIRECTORIES ${GH_YAML_CPP_INCLUDE})
-  set(GH_YAML_TARGET gh_yaml_cpp)
+find_package(yaml-cpp REQUIRED)
+if(TARGET yaml-cpp::yaml-cpp)
+  set(GH_YAML_TARGET yaml-cpp::yaml-cpp)
 else()
-  find_package(yaml-cpp REQUIRED)
-  if(TARGET yaml-cpp::yaml-cpp)
-    set(GH_YAML_TARGET yaml-cpp::yaml-cpp)
-  else()
-    set(GH_YAML_TARGET yaml-cpp)
-  endif()
+  set(GH_YAML_TARGET yaml-cpp)
 endif()
 
 if(GH_BUILD_TESTS)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/cli/commands.h"
+#include "harness/core/build_info.h"
 #include "harness/core/did_you_mean.h"
 #include "harness/history/history_command.h"
 #include "harness/runtime/trial_isolation.h"
@@ -28,6 +29,7 @@ constexpr Subcommand kSubcommands[] = {
     {"repro", gh::ReproCommand, "write a standalone script that reproduces a recorded point"},
 #endif
     {"history", gh::HistoryCommand, "ingest results into the history database and query it"},
+    {"doctor", gh::DoctorCommand, "check that this machine can run gpuharness, and say how to fix what it lacks"},
 };
 
 void PrintUsage(std::FILE* out) {
@@ -36,7 +38,7 @@ void PrintUsage(std::FILE* out) {
   std::fprintf(out, "  %-8s %s\n", "help", "`gpuharness help CMD` describes a command, as `gpuharness CMD --help`");
   std::fprintf(out,
                "\noptions:\n"
-               "  --version  print the version\n"
+               "  --version  print the version, commit, build type, CUDA, NCCL and MPI built with\n"
                "  --help     print this help\n");
 }
 
@@ -93,7 +95,7 @@ int main(int argc, char** argv) {
     return gh::kExitOk;
   }
   if (name == "--version") {
-    std::printf("gpuharness %s\n", GH_VERSION);
+    std::fputs(gh::BuildInfoText(gh::ThisBuild()).c_str(), stdout);
     return gh::kExitOk;
   }
   if (name == "help") return HelpCommand(argc - 1, argv + 1);

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# Issue 2's GPU run, in one device call (run it through scripts/device-run.sh, which sets up the
-# carried bundle): the cuda unit tests, the GPU CTest tests, `gpuharness run` at 1 rank and with
+# The cuda backend's GPU run on one node, under scripts/node-run.sh --package TGZ --tests TESTS:
+# the cuda unit tests, the GPU CTest tests, `gpuharness run` at 1 rank and with
 # 2 and 4 ranks sharing the GPU (console tables), and ring_shift through the harness against raw
 # NCCL (bench/nccl_sendrecv_baseline), twice each, interleaved, in the same run.
-# Writes $OUT/cuda_summary.txt (everything the report needs) and $OUT/cuda_logs.tgz (all logs);
-# prints the summary last. Usage: scripts/device-check-cuda.sh [--name NAME] [--no-unit]
+# Writes OUT/cuda_summary.txt (everything the report needs) and OUT/cuda_logs.tgz (all logs);
+# prints the summary last. Usage: scripts/device-check-cuda.sh [--out OUT] [--no-unit]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/device-flags.sh"
-name=device
+out=$PWD/gpu-results
 unit=1
-gh_device_flags device-check-cuda.sh --name:name --no-unit:unit=0 -- "$@"
-cd "$root"
-build=build-$name
+gh_device_flags device-check-cuda.sh --out:out --no-unit:unit=0 -- "$@"
+gh_node_program gh_runtime_test >/dev/null
+build=$GH_TESTS_BUILD
 bin=$build/bin
-out=${OUT:-/tmp/gh_device_out}
+cd "$root"
 mkdir -p "$out"
 work=$(mktemp -d /tmp/gh_cuda_check.XXXXXX)
 logs=$work/cuda_logs

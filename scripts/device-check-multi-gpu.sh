@@ -1,32 +1,33 @@
 #!/usr/bin/env bash
-# Issue 10's runs on a multi-GPU node (run tool kind nvidia-h200-x2 or larger; carry the bundle
-# of scripts/device-bundle.sh), one rank per GPU, in one call: ring_shift bandwidth (NCCL
+# The multi-GPU runs on one node of 2 or more GPUs, under scripts/node-run.sh --package TGZ, one
+# rank per GPU: ring_shift bandwidth (NCCL
 # send/recv vs device-initiated stores), sliced_collective with NCCL 2.28.9 (wheel) and 2.28.3
 # (system), the packed-cells sweep against the same cells one after another, and the
-# windowed_einsum shard sweep. Everything lands in $OUT/multi_gpu.tar.gz after every step, so a
-# call cut short still brings back what it measured.
+# windowed_einsum shard sweep. Everything lands in OUT/multi_gpu.tar.gz after every step, so a
+# run cut short still keeps what it measured.
 #
-# Usage (run tool): scripts/device-check-multi-gpu.sh [--name BUNDLE] [--np N]
+# Usage: scripts/device-check-multi-gpu.sh [--out OUT] [--np N]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/device-flags.sh"
-bundle=final
+out=$PWD/gpu-results
 np=2
-gh_device_flags device-check-multi-gpu.sh --name:bundle --np:np -- "$@"
+gh_device_flags device-check-multi-gpu.sh --out:out --np:np -- "$@"
+gh_node_program gpuharness >/dev/null
 work=/tmp/gh_multi_gpu
 rm -rf "$work"
-mkdir -p "$work" "${OUT:-/tmp/gh_multi_gpu_out}"
-save() { tar -C "$(dirname "$work")" -czf "${OUT:-/tmp/gh_multi_gpu_out}/multi_gpu.tar.gz" "$(basename "$work")"; }
+mkdir -p "$work" "$out"
+save() { tar -C "$(dirname "$work")" -czf "$out/multi_gpu.tar.gz" "$(basename "$work")"; }
 launch="mpirun --oversubscribe -np $np -x LD_LIBRARY_PATH -x PATH -x NCCL_NVLS_ENABLE"
 
-# step NAME LIMIT NCCL COMMAND...: runs with the bundle and the chosen NCCL, logs, tars.
+# step NAME LIMIT NCCL COMMAND...: runs with the chosen NCCL (wheel or system), logs, tars.
 step() {
   local name=$1 limit=$2 nccl=$3
   shift 3
   echo "=== $name (NCCL $nccl)"
   (
     cd "$root"
-    source scripts/device-run.sh --name "$bundle" --nccl "$nccl" >"$work/$name.preflight.txt" 2>&1
+    gh_use_nccl "$nccl" >"$work/$name.preflight.txt" 2>&1 || exit 3
     start=$(date +%s%N)
     timeout "$limit" "$@" >"$work/$name.txt" 2>&1
     rc=$?
@@ -49,4 +50,4 @@ step packed 60 wheel gpuharness sweep matrices/multi_gpu_packing.yaml --out "$wo
 step one_by_one 90 wheel gpuharness sweep matrices/multi_gpu_packing.yaml --out "$work/one_by_one" --gpus 1
 step einsum 150 wheel $launch gpuharness run scenarios/windowed_einsum.yaml --out "$work/einsum" \
   --backend cuda
-ls -la "${OUT:-/tmp/gh_multi_gpu_out}"
+ls -la "$out"

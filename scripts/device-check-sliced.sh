@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
-# Issue 4's GPU run, in one device call. Runs scenarios/sliced_collective.yaml and
+# sliced_collective's GPU run on one node, under scripts/node-run.sh --package TGZ [--tests
+# TESTS]. Runs scenarios/sliced_collective.yaml and
 # scenarios/ring_shift_device.yaml over:
 #   NCCL 2.28.9 (pip wheel) x 2.28.3 (system),
 #   NCCL_CUMEM_ENABLE unset x 0,
 #   1 rank x 2 ranks sharing the GPU (--share-gpu).
 # Optionally it also runs the sliced_collective GPU tests.
-# Everything lands in one tarball under $OUT (the run tool brings back at most 8 files); the
-# console tables are printed as they come.
+# Everything lands in one tarball, OUT/sliced_device.tar.gz; the console tables are printed as
+# they come.
 #
-# Usage (run tool, carry [".deps/sliced"]; GH_DEVICE_BUNDLE=NAME uses .deps/NAME instead):
-#   scripts/device-check-sliced.sh [--tests] [--configs "wheel:unset:1 system:0:2 ..."]
+# Usage: scripts/device-check-sliced.sh [--out OUT] [--tests] [--configs "wheel:unset:1 system:0:2 ..."]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${OUT:-/tmp/gh_sliced_out}
+out=$PWD/gpu-results
 work=/tmp/gh_sliced
-rm -rf "$work"
-mkdir -p "$work" "$out"
 run_tests=0
 configs=""
 for nccl in wheel system; do
@@ -24,7 +22,11 @@ for nccl in wheel system; do
   done
 done
 source "$root/scripts/device-flags.sh"
-gh_device_flags device-check-sliced.sh --tests:run_tests=1 --configs:configs -- "$@"
+gh_device_flags device-check-sliced.sh --out:out --tests:run_tests=1 --configs:configs -- "$@"
+gh_node_program gpuharness >/dev/null
+[[ $run_tests -eq 0 ]] || gh_node_program gh_sliced_collective_gpu_test >/dev/null
+rm -rf "$work"
+mkdir -p "$work" "$out"
 
 for config in $configs; do
   IFS=: read -r nccl cumem np <<<"$config"
@@ -41,8 +43,8 @@ for config in $configs; do
   echo "=== $name"
   (
     [[ "$cumem" != unset ]] && export NCCL_CUMEM_ENABLE=$cumem
-    source "$root/scripts/device-run.sh" --name "${GH_DEVICE_BUNDLE:-sliced}" --nccl "$nccl" >"$dir/preflight.txt" 2>&1
-    grep '^nccl:' "$dir/preflight.txt"
+    gh_use_nccl "$nccl" || exit 3
+    echo "nccl: $(ldd "$(command -v gpuharness)" | awk '/libnccl/ {print $3}') ($nccl)" | tee "$dir/preflight.txt"
     start=$(date +%s)
     # shellcheck disable=SC2086
     timeout 150 $launch gpuharness run "$root/scenarios/sliced_collective.yaml" \
@@ -58,8 +60,8 @@ done
 if [[ $run_tests -eq 1 ]]; then
   echo "=== ctest -R SlicedCollectiveGpu (NCCL wheel)"
   (
-    source "$root/scripts/device-run.sh" --name "${GH_DEVICE_BUNDLE:-sliced}" --nccl wheel >/dev/null 2>&1
-    timeout 300 ctest --test-dir "$root/build-${GH_DEVICE_BUNDLE:-sliced}" -R SlicedCollectiveGpu --output-on-failure \
+    gh_use_nccl wheel || exit 3
+    timeout 300 ctest --test-dir "$GH_TESTS_BUILD" -R SlicedCollectiveGpu --output-on-failure \
       >"$work/ctest_gpu.txt" 2>&1
     echo "ctest exit $?"
     grep -E "tests passed|Test +#|Failed|Passed|\*\*\*" "$work/ctest_gpu.txt" | tail -n 20

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# On the GPU machine (through scripts/device-run.sh): the collective kind beside nccl-tests, one
+# On a GPU node (under scripts/node-run.sh --package TGZ): the collective kind beside nccl-tests, one
 # rank, one call. Per pass, for each of the 11 ops: nccl-tests' <op>_perf -b 1M -e 1G -f 4 -g 1
 # -w 5 -n 20 (its default timing) and again with -G 5, each to JSON; then gpuharness over the same
 # ops, sizes and placements (out of place and in place), warm-ups and iterations, in buffers
@@ -7,17 +7,19 @@
 # (`rotate_bytes: 1G`), with graph_replays: 5. scripts/compare_collective_nccl_tests.py then
 # prints the ratios: nccl-tests time / harness time on the same statistic (loop vs `time`,
 # graph vs -G). No NCCL tuning variable is set for either program (NCCL_NVLS_ENABLE=0 comes from
-# device-run.sh).
-# Output: stdout, $OUT/collective_vs_nccl_tests.md, $OUT/collective_vs_nccl_tests_logs.tgz.
+# node-run.sh).
+# Output: stdout, OUT/collective_vs_nccl_tests.md, OUT/collective_vs_nccl_tests_logs.tgz.
 #
 # Usage: scripts/device-collective-vs-nccl-tests.sh --nccl-tests DIR [--gpuharness BIN]
 #                                                   [--passes N] [--ops "all_reduce ..."]
-#   DIR: nccl-tests' build directory (its *_perf binaries).
+#                                                   [--out OUT]
+#   DIR: nccl-tests' build directory (its *_perf binaries); OUT: default ./gpu-results.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 nccl_tests=""
 gpuharness=""
 passes=2
+out=$PWD/gpu-results
 ops="all_reduce all_gather reduce_scatter broadcast reduce alltoall alltoallv gather scatter sendrecv hypercube"
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -25,6 +27,7 @@ while [[ $# -gt 0 ]]; do
     --gpuharness) gpuharness=$2; shift 2 ;;
     --passes) passes=$2; shift 2 ;;
     --ops) ops=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
     *) echo "device-collective-vs-nccl-tests.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -33,7 +36,6 @@ if [[ ! -x $gpuharness || ! -d $nccl_tests ]]; then
   echo "device-collective-vs-nccl-tests.sh: need --nccl-tests DIR and a gpuharness binary" >&2
   exit 2
 fi
-out=${OUT:-/tmp/gh_device_out}
 work=$(mktemp -d /tmp/gh_coll_vs_nt.XXXXXX)
 mkdir -p "$out" "$work/nt"
 warmup=5 iters=20 graphs=5

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine (through scripts/device-run.sh): the perf comparison's acceptance of issue 17
-# in one call (docs/performance.md, "Perf comparison on the H200"), about 5 s per process.
+# On a GPU node (under scripts/node-run.sh --package TGZ [--tests TESTS]): the perf comparison's
+# acceptance in one run (docs/performance.md, "Perf comparison on the H200"), about 5 s per process.
 #   1. scenarios/ring_shift_bandwidth.yaml (1K..4G) in 2N separate processes (baseline and now
 #      alternating, N each), then N more under a slowing environment (default
 #      NCCL_MAX_NCHANNELS=1);
@@ -8,23 +8,22 @@
 #      processes apart by their trial numbers) and `gpuharness report` of now and of slow against
 #      the baseline: every flag of the A/A report is a false alarm; the slow report's verdicts
 #      with their intervals;
-#   3. when build-NAME/bin/perf_comparison_power exists, that bench over these processes: false
+#   3. when the test archive has bench/perf_comparison_power, that bench over these processes: false
 #      alarms over every pair and every N-vs-N grouping, and the power for a planted 5 % drop,
 #      once for the per-iteration median and once for the CUDA-graph replay (graph_replays).
-# Usage: scripts/device-perf-compare.sh [--name NAME] [--processes N] [--env 'VAR=VALUE ...']
-#        [--threshold PCT]. Results under $OUT/perf_compare/; summary to $OUT/perf_compare.txt.
+# Usage: scripts/device-perf-compare.sh [--out OUT] [--processes N] [--env 'VAR=VALUE ...']
+#        [--threshold PCT]. Results under OUT/perf_compare/; summary to OUT/perf_compare.txt.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/device-flags.sh"
-name=device
+out=$PWD/gpu-results
 processes=3
 env_text="NCCL_MAX_NCHANNELS=1"
 threshold=5%
-gh_device_flags device-perf-compare.sh --name:name --processes:processes --env:env_text --threshold:threshold -- "$@"
+gh_device_flags device-perf-compare.sh --out:out --processes:processes --env:env_text --threshold:threshold -- "$@"
 cd "$root"
-gh=build-$name/bin/gpuharness
-bench=build-$name/bin/perf_comparison_power
-out=${OUT:-/tmp/gh_device_out}
+gh=$(gh_node_program gpuharness)
+bench=${GH_TESTS_BUILD:-/nonexistent}/bin/perf_comparison_power
 dir=$out/perf_compare
 rm -rf "$dir"
 mkdir -p "$dir"

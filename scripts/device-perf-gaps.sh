@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# On the GPU machine (through scripts/device-run.sh): issue 17 item 5's side-by-side measurement
-# at one rank, in one call. Per pass (two by default), one program after another:
+# On a GPU node (under scripts/node-run.sh --package TGZ): the side-by-side measurement against
+# nccl-tests at one rank, in one run. Per pass (two by default), one program after another:
 #   1. nccl-tests' sendrecv_perf, 1M..4G (x4), -w 10 -n 50, its default timing (no event between
 #      iterations; `time` = host clock around the 50 back-to-back iterations / 50), then again with
 #      -G 7 (the 50 iterations captured in a CUDA graph, launched 7 times: time / (50 x 7));
@@ -17,29 +17,28 @@
 # nccl-tests' time against gpuharness's time_loop_mean_us (the same statistic) and its
 # per-iteration median, nccl-tests -G against time_graph_mean_us (graph_replays: 7), and the
 # device transports against the in-run copy. No NCCL tuning
-# variable is set for either program (NCCL_NVLS_ENABLE=0 comes from device-run.sh).
-# Output: stdout, $OUT/perf_gaps.txt, $OUT/perf_gaps_logs.tgz (every log and records file).
+# variable is set for either program (NCCL_NVLS_ENABLE=0 comes from node-run.sh).
+# Output: stdout, OUT/perf_gaps.txt, OUT/perf_gaps_logs.tgz (every log and records file).
 #
 # Usage: scripts/device-perf-gaps.sh --sendrecv-perf PATH [--gpuharness BIN] [--before BIN]
-#                                    [--passes N] [--name NAME]
+#                                    [--passes N] [--out OUT]
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$root/scripts/device-flags.sh"
-name=device
+out=$PWD/gpu-results
 sendrecv_perf=""
 gpuharness=""
 before=""
 passes=2
-gh_device_flags device-perf-gaps.sh --name:name --sendrecv-perf:sendrecv_perf \
+gh_device_flags device-perf-gaps.sh --out:out --sendrecv-perf:sendrecv_perf \
   --gpuharness:gpuharness --before:before --passes:passes -- "$@"
-[[ -n $gpuharness ]] || gpuharness=$root/build-$name/bin/gpuharness
+[[ -n $gpuharness ]] || gpuharness=$(gh_node_program gpuharness)
 for f in "$sendrecv_perf" "$gpuharness" ${before:+"$before"}; do
   if [[ ! -x $f ]]; then
     echo "device-perf-gaps.sh: not an executable: '$f' (--sendrecv-perf is required)" >&2
     exit 2
   fi
 done
-out=${OUT:-/tmp/gh_device_out}
 work=$(mktemp -d /tmp/gh_perf_gaps.XXXXXX)
 mkdir -p "$out"
 report=$out/perf_gaps.txt

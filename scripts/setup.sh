@@ -14,24 +14,9 @@ case "${1:-}" in
   *) echo "setup.sh: unknown argument '$1' (expected --test or nothing)" >&2; exit 2 ;;
 esac
 
-packages=(cmake g++ make pkg-config python3 python3-pip openmpi-bin libopenmpi-dev libyaml-cpp-dev libabsl-dev
-          nlohmann-json3-dev libcli11-dev libre2-dev libsqlite3-dev libgtest-dev libgmock-dev
-          libbenchmark-dev ccache
-          libxml2-utils   # xmllint: junit.xml checked against junit-10.xsd (tests/report.cmake)
-          python3-venv    # the pip version provider's venvs (docs/tutorials/bisect-wheels.md)
-          slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm test (tests/slurm.cmake)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "== installing: ${missing[*]}"
-  if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
-    echo "setup.sh: missing packages and not root: apt-get install ${missing[*]}" >&2; exit 3
-  fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source scripts/packages.sh
+# Both lists either way: the default preset configures the tests too.
+gh_install_missing "${gh_build_packages[@]}" "${gh_test_packages[@]}"
 
 # Python packages tests use: junitparser reads junit.xml as a CI consumer would (tests/report.cmake).
 python_packages=(junitparser)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# windowed_einsum's device run, on the GPU machine, inside scripts/device-run.sh (which sets
-# PATH, LD_LIBRARY_PATH, NCCL_NVLS_ENABLE=0 and the Open MPI root switches):
-#   scripts/device-run.sh --name einsum -- scripts/windowed_einsum_device.sh
-# Writes six files to $OUT (the run tool brings back at most eight):
+# windowed_einsum's GPU run on one node, inside scripts/node-run.sh (which sets PATH,
+# LD_LIBRARY_PATH, NCCL_NVLS_ENABLE=0 and the Open MPI root switches):
+#   scripts/node-run.sh --package TGZ --tests TESTS -- scripts/windowed_einsum_device.sh OUT
+# Writes six files to OUT (default gpu-results):
 #   gemm_vs_cublas.md  the harness's GEMM step against cuBLAS alone, same shapes, one process
 #   sweep.log          console of the 1-rank sweep and of 2 and 4 ranks sharing the GPU
 #   table.md           the shard-sweep table (scripts/windowed_einsum_table.py)
@@ -12,9 +12,11 @@
 # WE_SHARED_RANKS (default "2 4") picks the shared-GPU rank counts; WE_ONLY_SHARED=1 skips the
 # 1-rank sweep and the GPU tests (for a follow-up run).
 set -uo pipefail
-out=${OUT:?OUT must name the output folder}
-name=${GH_BUILD_NAME:-einsum}
-bin=build-$name/bin
+source "$(dirname "${BASH_SOURCE[0]}")/device-flags.sh"
+out=${1:-$PWD/gpu-results}
+mkdir -p "$out"
+gh_node_program gemm_step_baseline >/dev/null
+bin=$GH_TESTS_BUILD/bin
 results=$(mktemp -d /tmp/we_results.XXXXXX)
 
 echo "== gemm_step_baseline $(date -u +%T)"
@@ -52,7 +54,7 @@ if [[ "$only_shared" == 1 ]]; then
   exit 0
 fi
 echo "== GPU tests $(date -u +%T)"
-ctest --test-dir "build-$name" -R WindowedEinsumGpu --output-on-failure --timeout 240 \
+ctest --test-dir "$GH_TESTS_BUILD" -R WindowedEinsumGpu --output-on-failure --timeout 240 \
   > "$out/gpu_tests.log" 2>&1
 tail -12 "$out/gpu_tests.log"
 echo "== done $(date -u +%T)"

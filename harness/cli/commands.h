@@ -15,6 +15,7 @@ int ReportCommand(int argc, char** argv);  // cli/report_command.cc: reports fro
 int BisectCommand(int argc, char** argv);    // cli/bisect_command.cc: first bad version
 int MinimizeCommand(int argc, char** argv);  // cli/minimize_command.cc: smallest flipping change
 int ReproCommand(int argc, char** argv);     // cli/repro_command.cc: standalone repro script
+int DoctorCommand(int argc, char** argv);    // cli/doctor_command.cc: is this machine ready?
 
 }  // namespace gh
 

@@ -13,6 +13,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/core/outcome.h"
+#include "harness/core/shipped_data.h"
 #include "harness/bisect/bisect_session.h"
 #include "harness/driver/clock.h"
 #include "harness/bisect/probe.h"
@@ -76,6 +77,8 @@ int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResou
                     Session session, Report report) {
   if (absl::Status st = options.sprt.Validate(); !st.ok()) return flags.BadArgument(std::string(st.message()));
   if (options.program.empty()) options.program = ThisProgram();
+  options.matrix_path = ResolveShippedFile(ShippedKind::kMatrix, options.matrix_path);
+  if (!options.scenario_path.empty()) options.scenario_path = ResolveShippedFile(ShippedKind::kScenario, options.scenario_path);
   driver::InstallStopSignalHandlers();  // before the matrix is read: its list.command stops too
 
   driver::PosixProcessRunner runner;

@@ -1,11 +1,15 @@
 #include "harness/cli/run_flags.h"
 
+#include "harness/core/shipped_data.h"
+
 namespace gh {
 namespace {
 
 constexpr char kRunAbout[] =
     "  Runs every point of the scenarios on every rank of this job (under mpirun -np N, or\n"
-    "  alone as one rank) and writes DIR/records.jsonl, DIR/environment.json, DIR/junit.xml.\n";
+    "  alone as one rank) and writes DIR/records.jsonl, DIR/environment.json, DIR/junit.xml.\n"
+    "  A SCENARIO that is no file names a shipped one: ring_shift_bandwidth is\n"
+    "  <prefix>/share/gpuharness/scenarios/ring_shift_bandwidth.yaml.\n";
 constexpr char kRunEpilog[] =
     "exit: 0 every outcome met its expectation, 1 some did not, 2 bad input,\n"
     "3 infrastructure failure\n";
@@ -37,6 +41,7 @@ absl::StatusOr<CommandLine::Result> RunFlags::Parse(const std::vector<std::strin
   absl::StatusOr<CommandLine::Result> result = flags_.ParseArgs(args);
   if (!result.ok() || *result == CommandLine::Result::kHelp) return result;
   if (options_.scenario_files.empty()) return absl::InvalidArgumentError("missing SCENARIO.yaml");
+  for (std::string& file : options_.scenario_files) file = ResolveShippedFile(ShippedKind::kScenario, file);
   if (options_.out_dir.empty()) return absl::InvalidArgumentError("--out DIR is required");
   options_.backend = backend_ == "host"   ? BackendChoice::kHost
                      : backend_ == "cuda" ? BackendChoice::kCuda

@@ -1,7 +1,13 @@
 #include "harness/cli/run_flags.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
@@ -62,6 +68,20 @@ TEST(RunFlagsTest, BadInputNamesTheFlag) {
   EXPECT_EQ(message({"a.yaml", "--out", "d", "--share-gpu=yes"}), "--share-gpu takes no value");
   EXPECT_EQ(message({"a.yaml", "--out", "d", "--runs="}), "--runs needs a file");
   EXPECT_EQ(message({"a.yaml", "--out", "d", "--runs"}), "--runs needs a file");
+}
+
+// A scenario that is no file here is a shipped one (<data>/scenarios/NAME.yaml); a file wins.
+TEST(RunFlagsTest, AShippedScenarioGoesByName) {
+  gh::testing::ScopedTempDir dir;
+  const std::string data = dir.path() + "/share/gpuharness";
+  std::filesystem::create_directories(data + "/scenarios");
+  std::ofstream(data + "/scenarios/ring_shift_bandwidth.yaml") << "name: x\n";
+  setenv("GH_DATA_DIR", data.c_str(), 1);
+  RunFlags flags;
+  ASSERT_TRUE(flags.Parse({"ring_shift_bandwidth", "no_such_scenario.yaml", "--out", "r"}).ok());
+  unsetenv("GH_DATA_DIR");
+  EXPECT_THAT(flags.options().scenario_files,
+              ElementsAre(data + "/scenarios/ring_shift_bandwidth.yaml", "no_such_scenario.yaml"));
 }
 
 }  // namespace

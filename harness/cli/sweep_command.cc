@@ -10,6 +10,7 @@
 #include "harness/cli/commands.h"
 #include "harness/cli/command_line.h"
 #include "harness/cli/perf_flags.h"
+#include "harness/core/shipped_data.h"
 #include "harness/driver/clock.h"
 #include "harness/driver/process_runner.h"
 #include "harness/driver/resource_pool.h"
@@ -80,6 +81,7 @@ int SweepCommand(int argc, char** argv) {
   if (std::optional<int> exit_status = perf.Apply(flags, options.perf)) return *exit_status;
   if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
   if (options.program.empty()) options.program = ThisProgram();
+  options.matrix_path = ResolveShippedFile(ShippedKind::kMatrix, options.matrix_path);
   if (!slurm_args.empty()) {
     return driver::SubmitSweepBatch(slurm_args, driver::WithoutSlurmFlag(argc, argv, ThisProgram()),
                                     options.out_dir, stdout);

@@ -25,6 +25,7 @@ nlohmann::json EnvironmentFingerprint::ToJson() const {
   for (const auto& [name, value] : env) env_object[name] = value;
   nlohmann::json json{
       {"harness_version", harness_version},
+      {"build", BuildInfoJson(build)},
       {"backend", backend},
       {"nranks", nranks},
       {"hosts", hosts},

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "harness/core/build_info.h"
 #include "harness/core/expectation.h"
 #include "nlohmann/json.hpp"
 
@@ -36,6 +37,7 @@ struct NcclDeviceApiBuild {
 
 struct EnvironmentFingerprint {
   std::string harness_version;
+  BuildInfo build;                     // the binary that ran: written as "build" (core/build_info.h)
   std::string backend;                 // "host" / "cuda"
   int nranks = 1;
   std::vector<std::string> hosts;      // per rank

@@ -8,6 +8,8 @@ namespace {
 EnvironmentFingerprint Sample() {
   EnvironmentFingerprint fp;
   fp.harness_version = "0.1.0";
+  fp.build = {"0.1.0", "24999dbabc8a", "Release", "13.0.88", "2.28.9", "90", "Open MPI 4.1.6 (MPI 3.1)",
+              "GNU 12.2.0", "Linux x86_64"};
   fp.backend = "cuda";
   fp.nranks = 2;
   fp.hosts = {"n1", "n1"};
@@ -28,6 +30,15 @@ EnvironmentFingerprint Sample() {
 TEST(FingerprintTest, ToJsonHasEveryField) {
   nlohmann::json j = Sample().ToJson();
   EXPECT_EQ(j["harness_version"], "0.1.0");
+  EXPECT_EQ(j["build"], (nlohmann::json{{"version", "0.1.0"},
+                                        {"commit", "24999dbabc8a"},
+                                        {"build_type", "Release"},
+                                        {"cuda", "13.0.88"},
+                                        {"nccl", "2.28.9"},
+                                        {"cuda_architectures", "90"},
+                                        {"mpi", "Open MPI 4.1.6 (MPI 3.1)"},
+                                        {"compiler", "GNU 12.2.0"},
+                                        {"system", "Linux x86_64"}}));
   EXPECT_EQ(j["backend"], "cuda");
   EXPECT_EQ(j["nranks"], 2);
   EXPECT_EQ(j["hosts"], (nlohmann::json{"n1", "n1"}));
@@ -52,7 +63,7 @@ TEST(FingerprintTest, ToJsonHasEveryField) {
   EXPECT_EQ(j["mpi_library"], "Open MPI v4.1.6");
   EXPECT_EQ(j["env"]["NCCL_CUMEM_ENABLE"], "0");
   EXPECT_EQ(j["started_at"], "2026-11-29T09:00:00Z");
-  EXPECT_EQ(j.size(), 17u);
+  EXPECT_EQ(j.size(), 18u);
 }
 
 TEST(FingerprintTest, Facts) {

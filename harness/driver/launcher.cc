@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
+#include "harness/core/shipped_data.h"
 #include "harness/core/yaml_fields.h"
 
 namespace gh::driver {
@@ -129,6 +130,12 @@ absl::StatusOr<LauncherSpec> ResolveLauncher(const std::string& value,
       if (!text.ok()) return text.status();
       return LoadLauncherText(*text, path);
     }
+  }
+  // Installed (or built) launchers/ beside the binary, then the compiled-in copies.
+  if (const std::string shipped = ResolveShippedFile(ShippedKind::kLauncher, value); shipped != value) {
+    absl::StatusOr<std::string> text = ReadFileToString(shipped);
+    if (!text.ok()) return text.status();
+    return LoadLauncherText(*text, shipped);
   }
   absl::StatusOr<std::string> builtin = BuiltinLauncherText(value);
   if (!builtin.ok()) {

@@ -32,7 +32,8 @@ absl::StatusOr<LauncherSpec> LoadLauncherText(const std::string& text,
 
 // Resolves a matrix's `launcher:` value. A value with '/' or ending in .yaml is a path
 // relative to `matrix_dir`; a name is looked up as <matrix_dir>/../launchers/<name>.yaml,
-// <matrix_dir>/launchers/<name>.yaml, then the builtins.
+// <matrix_dir>/launchers/<name>.yaml, the shipped launchers (core/shipped_data.h), then the
+// builtins.
 absl::StatusOr<LauncherSpec> ResolveLauncher(const std::string& value,
                                              const std::string& matrix_dir);
 

@@ -1,5 +1,8 @@
 #include "harness/driver/launcher.h"
 
+#include <stdlib.h>
+
+#include <optional>
 #include <string>
 
 #include "gmock/gmock.h"
@@ -12,7 +15,27 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
+// GH_DATA_DIR set for one test's span (core/shipped_data.h): no shipped launchers at "/nonexistent".
+class ScopedDataDir {
+ public:
+  explicit ScopedDataDir(const std::string& dir) {
+    if (const char* old = getenv("GH_DATA_DIR")) old_ = old;
+    setenv("GH_DATA_DIR", dir.c_str(), 1);
+  }
+  ~ScopedDataDir() {
+    if (old_) {
+      setenv("GH_DATA_DIR", old_->c_str(), 1);
+    } else {
+      unsetenv("GH_DATA_DIR");
+    }
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
 TEST(LauncherTest, MpirunExpandsEnvFlagsArgsAndPrefix) {
+  ScopedDataDir no_shipped_launchers("/nonexistent");
   absl::StatusOr<LauncherSpec> spec = ResolveLauncher("mpirun", "/nonexistent");
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->source, "builtin:mpirun");
@@ -76,6 +99,30 @@ TEST(LauncherTest, FileBesideTheMatrixWinsOverBuiltin) {
   absl::StatusOr<LauncherSpec> by_path = ResolveLauncher("launchers/mpirun.yaml", dir);
   ASSERT_TRUE(by_path.ok()) << by_path.status();
   EXPECT_EQ(by_path->source, dir + "/launchers/mpirun.yaml");
+}
+
+// An installed prefix's share/gpuharness/launchers/srun.yaml (a site's own srun line) serves a
+// matrix anywhere, before the compiled-in copy; one beside the matrix still wins.
+TEST(LauncherTest, ShippedLauncherWinsOverBuiltinAndLosesToTheMatrixsOwn) {
+  const std::string data = ::testing::TempDir() + "/launcher_test_data";
+  ASSERT_TRUE(MakeDirectories(data + "/launchers").ok());
+  ASSERT_TRUE(WriteFileAtomically(data + "/launchers/srun.yaml",
+                                  "name: site_srun\nargv: [srun, --mpi=pmix_v4, '{program}', '{args}']\n").ok());
+  ScopedDataDir shipped(data);
+  absl::StatusOr<LauncherSpec> spec = ResolveLauncher("srun", "/nonexistent");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  EXPECT_EQ(spec->name, "site_srun");
+  EXPECT_EQ(spec->source, data + "/launchers/srun.yaml");
+  absl::StatusOr<LauncherSpec> builtin = ResolveLauncher("direct", "/nonexistent");
+  ASSERT_TRUE(builtin.ok()) << builtin.status();
+  EXPECT_EQ(builtin->source, "builtin:direct");
+  const std::string matrix_dir = ::testing::TempDir() + "/launcher_test_matrix";
+  ASSERT_TRUE(MakeDirectories(matrix_dir + "/launchers").ok());
+  ASSERT_TRUE(WriteFileAtomically(matrix_dir + "/launchers/srun.yaml",
+                                  "name: matrix_srun\nargv: [srun, '{program}', '{args}']\n").ok());
+  absl::StatusOr<LauncherSpec> own = ResolveLauncher("srun", matrix_dir);
+  ASSERT_TRUE(own.ok()) << own.status();
+  EXPECT_EQ(own->name, "matrix_srun");
 }
 
 TEST(LauncherTest, Errors) {

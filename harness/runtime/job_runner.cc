@@ -196,7 +196,8 @@ absl::Status JobRunner::BindDevices() {
 
 EnvironmentFingerprint JobRunner::Fingerprint() const {
   EnvironmentFingerprint fp;
-  fp.harness_version = GH_VERSION;
+  fp.build = ThisBuild();
+  fp.harness_version = fp.build.version;
   fp.backend = std::string(BackendName(backend_));
   fp.nranks = world_.size();
   fp.hosts = world_.hosts();

@@ -1,6 +1,7 @@
 // The gpuharness command line as a user types it: every subcommand takes `--out=DIR` as
 // `--out DIR`, words an unknown flag one way with a suggestion (exit 2), prints the same help
-// for `help CMD` and `CMD --help`; `--version`, an unknown command, `list --json`.
+// for `help CMD` and `CMD --help`; `--version` (and the same facts in environment.json and
+// `doctor --json`), an unknown command, `list --json`, a shipped scenario by name.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 
 #include "nlohmann/json.hpp"
 #include "tests/common/harness_run.h"
+#include "tests/common/shell_run.h"
 
 namespace gh::testing {
 namespace {
@@ -19,7 +21,7 @@ HarnessRun Gpuharness(const std::string& args) { return RunHarness(ArgsOptions(1
 
 std::string Src(const std::string& path) { return std::string(GH_SOURCE_DIR) + "/" + path; }
 
-const char* const kCommands[] = {"run", "list", "sweep", "report", "bisect", "minimize", "repro"};
+const char* const kCommands[] = {"run", "list", "sweep", "report", "bisect", "minimize", "repro", "doctor"};
 
 TEST(CliTest, HelpCmdIsCmdHelp) {
   for (const char* command : kCommands) {
@@ -41,7 +43,56 @@ TEST(CliTest, TopLevelHelpListsEveryCommandAndVersion) {
   EXPECT_EQ(Gpuharness("help").console, help.console);
   const HarnessRun version = Gpuharness("--version");
   EXPECT_EQ(version.exit_code, 0);
-  EXPECT_EQ(version.console, std::string("gpuharness ") + GH_VERSION + "\n");
+  EXPECT_THAT(version.console, ::testing::StartsWith(std::string("gpuharness ") + GH_VERSION + "\n"));
+}
+
+// --version names what the binary was built from and with; every environment.json and doctor's
+// JSON carry the same facts.
+TEST(CliTest, VersionFactsAreTheEnvironmentJsonsAndDoctors) {
+  const HarnessRun version = Gpuharness("--version");
+  ASSERT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.console,
+              ::testing::MatchesRegex("gpuharness [0-9.]+\n"
+                                      "commit:             (unknown|[0-9a-f]{12}(-dirty)?)\n"
+                                      "build type:         [A-Za-z]+\n"
+                                      "cuda:               ([0-9.]+|none \\(CPU-only build\\))\n"
+                                      "nccl:               ([0-9.]+|none)\n"
+                                      "cuda architectures: ([0-9,]+|none)\n"
+                                      "mpi:                (Open MPI|MPICH) [0-9.]+ \\(MPI [0-9.]+\\)\n"
+                                      "compiler:           .+ \\(Linux .+\\)\n"));
+  const HarnessRun run = RunHarness(1, "scenarios/selftest/ring_shift_host.yaml", "host");
+  const nlohmann::json env = nlohmann::json::parse(ReadWholeFile(run.out_dir + "/environment.json"), nullptr, false);
+  ASSERT_TRUE(env.is_object()) << run.console;
+  const nlohmann::json& build = env["build"];
+  auto line = [&](const std::string& name, const std::string& value) {
+    EXPECT_THAT(version.console, HasSubstr("\n" + name + value + "\n")) << build.dump();
+  };
+  line("commit:             ", build["commit"]);
+  line("build type:         ", build["build_type"]);
+  line("mpi:                ", build["mpi"]);
+  line("cuda:               ", build["cuda"] == "" ? "none (CPU-only build)" : build["cuda"].get<std::string>());
+  line("nccl:               ", build["nccl"] == "" ? "none" : build["nccl"].get<std::string>());
+  line("cuda architectures: ", build["cuda_architectures"] == "" ? "none" : build["cuda_architectures"].get<std::string>());
+  EXPECT_EQ(env["harness_version"], GH_VERSION);
+  EXPECT_EQ(build["version"], GH_VERSION);
+
+  const HarnessRun doctor = Gpuharness("doctor --json --results-root " + run.out_dir);
+  EXPECT_TRUE(doctor.exit_code == 0 || doctor.exit_code == 1) << doctor.console;
+  const nlohmann::json findings = nlohmann::json::parse(doctor.console, nullptr, false);
+  ASSERT_TRUE(findings.is_object()) << doctor.console;
+  EXPECT_EQ(findings["build"], build);
+  EXPECT_EQ(findings["failed"] == 0, doctor.exit_code == 0);
+}
+
+// A scenario named without a path is the shipped one, beside the binary (core/shipped_data.h).
+TEST(CliTest, AShippedScenarioRunsByName) {
+  const HarnessRun run = Gpuharness("run selftest/ring_shift_host --backend host --out {out}");
+  EXPECT_EQ(run.exit_code, 0) << run.console;
+  const std::string records = ReadWholeFile(run.out_dir + "/records.jsonl");
+  EXPECT_THAT(records, HasSubstr("/share/gpuharness/scenarios/selftest/ring_shift_host.yaml\""));
+  const HarnessRun missing = Gpuharness("run no_such_scenario --out {out}");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.console, HasSubstr("no_such_scenario"));
 }
 
 TEST(CliTest, UnknownCommandSuggests) {
@@ -58,7 +109,7 @@ TEST(CliTest, UnknownCommandSuggests) {
 
 TEST(CliTest, UnknownFlagOneWordingEverywhere) {
   for (const char* command : kCommands) {
-    const bool lists = std::string(command) == "list";
+    const bool lists = std::string(command) == "list" || std::string(command) == "doctor";
     const HarnessRun run = Gpuharness(std::string(command) + (lists ? " --jsno" : " x --ot y"));
     EXPECT_EQ(run.exit_code, 2) << command;
     EXPECT_THAT(run.console, HasSubstr(std::string("gpuharness ") + command +
