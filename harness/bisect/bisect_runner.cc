@@ -292,7 +292,10 @@ const ProbeRecord* FindProbe(const BisectResult& result, int version) {
 }
 
 std::string Describe(const ProbeRecord& probe) {
-  std::string out = absl::StrCat("'", probe.label, "' is ", std::string(ProbeVerdictName(probe.tally.verdict)));
+  const ProbeVerdict v = probe.tally.verdict;
+  std::string out = absl::StrCat("'", probe.label, "' ",
+                                 v == ProbeVerdict::kOther || v == ProbeVerdict::kSkip ? "" : "is ",
+                                 std::string(ProbeVerdictText(v)));
   if (std::string unrunnable = probe.tally.Unrunnable(); !unrunnable.empty()) {
     absl::StrAppend(&out, " (", unrunnable, ")");
   } else {
@@ -567,7 +570,7 @@ absl::StatusOr<BisectResult> RunFix(const BisectConfig& config, TrialRunner& run
 absl::StatusOr<Hunt> HuntOf(const BisectResult& result, bool other_as_bad) {
   if (result.hunt_family) return Hunt::OfFamily(*result.hunt_family, other_as_bad);
   if (result.hunt.empty()) return absl::InvalidArgumentError("the bisect resolved no failure to hunt");
-  return Hunt::Create(result.hunt_outcome, result.hunt_signature, other_as_bad);
+  return Hunt::Create(result.hunt_outcome, result.hunt_signature, other_as_bad, result.hunt_example);
 }
 
 HuntSpec InheritedHunt(const BisectResult& coarse, HuntSpec spec) {

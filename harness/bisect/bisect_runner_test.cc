@@ -293,7 +293,7 @@ TEST(RunBisectTest, BadEndWithAnotherFailureStops) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->status, BisectStatus::kBadEndNotBad);
   EXPECT_EQ(result->message,
-            "the bad end 'v9' is other (2 trials: 2 other; most recent: SIGSEGV on rank 0 in step "
+            "the bad end 'v9' failed differently (2 trials: 2 other; most recent: SIGSEGV on rank 0 in step "
             "'exchange') when hunting fail ~ /wrong data/");
 }
 

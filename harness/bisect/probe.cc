@@ -56,11 +56,12 @@ std::string MostCommon(const std::vector<std::string>& lines) {
 
 }  // namespace
 
-absl::StatusOr<Hunt> Hunt::Create(Outcome outcome, std::string signature_regex, bool other_as_bad) {
+absl::StatusOr<Hunt> Hunt::Create(Outcome outcome, std::string signature_regex, bool other_as_bad,
+                                  std::string example) {
   if (absl::Status st = CheckHuntOutcome(outcome); !st.ok()) return st;
   absl::StatusOr<Regex> regex = CompileHuntSignature(signature_regex);
   if (!regex.ok()) return regex.status();
-  return Hunt(outcome, *std::move(regex), std::nullopt, "", other_as_bad);
+  return Hunt(outcome, *std::move(regex), std::nullopt, std::move(example), other_as_bad);
 }
 
 absl::StatusOr<Hunt> Hunt::OfFamily(FailureFamily family, bool other_as_bad) {

@@ -69,9 +69,11 @@ absl::StatusOr<Regex> CompileHuntSignature(std::string_view signature_regex);
 // A HuntSpec with both parts known: a failure family, or an outcome and a compiled regex.
 class Hunt {
  public:
-  // A regex hunt. InvalidArgument "--hunt-signature: bad regex '...': <RE2's reason>" for an
-  // invalid regex, "--hunt-outcome: must be a failure ..." for pass, skip or infra.
-  static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad);
+  // A regex hunt; `example` the failing line it was seen as (example()). InvalidArgument
+  // "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex, "--hunt-outcome:
+  // must be a failure ..." for pass, skip or infra.
+  static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad,
+                                     std::string example = "");
   // A family hunt: a trial is hunted when its failure is of `family` (SameFailureFamily).
   static absl::StatusOr<Hunt> OfFamily(FailureFamily family, bool other_as_bad);
   // Fills what `spec` leaves unset from the bad end's observed failures (pass, skip and
