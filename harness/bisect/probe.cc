@@ -98,18 +98,20 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
     if (spec.outcome) {
       outcome = *spec.outcome;
     } else {
-      // The outcome most common among the bad end's failures the regex finds.
+      // The outcome most common among the bad end's failures the regex finds (among all its
+      // failures when it finds none: the bad end then failed differently).
       absl::StatusOr<Regex> regex = CompileHuntSignature(*spec.signature);
       if (!regex.ok()) return regex.status();
-      std::vector<std::string> outcomes;
+      std::vector<std::string> matching, all;
       for (const TrialResult& t : bad_end_trials) {
-        if (Failed(t) && regex->Search(t.signature)) outcomes.emplace_back(OutcomeName(t.outcome));
+        if (!Failed(t)) continue;
+        all.emplace_back(OutcomeName(t.outcome));
+        if (regex->Search(t.signature)) matching.emplace_back(OutcomeName(t.outcome));
       }
-      if (outcomes.empty()) {
-        return absl::NotFoundError(absl::StrCat("the bad end showed no failure matching /", *spec.signature,
-                                                "/ to hunt: pass --hunt-outcome"));
+      if (all.empty()) {
+        return absl::NotFoundError("the bad end showed no failure to hunt: pass --hunt-outcome and --hunt-signature");
       }
-      outcome = *ParseOutcome(MostCommon(outcomes));
+      outcome = *ParseOutcome(MostCommon(matching.empty() ? all : matching));
     }
     absl::StatusOr<Hunt> created = Create(outcome, *spec.signature, spec.other_as_bad);
     if (!created.ok()) return created.status();

@@ -43,7 +43,7 @@ done
 want() { printf '%s\n' "$first" | grep -qF -- "$1" || fail "first screen lacks: $1
 $first"; }
 want '- First bad: `v4` (failed 2 of 2 runs)'
-want '- Last good: `v3` (passed 3 of 3 runs)'
+want '- Last good: `v3` (passed 4 of 4 runs)'  # one trial per probe, then the pair confirmed
 want '- The failure: an error, `ValueError: the answer is 41, not 42`'
 want '2 processes, started by `mpirun'
 want '    # process 0'
