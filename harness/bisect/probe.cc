@@ -163,7 +163,9 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
 
 bool Hunt::Matches(const TrialResult& trial) const {
   if (trial.outcome != outcome_) return false;
-  return family_ ? SameFailureFamily(trial.family(), *family_) : regex_.Search(trial.signature);
+  if (!family_) return regex_.Search(trial.signature);
+  // The line hunted itself needs no normalising (the same message is the same family).
+  return WithoutRankList(trial.signature) == family_->example || SameFailureFamily(trial.family(), *family_);
 }
 
 Hunt::TrialClass Hunt::Classify(const TrialResult& trial) const {
