@@ -58,12 +58,12 @@ std::string BisectEconomy::ToString() const {
   } else if (deterministic && one_trial_per_probe) {
     absl::StrAppend(&out, "deterministic; one trial per probe (as git bisect)");
     if (!confirmation.empty()) {
-      absl::StrAppend(&out, ", then the answer confirmed: ", confirmation,
+      absl::StrAppend(&out, "; the answer's pair: ", confirmation,
                       absl::StrFormat(". Risk taken: were the failure flaky (failing %.0f%% of runs or more) rather "
                                       "than deterministic, trials like these would come from a change elsewhere with "
                                       "probability at most %.2g%% (bound %.2g%%, --beta)",
                                       100 * probe_sprt.p_bad, 100 * risk, 100 * risk_bound));
-      if (!risk_note.empty()) absl::StrAppend(&out, "; not within the bound: ", risk_note);
+      if (!risk_note.empty()) absl::StrAppend(&out, "; above the bound: ", risk_note);
     }
   } else if (deterministic) {
     absl::StrAppend(&out, "deterministic; probes decided by SPRT ", probe_sprt.ToString());

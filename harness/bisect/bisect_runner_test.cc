@@ -354,8 +354,8 @@ TEST(TrialEconomyTest, ADeterministicFailureTakesOneTrialPerProbeThenConfirmsThe
   EXPECT_EQ(e.confirmation, absl::StrCat("first bad v37 failed 2 of 2 runs, last good v36 passed ", confirming + 1,
                                          " of ", confirming + 1, " runs"));
   EXPECT_THAT(e.ToString(), ::testing::StartsWith(absl::StrCat(
-                                "the bad end failed 2 of 2 trials: deterministic; one trial per probe (as git bisect), "
-                                "then the answer confirmed: ", e.confirmation, ". Risk taken: were the failure flaky")));
+                                "the bad end failed 2 of 2 trials: deterministic; one trial per probe (as git bisect); "
+                                "the answer's pair: ", e.confirmation, ". Risk taken: were the failure flaky")));
 }
 
 TEST(FlakyAnswerRiskTest, MorePassesOfTheLastGoodAndFailuresOfTheFirstBadLowerIt) {

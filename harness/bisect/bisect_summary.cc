@@ -81,21 +81,12 @@ const ProbeRecord* ProbeOf(const BisectResult& result, int version) {
 }
 
 // The most common of the lines `pick` gives for a probe's trials ("" skips a trial).
-std::string MostCommonLine(const ProbeRecord& probe, const std::function<std::string(const TrialResult&)>& pick) {
-  std::vector<std::pair<std::string, int>> counts;
+std::string MostCommonOf(const ProbeRecord& probe, const std::function<std::string(const TrialResult&)>& pick) {
+  std::vector<std::string> lines;
   for (const TrialResult& t : probe.trials) {
-    const std::string line = pick(t);
-    if (line.empty()) continue;
-    auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == line; });
-    if (it == counts.end()) {
-      counts.emplace_back(line, 1);
-    } else {
-      ++it->second;
-    }
+    if (std::string line = pick(t); !line.empty()) lines.push_back(std::move(line));
   }
-  if (counts.empty()) return "";
-  return std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
-      ->first;
+  return MostCommonLine(lines);
 }
 
 }  // namespace
@@ -111,12 +102,12 @@ std::vector<UnclassifiedVersion> UnclassifiedBetween(const BisectResult& result)
     } else if (std::string unrunnable = probe->tally.Unrunnable(); !unrunnable.empty()) {
       u.why = unrunnable;
     } else if (probe->tally.skips > 0) {
-      u.why = absl::StrCat("skipped: ", MostCommonLine(*probe, [](const TrialResult& t) {
+      u.why = absl::StrCat("skipped: ", MostCommonOf(*probe, [](const TrialResult& t) {
                              return t.outcome == Outcome::kSkip ? t.signature : std::string();
                            }));
     } else if (probe->tally.verdict == ProbeVerdict::kOther) {
       u.failed_differently = true;
-      u.why = MostCommonLine(*probe, [](const TrialResult& t) {
+      u.why = MostCommonOf(*probe, [](const TrialResult& t) {
         return t.unrunnable() || t.outcome == Outcome::kPass || t.outcome == Outcome::kSkip
                    ? std::string()
                    : absl::StrCat(std::string(OutcomeName(t.outcome)), ": ", std::string(WithoutRankList(t.signature)));
@@ -140,7 +131,7 @@ std::string UnclassifiedList(const BisectConfig& config, const std::vector<Uncla
 }
 
 std::string RewordedLine(const ProbeRecord& probe, const Hunt& hunt) {
-  return MostCommonLine(probe, [&](const TrialResult& t) {
+  return MostCommonOf(probe, [&](const TrialResult& t) {
     return hunt.Reworded(t) ? std::string(WithoutRankList(t.signature)) : std::string();
   });
 }

@@ -38,8 +38,9 @@ bool Failed(const TrialResult& trial) {
   return !trial.unrunnable() && trial.outcome != Outcome::kPass && trial.outcome != Outcome::kSkip;
 }
 
-// The most common of `lines` (first seen wins ties); "" when empty.
-std::string MostCommon(const std::vector<std::string>& lines) {
+}  // namespace
+
+std::string MostCommonLine(const std::vector<std::string>& lines) {
   std::vector<std::pair<std::string, int>> counts;
   for (const std::string& line : lines) {
     auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == line; });
@@ -53,8 +54,6 @@ std::string MostCommon(const std::vector<std::string>& lines) {
   return std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second < b.second; })
       ->first;
 }
-
-}  // namespace
 
 absl::StatusOr<Hunt> Hunt::Create(Outcome outcome, std::string signature_regex, bool other_as_bad,
                                   std::string example) {
@@ -111,7 +110,7 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
       if (all.empty()) {
         return absl::NotFoundError("the bad end showed no failure to hunt: pass --hunt-outcome and --hunt-signature");
       }
-      outcome = *ParseOutcome(MostCommon(matching.empty() ? all : matching));
+      outcome = *ParseOutcome(MostCommonLine(matching.empty() ? all : matching));
     }
     absl::StatusOr<Hunt> created = Create(outcome, *spec.signature, spec.other_as_bad);
     if (!created.ok()) return created.status();
@@ -150,7 +149,7 @@ absl::StatusOr<Hunt> Hunt::Resolve(const HuntSpec& spec, const std::vector<Trial
       lines.emplace_back(WithoutRankList(trial.signature));
     }
   }
-  const std::string example = MostCommon(lines);
+  const std::string example = MostCommonLine(lines);
   if (example.empty()) return *std::move(hunt);
   if (hunt->family_) {  // the family's example becomes the line most often printed
     FailureFamily family = *hunt->family_;

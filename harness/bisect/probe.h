@@ -110,6 +110,9 @@ class Hunt {
   bool other_as_bad_;
 };
 
+// The most common of `lines` (the first seen wins ties); "" when there are none.
+std::string MostCommonLine(const std::vector<std::string>& lines);
+
 // A regex matching `signature` literally, without the " [ranks 1,3]" suffix the rank reduction
 // appends (which ranks fail may vary between trials).
 std::string SignatureToRegex(const std::string& signature);

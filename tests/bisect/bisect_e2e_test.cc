@@ -172,7 +172,7 @@ TEST(BisectE2eTest, ADeterministicFailureTakesOneTrialPerProbeThenConfirmsThePai
   EXPECT_EQ(summary["total_trials"], 10);
   EXPECT_THAT(ReadWholeFile(out + "/summary.md"),
               HasSubstr("- Trial economy: the bad end failed 2 of 2 trials: deterministic; one trial per probe (as git "
-                        "bisect), then the answer confirmed: first bad v08 failed 2 of 2 runs, last good v06 passed 4 "
+                        "bisect); the answer's pair: first bad v08 failed 2 of 2 runs, last good v06 passed 4 "
                         "of 4 runs. Risk taken: were the failure flaky (failing 30% of runs or more) rather than "
                         "deterministic, trials like these would come from a change elsewhere with probability at most "));
 }
