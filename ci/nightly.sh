@@ -23,13 +23,16 @@
 #                         --slots N, --kill-grace T, --setup-timeout T)
 #
 # Every sweep, then the whole night (its bisects too), is ingested into the results history
-# database ROOT/history.sqlite (`gpuharness history`, docs/history.md); a regression is "new"
-# when `history flips --night ID` shows its point turning to a failure tonight.
+# database ROOT/history.sqlite (`gpuharness history`, docs/history.md). The comparison with the
+# baseline night, which regressions are new (turned to a failure tonight, per the history) and
+# the night's summary all come from `gpuharness history regressions` and `history summary`:
+# the same rule as every report's baseline comparison.
 # Writes nights/<ID>/: <matrix>/ (the sweep: records.jsonl, junit.xml, summary.md,
 # report.html, regressions.json), bisect/<matrix>-<k>/ (one bisect per new regression),
-# summary.md (the night: headlines, regressions, each bisect's answer and summary attached),
-# nightly.json. Exit: 0 every expectation met and no regression; 1 regressions or unmet
-# expectations; 2 bad input; 3 infrastructure (build, sweep or results directory failed).
+# summary.md (the night: headlines, what is broken since when, regressions, each bisect's answer
+# and summary attached), nightly.json (results/SCHEMA.md). Exit: 0 every expectation met and no
+# regression; 1 regressions or unmet expectations; 2 bad input; 3 infrastructure (build, sweep,
+# history or results directory failed).
 set -uo pipefail
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -78,12 +81,7 @@ night_dir="$root/nights/$night"
 mkdir -p "$night_dir/bisect" || { echo "ci/nightly.sh: cannot create $night_dir" >&2; exit 3; }
 baseline_dir=""
 if [ -e "$root/last-good/nightly.json" ]; then baseline_dir=$(cd "$root/last-good" && pwd -P); fi
-good_version=""
-if [ -n "$baseline_dir" ]; then
-  good_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$baseline_dir/nightly.json") \
-    || { echo "ci/nightly.sh: unreadable $baseline_dir/nightly.json" >&2; exit 3; }
-fi
-echo "== night $night on $cluster at version $version; baseline: ${baseline_dir:-none}${good_version:+ (version $good_version)}"
+echo "== night $night on $cluster at version $version; baseline: ${baseline_dir:-none}"
 
 status=0
 bisects="$night_dir/bisects.tsv"   # matrix, point, cell_arg, bisect dir, bisect exit, note
@@ -110,33 +108,41 @@ for m in "${matrices[@]}"; do
     echo "== $name: no baseline yet"
     continue
   fi
-  "${history[@]}" flips --night "$night" --format tsv --db "$history_db" >"$out/flips.tsv" \
-      || { echo "ci/nightly.sh: history flips failed" >&2; worse 3; continue; }
-  python3 "$src/ci/compare_nights.py" "$out" "$baseline_dir/$name" --flips "$out/flips.tsv" \
-      --out "$out/regressions.json" || { worse 3; continue; }
-  count=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["regressions"]))' "$out/regressions.json")
-  [ "$count" -eq 0 ] || worse 1
-  # One bisect per new regression, from the last good night's version to tonight's.
+  # Tab-separated: point, cell, new|known, baseline version, tonight's version, outcome, signature.
+  regressions="$out/regressions.tsv"
+  rrc=0
+  "${history[@]}" regressions "$out" --baseline "$baseline_dir/$name" --night "$night" --db "$history_db" \
+      --format tsv >"$regressions" || rrc=$?
+  case "$rrc" in
+    0) ;;
+    1) worse 1 ;;
+    *) echo "ci/nightly.sh: comparing $out with the baseline failed (exit $rrc)" >&2; worse 3; continue ;;
+  esac
+  # One bisect per new regression, from the baseline's version of its point to tonight's.
   k=0
-  while IFS=$'\t' read -r point cell_arg; do
+  while IFS= read -r line; do
+    # Split on every tab: `read` would merge the two around an empty cell.
+    fields=()
+    while [[ $line == *$'\t'* ]]; do fields+=("${line%%$'\t'*}"); line=${line#*$'\t'}; done
+    fields+=("$line")
+    point=${fields[0]} cell_arg=${fields[1]:-} newness=${fields[2]:-}
+    good_version=${fields[3]:-} bad_version=${fields[4]:-}
+    [ "$newness" = new ] || continue
     k=$((k + 1))
     dir="$night_dir/bisect/$name-$k"
-    if [ "$good_version" = "$version" ]; then
+    if [ "$good_version" = "$bad_version" ]; then
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$point" "$cell_arg" "$dir" "-" \
         "not bisected: the baseline night ran the same version" >>"$bisects"
       continue
     fi
     cell=()
     [ -n "$cell_arg" ] && cell=(--cell "$cell_arg")
-    echo "== bisect $point [${cell_arg:-all}] from $good_version (good) to $version (bad) -> $dir"
+    echo "== bisect $point [${cell_arg:-all}] from $good_version (good) to $bad_version (bad) -> $dir"
     brc=0
-    env -u GH_NIGHTLY_ONLY "$program" bisect "$m" --good "$good_version" --bad "$version" \
+    env -u GH_NIGHTLY_ONLY "$program" bisect "$m" --good "$good_version" --bad "$bad_version" \
         --points "$point" "${cell[@]}" --out "$dir" "${bisect_args[@]}" "${passthrough[@]}" </dev/null || brc=$?
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$point" "$cell_arg" "$dir" "$brc" "" >>"$bisects"
-  done < <(python3 -c '
-import json, sys
-for r in json.load(open(sys.argv[1]))["regressions"]:
-    if r["new"]: print(r["point"] + "\t" + r["cell_arg"])' "$out/regressions.json")
+  done <"$regressions"
 done
 
 # The whole night again: its sweeps add nothing (ingest is idempotent), its bisects' probes land.
@@ -145,9 +151,12 @@ done
 
 good=0
 if [ "$status" -eq 0 ] || { [ "$accept" -eq 1 ] && [ "$status" -le 1 ]; }; then good=1; fi
-python3 "$src/ci/night_summary.py" --night-dir "$night_dir" --night "$night" --cluster "$cluster" \
-    --version "$version" --status "$status" --good "$good" --baseline "${baseline_dir:-}" \
-    --good-version "${good_version:-}" || { echo "ci/nightly.sh: writing the summary failed" >&2; exit 3; }
+summary_args=()
+[ "$good" -eq 1 ] && summary_args+=(--good)
+[ -n "$baseline_dir" ] && summary_args+=(--baseline "$baseline_dir")
+"${history[@]}" summary "$night_dir" --night "$night" --cluster "$cluster" --version "$version" \
+    --status "$status" "${summary_args[@]}" --db "$history_db" >/dev/null \
+    || { echo "ci/nightly.sh: writing the summary failed" >&2; exit 3; }
 
 # The baseline moves only to a good night; last-night always moves (new-regression detection).
 relink() { ln -sfn "nights/$night" "$root/.$1.tmp" && mv -Tf "$root/.$1.tmp" "$root/$1"; }

@@ -1,5 +1,6 @@
 #include "harness/history/history_command.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -11,118 +12,219 @@
 #include "harness/core/did_you_mean.h"
 #include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
+#include "harness/core/name_rules.h"
 #include "harness/history/history_db.h"
+#include "harness/history/history_findings.h"
 #include "harness/history/history_ingest.h"
+#include "harness/history/history_listing.h"
 #include "harness/history/history_queries.h"
 #include "harness/history/history_report.h"
+#include "harness/history/night_regressions.h"
+#include "harness/history/night_summary.h"
 
 namespace gh {
 namespace {
 
 constexpr char kPrefix[] = "gpuharness history: ";
+constexpr char kUsage[] =
+    "usage: gpuharness history ingest DIR [--night LABEL] | status | show POINT... | flips [--night N] | flaky\n"
+    "         | report --out FILE.html | regressions DIR --baseline DIR [--night N] [--out FILE]\n"
+    "         | summary NIGHT_DIR --night N --cluster C --version V --status S [--good] [--baseline DIR]\n"
+    "       [--db FILE] [--points GLOB]... [--format text|tsv]\n";
 
 int Fail(const absl::Status& status) {
   std::cerr << kPrefix << status.message() << "\n";
   return absl::IsInvalidArgument(status) || absl::IsNotFound(status) ? kExitBadInput : kExitInfrastructure;
 }
 
-std::string Metrics(const NightResult& n) {
-  std::vector<std::string> parts;
-  for (const auto& [name, value] : n.metrics) parts.push_back(absl::StrCat(name, "=", value, n.units.at(name).empty() ? "" : " ", n.units.at(name)));
-  return absl::StrJoin(parts, ", ");
+int BadInput(const std::string& message) {
+  std::cerr << kPrefix << message << "\n";
+  return kExitBadInput;
 }
 
-int Show(HistoryDb& db, const std::string& point) {
-  absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(db, point);
-  if (!histories.ok()) return Fail(histories.status());
-  if (histories->empty()) {
-    absl::StatusOr<std::vector<PointHistory>> all = LoadHistories(db);
-    std::vector<std::string> names;
-    if (all.ok()) for (const PointHistory& h : *all) names.push_back(h.key.point);
-    std::cerr << kPrefix << db.path() << ": no point '" << point << "'" << DidYouMeanSuffix(point, names) << "\n";
-    return kExitBadInput;
+void Warn(const std::vector<std::string>& warnings) {
+  for (const std::string& w : warnings) std::cerr << kPrefix << "warning: " << w << "\n";
+}
+
+// What the subcommands were given.
+struct Args {
+  std::string db_path = kDefaultHistoryDb;
+  std::string dir, night, format = "text", out, baseline, cluster, version;
+  std::vector<std::string> points;  // show's POINT... or --points GLOB
+  int status = 0;
+  bool good = false;
+  ListingFormat Format() const { return format == "tsv" ? ListingFormat::kTsv : ListingFormat::kText; }
+};
+
+// A night the database must have: a label, and one of its nights (a typo is bad input, not
+// an empty answer).
+absl::Status CheckKnownNight(const std::string& night, const std::vector<std::string>& nights, const HistoryDb& db) {
+  if (absl::Status label = CheckLabel(night); !label.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--night: ", label.message()));
   }
-  for (const PointHistory& h : *histories) {
-    std::cout << h.key.ToString() << "\n";
-    for (const NightResult& n : h.nights) {
-      std::cout << "  " << n.night << "  version " << (n.version.empty() ? "-" : n.version) << "  "
-                << n.verdict << "  trials " << absl::StrJoin(n.outcomes, ",") << (n.unmet ? "  UNMET" : "")
-                << (n.signature.empty() ? "" : absl::StrCat("  ", n.signature))
-                << (n.metrics.empty() ? "" : absl::StrCat("  ", Metrics(n))) << "\n";
-    }
+  if (std::find(nights.begin(), nights.end(), night) != nights.end()) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      db.path(), ": no night '", night, "'",
+      nights.empty() ? " (no sweep results yet)" : absl::StrCat(" (", nights.size(), " nights, ", nights.front(), " to ", nights.back(), ")"),
+      DidYouMeanSuffix(night, nights)));
+}
+
+// The series the globs name; bad input when globs were given and none matched.
+absl::StatusOr<std::vector<PointHistory>> Histories(const HistoryDb& db, const std::vector<std::string>& globs) {
+  absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(db, globs);
+  if (!histories.ok() || !histories->empty() || globs.empty()) return histories;
+  absl::StatusOr<std::vector<PointHistory>> all = LoadHistories(db);
+  std::vector<std::string> names;
+  if (all.ok()) {
+    for (const PointHistory& h : *all) names.push_back(h.key.point);
   }
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return absl::InvalidArgumentError(absl::StrCat(db.path(), ": no point matches '", absl::StrJoin(globs, "', '"), "'",
+                                                 DidYouMeanSuffix(globs.front(), names)));
+}
+
+int Print(const absl::StatusOr<std::string>& text) {
+  if (!text.ok()) return Fail(text.status());
+  std::cout << *text;
   return kExitOk;
 }
 
-int Flips(HistoryDb& db, const std::string& night, const std::string& format) {
-  absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(db);
-  if (!histories.ok()) return Fail(histories.status());
-  for (const Flip& f : FindFlips(*histories, night)) {
-    if (format == "tsv") {
-      std::cout << absl::StrJoin({f.key.matrix, f.key.cell, f.key.point, f.from, f.to, f.night, f.version,
-                                  f.previous_night, f.previous_version, f.signature}, "\t") << "\n";
-    } else {
-      std::cout << f.key.ToString() << ": " << f.from << " -> " << f.to << " at night " << f.night
-                << " (version " << (f.version.empty() ? "-" : f.version) << "; before: night "
-                << f.previous_night << ", version " << (f.previous_version.empty() ? "-" : f.previous_version) << ")"
-                << (f.signature.empty() ? "" : absl::StrCat(": ", f.signature)) << "\n";
-    }
-  }
+int Ingest(const Args& a) {
+  // DIR is read and checked before the database file is created.
+  absl::StatusOr<IngestBatch> batch = ReadIngestDirectory(a.dir, a.night);
+  if (!batch.ok()) return Fail(batch.status());
+  Warn(batch->warnings);
+  absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kCreate);
+  if (!db.ok()) return Fail(db.status());
+  absl::StatusOr<IngestResult> r = IngestBatchInto(*db, *batch);
+  if (!r.ok()) return Fail(r.status());
+  std::cout << "ingested " << a.dir << " as night " << r->night << ": " << r->records << " records from "
+            << r->directories << " results directories, " << r->added << " new"
+            << (r->superseded > 0 ? absl::StrCat(", ", r->superseded, " superseded (no longer in their directory)") : "")
+            << " (" << a.db_path << ")\n";
   return kExitOk;
 }
 
-int FlakyPoints(HistoryDb& db) {
-  absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(db);
-  if (!histories.ok()) return Fail(histories.status());
-  for (const Flaky& f : FindFlaky(*histories)) {
-    std::cout << f.key.ToString() << ": " << f.strip << " (" << f.changes << " changes)";
-    if (!f.mixed_nights.empty()) std::cout << "; trials disagree on " << absl::StrJoin(f.mixed_nights, ", ");
-    std::cout << "\n";
-  }
-  return kExitOk;
-}
-
-int Report(HistoryDb& db, const std::string& out) {
-  absl::StatusOr<std::vector<std::string>> nights = Nights(db);
+int Query(const Args& a, const CLI::App& sub) {
+  absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kQuery);
+  if (!db.ok()) return Fail(db.status());
+  absl::StatusOr<std::vector<std::string>> nights = Nights(*db);
   if (!nights.ok()) return Fail(nights.status());
-  absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(db);
+  if (!a.night.empty()) {
+    if (absl::Status known = CheckKnownNight(a.night, *nights, *db); !known.ok()) return Fail(known);
+  }
+  absl::StatusOr<std::vector<PointHistory>> histories = Histories(*db, a.points);
   if (!histories.ok()) return Fail(histories.status());
-  absl::Status written = WriteFileAtomically(out, RenderHistoryHtml(*nights, *histories));
-  if (!written.ok()) return Fail(absl::InvalidArgumentError(written.message()));
-  std::cout << "wrote " << out << " (" << nights->size() << " nights, " << histories->size() << " points)\n";
+  const std::string name = sub.get_name();
+  if (name == "show") return Print(ShowListing(*histories));
+  if (name == "status") return Print(StatusListing(*nights, *histories, a.Format()));
+  if (name == "flips") return Print(FlipsListing(FindFlips(*histories, a.night), a.Format()));
+  if (name == "flaky") return Print(FlakyListing(FindFlaky(*histories), a.Format()));
+  // report: an output that cannot be written is no fault of the input.
+  absl::Status written = WriteFileAtomically(a.out, RenderHistoryHtml(*nights, *histories));
+  if (!written.ok()) {
+    std::cerr << kPrefix << written.message() << "\n";
+    return kExitInfrastructure;
+  }
+  std::cout << "wrote " << a.out << " (" << nights->size() << " nights, " << histories->size() << " points)\n";
   return kExitOk;
 }
 
-// CLI11's errors in the project's words; unknown flags with a suggestion.
-int ParseFailure(const CLI::App& app, const CLI::ParseError& e) {
+int Regressions(const Args& a) {
+  std::vector<PointHistory> histories;
+  if (!a.night.empty()) {
+    absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kQuery);
+    if (!db.ok()) return Fail(db.status());
+    absl::StatusOr<std::vector<std::string>> nights = Nights(*db);
+    if (!nights.ok()) return Fail(nights.status());
+    if (absl::Status known = CheckKnownNight(a.night, *nights, *db); !known.ok()) return Fail(known);
+    absl::StatusOr<std::vector<PointHistory>> loaded = LoadHistories(*db);
+    if (!loaded.ok()) return Fail(loaded.status());
+    histories = *std::move(loaded);
+  }
+  absl::StatusOr<NightRegressions> found = FindNightRegressions(a.dir, a.baseline, histories, a.night);
+  if (!found.ok()) return Fail(found.status());
+  Warn(found->warnings);
+  const std::string out = a.out.empty() ? a.dir + "/regressions.json" : a.out;
+  if (absl::Status written = WriteFileAtomically(out, found->ToJson().dump(2) + "\n"); !written.ok()) {
+    std::cerr << kPrefix << written.message() << "\n";
+    return kExitInfrastructure;
+  }
+  std::cout << RegressionsListing(*found, a.Format());
+  return found->regressions.empty() ? kExitOk : kExitUnmet;
+}
+
+int Summary(const Args& a) {
+  NightSummaryInputs in{a.dir, a.night, a.cluster, a.version, a.status, a.good, a.baseline, {}};
+  if (absl::Status label = CheckLabel(a.night); !label.ok()) return BadInput(absl::StrCat("--night: ", label.message()));
+  std::error_code ec;
+  if (std::filesystem::exists(a.db_path, ec)) {
+    absl::StatusOr<HistoryDb> db = HistoryDb::Open(a.db_path, HistoryDb::Mode::kQuery);
+    if (!db.ok()) return Fail(db.status());
+    absl::StatusOr<std::vector<PointHistory>> histories = LoadHistories(*db);
+    if (!histories.ok()) return Fail(histories.status());
+    in.histories = *std::move(histories);
+  }
+  absl::StatusOr<std::vector<std::string>> written = WriteNightSummary(in);
+  if (!written.ok()) return Fail(written.status());
+  for (const std::string& path : *written) std::cout << "wrote " << path << "\n";
+  return kExitOk;
+}
+
+// CLI11's errors in the project's words.
+int ParseFailure(const CLI::ParseError& e) {
   std::string message = e.what();
   if (!message.empty()) message[0] = static_cast<char>(std::tolower(message[0]));
-  std::cerr << kPrefix << message << "\n" << "usage: gpuharness history ingest DIR [--night LABEL] | show POINT | "
-            << "flips [--night N] [--format text|tsv] | flaky | report --out FILE.html   [--db FILE]\n";
-  (void)app;
+  std::cerr << kPrefix << message << "\n" << kUsage;
   return kExitBadInput;
 }
 
 }  // namespace
 
 int HistoryCommand(int argc, char** argv) {
-  CLI::App app("gpuharness history: the results history database (docs/history.md)", "gpuharness history");
+  CLI::App app("gpuharness history: the results history database (docs/reference/history.md)", "gpuharness history");
   app.allow_extras();
   app.require_subcommand(1);
-  std::string db_path = kDefaultHistoryDb, dir, night, point, format = "text", out;
-  app.add_option("--db", db_path, "the database file (default results/history.sqlite)");
+  Args a;
+  app.add_option("--db", a.db_path, "the database file (default results/history.sqlite)");
+  auto format = [&](CLI::App* sub) {
+    sub->add_option("--format", a.format, "text (default) or tsv")->check(CLI::IsMember({"text", "tsv"}));
+  };
+  auto points = [&](CLI::App* sub) { sub->add_option("--points", a.points, "only points whose name matches GLOB (repeatable)"); };
   CLI::App* ingest = app.add_subcommand("ingest", "add a sweep, bisect or night directory");
-  ingest->add_option("DIR", dir)->required();
-  ingest->add_option("--night", night, "the night's label (default: nightly.json's, else DIR's name)");
-  CLI::App* show = app.add_subcommand("show", "a point's outcome and metrics per night");
-  show->add_option("POINT", point)->required();
+  ingest->add_option("DIR", a.dir)->required();
+  ingest->add_option("--night", a.night, "the night's label (default: nightly.json's, else DIR's name)");
+  CLI::App* status = app.add_subcommand("status", "what is broken now, since which night, the last good night");
+  points(status);
+  format(status);
+  CLI::App* show = app.add_subcommand("show", "the points' outcomes and metrics per night (names or globs)");
+  show->add_option("POINT", a.points)->required();
   CLI::App* flips = app.add_subcommand("flips", "points whose verdict changed");
-  flips->add_option("--night", night, "only changes on this night");
-  flips->add_option("--format", format)->check(CLI::IsMember({"text", "tsv"}));
+  flips->add_option("--night", a.night, "only changes on this night");
+  points(flips);
+  format(flips);
   CLI::App* flaky = app.add_subcommand("flaky", "points that alternate across nights or whose trials disagree");
+  points(flaky);
+  format(flaky);
   CLI::App* report = app.add_subcommand("report", "a self-contained HTML page");
-  report->add_option("--out", out, "FILE.html")->required();
-  for (CLI::App* sub : {ingest, show, flips, flaky, report}) {
+  report->add_option("--out", a.out, "FILE.html")->required();
+  points(report);
+  CLI::App* regressions = app.add_subcommand("regressions", "a night's sweep against the baseline night's");
+  regressions->add_option("DIR", a.dir)->required();
+  regressions->add_option("--baseline", a.baseline, "the baseline night's sweep of the same matrix")->required();
+  regressions->add_option("--night", a.night, "tonight's label in the database: decides which regressions are new");
+  regressions->add_option("--out", a.out, "the JSON file (default DIR/regressions.json)");
+  format(regressions);
+  CLI::App* summary = app.add_subcommand("summary", "a night's summary.md and nightly.json");
+  summary->add_option("NIGHT_DIR", a.dir)->required();
+  summary->add_option("--night", a.night, "the night's label")->required();
+  summary->add_option("--cluster", a.cluster, "the cluster's name")->required();
+  summary->add_option("--version", a.version, "the version the night swept")->required();
+  summary->add_option("--status", a.status, "ci/nightly.sh's exit status for the night")->required();
+  summary->add_flag("--good", a.good, "the night becomes the baseline");
+  summary->add_option("--baseline", a.baseline, "the baseline night's directory");
+  std::vector<CLI::App*> subs = {ingest, status, show, flips, flaky, report, regressions, summary};
+  for (CLI::App* sub : subs) {
     sub->allow_extras();
     sub->fallthrough();
   }
@@ -132,7 +234,7 @@ int HistoryCommand(int argc, char** argv) {
     std::cout << app.help();
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    return ParseFailure(app, e);
+    return ParseFailure(e);
   }
   std::vector<std::string> extras = app.remaining();
   for (CLI::App* sub : app.get_subcommands()) {
@@ -141,33 +243,19 @@ int HistoryCommand(int argc, char** argv) {
   if (!extras.empty()) {
     const std::string& x = extras.front();
     if (!x.empty() && x[0] == '-') {
-      std::cerr << kPrefix << "unknown flag " << x
-                << DidYouMeanSuffix(x, {"--db", "--night", "--format", "--out", "--help"}) << "\n";
-    } else {
-      std::cerr << kPrefix << "unexpected argument '" << x << "'\n";
+      return BadInput(absl::StrCat("unknown flag ", x,
+                                   DidYouMeanSuffix(x, {"--db", "--night", "--format", "--out", "--points", "--baseline",
+                                                        "--cluster", "--version", "--status", "--good", "--help"})));
     }
-    return kExitBadInput;
+    return BadInput(absl::StrCat("unexpected argument '", x, "'"));
   }
-  // An ingest reads and checks DIR before it creates the database file.
-  absl::StatusOr<IngestBatch> batch;
-  if (ingest->parsed()) {
-    batch = ReadIngestDirectory(dir, night);
-    if (!batch.ok()) return Fail(batch.status());
+  if (ingest->parsed()) return Ingest(a);
+  if (regressions->parsed()) return Regressions(a);
+  if (summary->parsed()) return Summary(a);
+  for (CLI::App* sub : {status, show, flips, flaky, report}) {
+    if (sub->parsed()) return Query(a, *sub);
   }
-  const HistoryDb::Mode mode = ingest->parsed() ? HistoryDb::Mode::kCreate : HistoryDb::Mode::kExisting;
-  absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path, mode);
-  if (!db.ok()) return Fail(db.status());
-  if (ingest->parsed()) {
-    absl::StatusOr<IngestResult> r = IngestBatchInto(*db, *batch);
-    if (!r.ok()) return Fail(r.status());
-    std::cout << "ingested " << dir << " as night " << r->night << ": " << r->records << " records from "
-              << r->directories << " results directories, " << r->added << " new (" << db_path << ")\n";
-    return kExitOk;
-  }
-  if (show->parsed()) return Show(*db, point);
-  if (flips->parsed()) return Flips(*db, night, format);
-  if (flaky->parsed()) return FlakyPoints(*db);
-  return Report(*db, out);
+  return BadInput("no subcommand");
 }
 
 }  // namespace gh

@@ -1,6 +1,8 @@
 // `gpuharness history`: the results history database (docs/history.md).
-//   history ingest DIR [--night LABEL] | show POINT | flips [--night N] [--format text|tsv]
-//           | flaky | report --out FILE.html        [--db FILE] (default results/history.sqlite)
+//   history ingest DIR [--night LABEL] | status | show POINT... | flips [--night N] | flaky
+//           | report --out FILE.html | regressions DIR --baseline DIR [--night N] [--out FILE]
+//           | summary NIGHT_DIR --night N --cluster C --version V --status S [--good] [--baseline DIR]
+//   [--db FILE] (default results/history.sqlite) [--points GLOB]... [--format text|tsv]
 #ifndef GPUHARNESS_HISTORY_HISTORY_COMMAND_H_
 #define GPUHARNESS_HISTORY_HISTORY_COMMAND_H_
 
@@ -8,8 +10,9 @@ namespace gh {
 
 inline constexpr char kDefaultHistoryDb[] = "results/history.sqlite";
 
-// argv[0] is "history". Exit 0 done; 2 bad input (flags, a directory, a database not ours);
-// 3 the database could not be written.
+// argv[0] is "history". Exit 0 done (`regressions`: and none found); 1 `regressions` found
+// some; 2 bad input (flags, a directory, a database not ours, a night or point it does not
+// have); 3 the database or an output could not be written or read.
 int HistoryCommand(int argc, char** argv);
 
 }  // namespace gh

@@ -1,10 +1,13 @@
 #include "harness/history/history_db.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "harness/core/file_util.h"
@@ -30,6 +33,19 @@ absl::Status CheckSqliteHeader(const std::string& path) {
   return absl::OkStatus();
 }
 
+// SQLite's file: URI of a path: '?', '#' and '%' percent-encoded.
+std::string FileUri(const std::string& path, const std::string& query) {
+  std::string uri = "file:";
+  for (char c : std::filesystem::absolute(path).string()) {
+    if (c == '?' || c == '#' || c == '%') {
+      absl::StrAppendFormat(&uri, "%%%02X", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return absl::StrCat(uri, "?", query);
+}
+
 }  // namespace
 
 const std::vector<std::string>& HistoryMigrations() {
@@ -50,6 +66,10 @@ const std::vector<std::string>& HistoryMigrations() {
       "  result_id INTEGER NOT NULL REFERENCES results(id), name TEXT NOT NULL,"
       "  value REAL NOT NULL, unit TEXT NOT NULL, PRIMARY KEY(result_id, name));"
       "CREATE INDEX results_by_point ON results(matrix, cell, point, night);",
+      // 3: the outcome each record expected, so an expected crash reads differently from an
+      // unexpected one ('' for rows ingested before: only `matched` is known of them).
+      "ALTER TABLE results ADD COLUMN expected TEXT NOT NULL DEFAULT '';"
+      "CREATE INDEX results_by_source ON results(source_id);",
   };
   return kMigrations;
 }
@@ -68,10 +88,49 @@ absl::StatusOr<HistoryDb> HistoryDb::Open(const std::string& path, Mode mode, in
   }
 }
 
+absl::StatusOr<HistoryDb> HistoryDb::Connect(const std::string& path, int flags, const std::string& uri) {
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(uri.empty() ? path.c_str() : uri.c_str(), &raw,
+                                 flags | SQLITE_OPEN_FULLMUTEX | (uri.empty() ? 0 : SQLITE_OPEN_URI), nullptr);
+  HistoryDb db(path, raw);
+  if (rc != SQLITE_OK) return db.Error("cannot open the history database");
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  return db;
+}
+
+absl::StatusOr<HistoryDb> HistoryDb::OpenForQuery(const std::string& path, int target_version) {
+  // A WAL database is read through its -shm file, which SQLite creates beside it when missing.
+  // A reader that may not write the database must not leave one behind (it would be the
+  // reader's, and the owner's next ingest could not write it), and one that may not write the
+  // directory cannot: such readers read the file as it stands. One that can, or that finds the
+  // files there (a writer at work), reads through them.
+  std::error_code ec;
+  const bool shared = ::access(path.c_str(), W_OK) == 0 || std::filesystem::exists(path + "-shm", ec) ||
+                      std::filesystem::exists(path + "-wal", ec);
+  const std::string immutable = FileUri(path, "immutable=1");
+  GH_ASSIGN_OR_RETURN(HistoryDb db, Connect(path, SQLITE_OPEN_READONLY, shared ? "" : immutable));
+  absl::Status ours = db.CheckOurs(target_version);
+  if (shared && absl::IsPermissionDenied(ours)) {
+    GH_ASSIGN_OR_RETURN(db, Connect(path, SQLITE_OPEN_READONLY, immutable));
+    ours = db.CheckOurs(target_version);
+  }
+  GH_RETURN_IF_ERROR(ours);
+  GH_ASSIGN_OR_RETURN(int version, db.SchemaVersion());
+  if (version == target_version) return db;
+  // An older schema: upgrade it as an ingest would, then query.
+  absl::StatusOr<HistoryDb> upgraded = OpenOnce(path, Mode::kCreate, target_version);
+  if (!upgraded.ok() && absl::IsPermissionDenied(upgraded.status())) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        path, ": history schema version ", version, " must be upgraded to ", target_version,
+        " before this gpuharness reads it, which needs write access (", upgraded.status().message(), ")"));
+  }
+  return upgraded;
+}
+
 absl::StatusOr<HistoryDb> HistoryDb::OpenOnce(const std::string& path, Mode mode, int target_version) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
-  if (!exists && mode == Mode::kExisting) {
+  if (!exists && mode == Mode::kQuery) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": no history database (`gpuharness history ingest` creates it)"));
   }
@@ -81,13 +140,8 @@ absl::StatusOr<HistoryDb> HistoryDb::OpenOnce(const std::string& path, Mode mode
     const std::string parent = std::filesystem::path(path).parent_path().string();
     if (!parent.empty()) GH_RETURN_IF_ERROR(MakeDirectories(parent));
   }
-  sqlite3* raw = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::kCreate ? SQLITE_OPEN_CREATE : 0) |
-                    SQLITE_OPEN_FULLMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-  HistoryDb db(path, raw);
-  if (rc != SQLITE_OK) return db.Error("cannot open the history database");
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  if (mode == Mode::kQuery) return OpenForQuery(path, target_version);
+  GH_ASSIGN_OR_RETURN(HistoryDb db, Connect(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   GH_RETURN_IF_ERROR(db.CheckOurs(target_version));
   // WAL: readers never block the writer, and a killed writer leaves the file consistent.
   GH_RETURN_IF_ERROR(db.Exec("PRAGMA journal_mode=WAL"));
@@ -159,6 +213,9 @@ absl::Status HistoryDb::Exec(const std::string& sql) {
         absl::StrCat(path_, ": not a gpuharness history database (", text, ")"));
   }
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) return absl::UnavailableError(absl::StrCat(path_, ": ", text));
+  if (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM) {
+    return absl::PermissionDeniedError(absl::StrCat(path_, ": ", text));
+  }
   return absl::InternalError(absl::StrCat(path_, ": ", text));
 }
 
@@ -183,6 +240,9 @@ absl::Status HistoryDb::Error(const std::string& what) const {
   }
   if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED) {
     return absl::UnavailableError(absl::StrCat(path_, ": ", what, ": ", message));
+  }
+  if (rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY || rc == SQLITE_PERM) {
+    return absl::PermissionDeniedError(absl::StrCat(path_, ": ", what, ": ", message));
   }
   return absl::InternalError(absl::StrCat(path_, ": ", what, ": ", message));
 }

@@ -2,6 +2,8 @@
 // with PRAGMA user_version and marked as ours with PRAGMA application_id. Opening applies the
 // migrations the file lacks, in order, in one transaction; a file that is not SQLite, is
 // damaged, carries another application's tables or a newer schema is refused untouched.
+// Queries open the file read-only, so a database they may not write (another user's, a
+// read-only mount) still answers.
 #ifndef GPUHARNESS_HISTORY_HISTORY_DB_H_
 #define GPUHARNESS_HISTORY_HISTORY_DB_H_
 
@@ -25,9 +27,15 @@ inline int HistorySchemaVersion() { return static_cast<int>(HistoryMigrations().
 
 class HistoryDb {
  public:
-  enum class Mode { kCreate, kExisting };  // ingest creates the file; queries need it to exist
+  // kCreate: ingest, read-write, creating the file. kQuery: the file must exist and is opened
+  // read-only; a reader that may not write it, or its directory, reads it as an immutable file
+  // (as last checkpointed: a finished ingest leaves nothing else behind) and leaves no
+  // shared-memory file (-shm) of its own beside it. An older schema is upgraded first, which
+  // needs write access.
+  enum class Mode { kCreate, kQuery };
   // Opens `path` and brings its schema to `target_version` (HistorySchemaVersion() unless a
-  // test asks for an older one). InvalidArgument naming the file for anything not ours.
+  // test asks for an older one). InvalidArgument naming the file for anything not ours;
+  // PermissionDenied when it cannot be read or written as `mode` needs.
   static absl::StatusOr<HistoryDb> Open(const std::string& path, Mode mode,
                                         int target_version = HistorySchemaVersion());
 
@@ -45,6 +53,9 @@ class HistoryDb {
   // One attempt at Open; Unavailable when another process held a lock SQLite would not wait
   // for (it returns SQLITE_BUSY at once where waiting could deadlock).
   static absl::StatusOr<HistoryDb> OpenOnce(const std::string& path, Mode mode, int target_version);
+  static absl::StatusOr<HistoryDb> OpenForQuery(const std::string& path, int target_version);
+  // A connection with `flags`; `uri` (a file: URI) instead of the path when not empty.
+  static absl::StatusOr<HistoryDb> Connect(const std::string& path, int flags, const std::string& uri = "");
   HistoryDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db, &sqlite3_close_v2) {}
   absl::Status CheckOurs(int target_version);
   absl::Status Migrate(int target_version);

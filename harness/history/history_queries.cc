@@ -3,7 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
+#include "harness/core/glob.h"
 #include "harness/core/outcome.h"
 #include "harness/core/status_macros.h"
 
@@ -15,10 +15,39 @@ int Severity(const std::string& outcome) {
   return o.ok() ? static_cast<int>(*o) : -1;
 }
 
+bool MatchesAny(const std::vector<std::string>& globs, const std::string& point) {
+  if (globs.empty()) return true;
+  for (const std::string& glob : globs) {
+    if (GlobMatches(glob, point)) return true;
+  }
+  return false;
+}
+
+// Matrices where one night holds several versions of one point: their series split by version.
+absl::StatusOr<std::set<std::string>> VersionMatrices(const HistoryDb& db) {
+  GH_ASSIGN_OR_RETURN(Statement s, Statement::Prepare(db,
+      "SELECT DISTINCT matrix FROM (SELECT matrix FROM results WHERE kind='sweep'"
+      " GROUP BY matrix, night, cell, point HAVING count(DISTINCT version) > 1)"));
+  std::set<std::string> matrices;
+  while (true) {
+    GH_ASSIGN_OR_RETURN(bool row, s.Step());
+    if (!row) return matrices;
+    matrices.insert(s.Text(0));
+  }
+}
+
 }  // namespace
 
 std::string HistoryPointKey::ToString() const {
-  return absl::StrCat(matrix, cell.empty() ? "" : absl::StrCat(" [", cell, "]"), " :: ", point);
+  return absl::StrCat(matrix, cell.empty() ? "" : absl::StrCat(" [", cell, "]"), " :: ", point,
+                      version.empty() ? "" : absl::StrCat(" @ ", version));
+}
+
+std::string NightResult::Described() const {
+  if (expected.empty()) return verdict;
+  if (!unmet && verdict != "pass" && verdict != "skip") return absl::StrCat(verdict, " (expected)");
+  if (unmet && expected != "pass") return absl::StrCat(verdict, " (expected ", expected, ")");
+  return verdict;
 }
 
 bool IsFailure(const std::string& outcome) {
@@ -36,31 +65,44 @@ absl::StatusOr<std::vector<std::string>> Nights(const HistoryDb& db) {
   }
 }
 
-absl::StatusOr<std::vector<PointHistory>> LoadHistories(const HistoryDb& db, const std::string& point) {
+absl::StatusOr<std::vector<PointHistory>> LoadHistories(const HistoryDb& db,
+                                                        const std::vector<std::string>& point_globs) {
+  GH_ASSIGN_OR_RETURN(const std::set<std::string> version_matrices, VersionMatrices(db));
   GH_ASSIGN_OR_RETURN(Statement s, Statement::Prepare(db,
       "SELECT r.matrix, r.cell, r.point, r.night, r.version, r.outcome, r.signature, r.matched,"
-      " m.name, m.value, m.unit, r.id FROM results r LEFT JOIN metrics m ON m.result_id = r.id"
-      " WHERE r.kind='sweep' AND (?1 = '' OR r.point = ?1)"
-      " ORDER BY r.matrix, r.cell, r.point, r.night, r.trial, r.started_at, r.id, m.name"));
-  s.Bind(1, point);
+      " m.name, m.value, m.unit, r.id, r.expected FROM results r LEFT JOIN metrics m ON m.result_id = r.id"
+      " WHERE r.kind='sweep'"
+      " ORDER BY r.matrix, r.cell, r.point, r.night, r.version, r.trial, r.started_at, r.id, m.name"));
   std::map<HistoryPointKey, std::map<std::string, NightResult>> by_point;
-  std::map<std::pair<std::string, std::string>, int> metric_counts;  // (night|key, metric) -> n
+  std::map<std::pair<std::string, std::string>, int> metric_counts;  // (key|night, metric) -> n
   long long last_id = -1;
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, s.Step());
     if (!row) break;
-    HistoryPointKey key{s.Text(0), s.Text(1), s.Text(2)};
+    const std::string point = s.Text(2);
+    if (!MatchesAny(point_globs, point)) continue;
+    const std::string matrix = s.Text(0), version = s.Text(4);
+    HistoryPointKey key{matrix, s.Text(1), point, version_matrices.count(matrix) ? version : ""};
     NightResult& n = by_point[key][s.Text(3)];
     const long long id = s.Int(11);
     if (id != last_id) {  // a new trial (the join repeats it once per metric)
       last_id = id;
       n.night = s.Text(3);
-      if (n.version.empty()) n.version = s.Text(4);
+      if (n.version.empty()) n.version = version;
       const std::string outcome = s.Text(5);
       n.outcomes.push_back(outcome);
-      if (n.verdict.empty() || Severity(outcome) > Severity(n.verdict)) n.verdict = outcome;
-      if (outcome != "pass" && n.signature.empty()) n.signature = s.Text(6).empty() ? outcome : s.Text(6);
+      // The verdict is the most severe outcome of the trials that ran; infra only when none did.
+      const bool more_severe = outcome == "infra"
+          ? n.verdict.empty()
+          : n.verdict.empty() || n.verdict == "infra" || Severity(outcome) > Severity(n.verdict);
+      if (more_severe) {
+        n.verdict = outcome;
+        n.signature = outcome == "pass" ? "" : s.Text(6).empty() ? outcome : s.Text(6);
+      }
       if (s.Int(7) == 0) n.unmet = true;
+      if (n.expected.empty()) n.expected = s.Text(12);
+      if (outcome != "skip" && outcome != "infra") ++n.judged;
+      if (IsFailure(outcome)) ++n.failed;
     }
     if (!s.IsNull(8)) {
       const std::string name = s.Text(8);
@@ -77,39 +119,6 @@ absl::StatusOr<std::vector<PointHistory>> LoadHistories(const HistoryDb& db, con
     histories.push_back(std::move(h));
   }
   return histories;
-}
-
-std::vector<Flip> FindFlips(const std::vector<PointHistory>& histories, const std::string& night) {
-  std::vector<Flip> flips;
-  for (const PointHistory& h : histories) {
-    for (size_t i = 1; i < h.nights.size(); ++i) {
-      const NightResult& before = h.nights[i - 1];
-      const NightResult& now = h.nights[i];
-      if (before.verdict == now.verdict) continue;
-      if (!night.empty() && now.night != night) continue;
-      flips.push_back({h.key, before.verdict, now.verdict, now.night, now.version, before.night,
-                       before.version, now.signature});
-    }
-  }
-  return flips;
-}
-
-std::vector<Flaky> FindFlaky(const std::vector<PointHistory>& histories) {
-  std::vector<Flaky> flaky;
-  for (const PointHistory& h : histories) {
-    Flaky f{h.key, 0, {}, ""};
-    std::vector<std::string> strip;
-    for (size_t i = 0; i < h.nights.size(); ++i) {
-      const NightResult& n = h.nights[i];
-      strip.push_back(n.verdict);
-      if (i > 0 && n.verdict != h.nights[i - 1].verdict) ++f.changes;
-      if (std::set<std::string>(n.outcomes.begin(), n.outcomes.end()).size() > 1) f.mixed_nights.push_back(n.night);
-    }
-    f.strip = absl::StrJoin(strip, " ");
-    // One change is a flip (a regression or a fix); back and forth is flaky.
-    if (f.changes >= 2 || !f.mixed_nights.empty()) flaky.push_back(std::move(f));
-  }
-  return flaky;
 }
 
 }  // namespace gh

@@ -11,12 +11,10 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
-#include "harness/history/history_command.h"
 #include "harness/history/history_db.h"
 #include "harness/history/history_ingest.h"
 #include "harness/history/history_queries.h"
-#include "harness/history/history_report.h"
-#include "harness/report/sweep_info.h"
+#include "harness/history/testdata/history_fixture.h"
 
 namespace gh {
 namespace {
@@ -24,116 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-constexpr char kP2p[] = "ring_shift/bytes=4K/dtype=i32/transport=mpi_p2p/np=2";
-constexpr char kPut[] = "ring_shift/bytes=4K/dtype=i32/transport=mpi_put/np=2";
-
-class HistoryTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / absl::StrCat("gh-history-", getpid(), "-",
-                                                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-    fs::create_directories(root_);
-    db_path_ = (root_ / "history.sqlite").string();
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  // A sweep directory shaped like the nightly's: flag axis transport, version axis nightly.
-  // `outcomes[point]` is one outcome per trial.
-  std::string WriteSweep(const std::string& name, const std::string& version,
-                         const std::vector<std::pair<std::string, std::vector<Outcome>>>& outcomes) {
-    const fs::path dir = root_ / name;
-    fs::create_directories(dir);
-    auto writer = RecordsWriter::Open((dir / "records.jsonl").string());
-    EXPECT_TRUE(writer.ok()) << writer.status();
-    for (const auto& [point, trials] : outcomes) {
-      for (size_t t = 0; t < trials.size(); ++t) {
-        Record r;
-        r.scenario = "ring_shift";
-        r.kind = "ring_shift";
-        r.point = point;
-        r.backend = "host";
-        r.trial = static_cast<int>(t);
-        r.trials = static_cast<int>(trials.size());
-        r.result.outcome = trials[t];
-        if (trials[t] != Outcome::kPass) r.result.signature = "wrong data on ranks 1";
-        r.result.metrics = {{"time_median_us", 10.0 + t + version.size(), "us"}};
-        r.matched = trials[t] == Outcome::kPass;
-        r.started_at = absl::StrCat("2026-12-01T00:00:0", t, "Z");
-        r.cell = {{"transport", point == kP2p ? "p2p" : "put"}, {"nightly", version}};
-        EXPECT_TRUE(writer->Append(r).ok());
-      }
-    }
-    SweepInfo info;
-    info.matrix_name = "nightly";
-    info.axes = {{"transport", false, {"p2p", "put"}}, {"nightly", true, {version}}};
-    EXPECT_TRUE(WriteFileAtomically((dir / "sweep.json").string(), info.ToJson().dump()).ok());
-    return dir.string();
-  }
-
-  HistoryDb OpenDb() {
-    absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path_, HistoryDb::Mode::kCreate);
-    EXPECT_TRUE(db.ok()) << db.status();
-    return std::move(*db);
-  }
-
-  void Ingest(HistoryDb& db, const std::string& dir, const std::string& night) {
-    absl::StatusOr<IngestResult> r = IngestDirectory(db, dir, night);
-    ASSERT_TRUE(r.ok()) << r.status();
-  }
-
-  // Three nights with the regression planted at night2 (p2p fails from then on).
-  void ThreeNights(HistoryDb& db) {
-    const auto pass = Outcome::kPass, fail = Outcome::kFail;
-    Ingest(db, WriteSweep("n1", "n03", {{kP2p, {pass}}, {kPut, {pass}}}), "night1");
-    Ingest(db, WriteSweep("n2", "n08", {{kP2p, {fail}}, {kPut, {pass}}}), "night2");
-    Ingest(db, WriteSweep("n3", "n08", {{kP2p, {fail}}, {kPut, {pass}}}), "night3");
-  }
-
-  fs::path root_;
-  std::string db_path_;
-};
-
-TEST_F(HistoryTest, FlipsNameThePlantedPointAndNight) {
-  HistoryDb db = OpenDb();
-  ThreeNights(db);
-  auto histories = LoadHistories(db);
-  ASSERT_TRUE(histories.ok()) << histories.status();
-  std::vector<Flip> flips = FindFlips(*histories);
-  ASSERT_EQ(flips.size(), 1u);
-  EXPECT_EQ(flips[0].key.point, kP2p);
-  EXPECT_EQ(flips[0].key.matrix, "nightly");
-  EXPECT_EQ(flips[0].key.cell, "transport=p2p");
-  EXPECT_EQ(flips[0].from, "pass");
-  EXPECT_EQ(flips[0].to, "fail");
-  EXPECT_EQ(flips[0].night, "night2");
-  EXPECT_EQ(flips[0].version, "n08");
-  EXPECT_EQ(flips[0].previous_night, "night1");
-  EXPECT_EQ(flips[0].previous_version, "n03");
-  EXPECT_EQ(flips[0].signature, "wrong data on ranks 1");
-  EXPECT_EQ(FindFlips(*histories, "night2").size(), 1u);
-  EXPECT_TRUE(FindFlips(*histories, "night3").empty());  // known by night 3: not new
-  EXPECT_TRUE(FindFlaky(*histories).empty());             // one change is a flip, not flakiness
-}
-
-TEST_F(HistoryTest, FlakyFindsAlternatingPointsAndDisagreeingTrials) {
-  HistoryDb db = OpenDb();
-  const auto pass = Outcome::kPass, fail = Outcome::kFail;
-  Ingest(db, WriteSweep("n1", "n01", {{kP2p, {pass}}, {kPut, {pass, pass}}}), "night1");
-  Ingest(db, WriteSweep("n2", "n02", {{kP2p, {fail}}, {kPut, {pass, fail}}}), "night2");
-  Ingest(db, WriteSweep("n3", "n03", {{kP2p, {pass}}, {kPut, {fail, fail}}}), "night3");
-  auto histories = LoadHistories(db);
-  ASSERT_TRUE(histories.ok());
-  std::vector<Flaky> flaky = FindFlaky(*histories);
-  ASSERT_EQ(flaky.size(), 2u);
-  EXPECT_EQ(flaky[0].key.point, kP2p);
-  EXPECT_EQ(flaky[0].changes, 2);
-  EXPECT_EQ(flaky[0].strip, "pass fail pass");
-  EXPECT_TRUE(flaky[0].mixed_nights.empty());
-  EXPECT_EQ(flaky[1].key.point, kPut);
-  EXPECT_EQ(flaky[1].changes, 1);
-  EXPECT_EQ(flaky[1].mixed_nights, std::vector<std::string>{"night2"});
-}
+using testing::HistoryTest;
+using testing::kP2p;
+using testing::kPut;
 
 TEST_F(HistoryTest, IngestTwiceAddsNothing) {
   HistoryDb db = OpenDb();
@@ -251,34 +142,33 @@ TEST_F(HistoryTest, MigratesFromVersionOneKeepingRows) {
   EXPECT_EQ(*db.CountRows("results"), 1);
   EXPECT_EQ(*db.CountRows("metrics"), 0);
   ThreeNights(db);
-  auto histories = LoadHistories(db, kP2p);
+  auto histories = LoadHistories(db, {kP2p});
   ASSERT_TRUE(histories.ok());
   ASSERT_EQ(histories->size(), 1u);
   ASSERT_EQ((*histories)[0].nights.size(), 4u);
   EXPECT_EQ((*histories)[0].nights[0].night, "night0");
   EXPECT_TRUE((*histories)[0].nights[0].metrics.empty());
   EXPECT_DOUBLE_EQ((*histories)[0].nights[1].metrics.at("time_median_us"), 13.0);
+  EXPECT_EQ((*histories)[0].nights[0].expected, "");  // rows from before version 3 do not know it
+  EXPECT_EQ((*histories)[0].nights[0].Described(), "pass");
+  EXPECT_EQ((*histories)[0].nights[1].expected, "pass");
 }
 
-TEST_F(HistoryTest, NightDirectoryIngestsSweepsAndBisects) {
-  const fs::path night = root_ / "nights" / "night2";
-  fs::create_directories(night / "bisect" / "nightly-1" / "probes" / "n06-p0" / "trial0");
-  WriteSweep("nights/night2/nightly", "n08", {{kP2p, {Outcome::kFail}}});
-  fs::copy_file(root_ / "nights/night2/nightly/records.jsonl", night / "bisect/nightly-1/probes/n06-p0/trial0/records.jsonl");
-  ASSERT_TRUE(WriteFileAtomically((night / "bisect/nightly-1/summary.json").string(),
-                                  R"({"kind":"bisect","matrix":"tests/nightly.yaml","version_axis":"nightly"})").ok());
-  ASSERT_TRUE(WriteFileAtomically((night / "nightly.json").string(), R"({"night":"night2","version":"n08"})").ok());
-  HistoryDb db = OpenDb();
-  absl::StatusOr<IngestResult> r = IngestDirectory(db, night.string(), "");
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(r->night, "night2");
-  EXPECT_EQ(r->directories, 2);
-  EXPECT_EQ(r->added, 2);
-  Statement s = *Statement::Prepare(db, "SELECT kind, matrix, cell, version FROM results ORDER BY kind");
-  ASSERT_TRUE(*s.Step());
-  EXPECT_EQ(absl::StrCat(s.Text(0), " ", s.Text(1), " ", s.Text(2), " ", s.Text(3)), "bisect nightly transport=p2p n08");
-  ASSERT_TRUE(*s.Step());
-  EXPECT_EQ(absl::StrCat(s.Text(0), " ", s.Text(1), " ", s.Text(2), " ", s.Text(3)), "sweep nightly transport=p2p n08");
+TEST_F(HistoryTest, QueriesOpenReadOnlyAndUpgradeAnOlderSchemaFirst) {
+  { HistoryDb db = OpenDb(); ThreeNights(db); }
+  const auto before = fs::last_write_time(db_path_);
+  {
+    absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path_, HistoryDb::Mode::kQuery);
+    ASSERT_TRUE(db.ok()) << db.status();
+    EXPECT_EQ(*db->CountRows("results"), 6);
+    EXPECT_FALSE(db->Exec("DELETE FROM results").ok());  // a query's connection cannot write
+  }
+  EXPECT_EQ(fs::last_write_time(db_path_), before);
+  fs::remove(db_path_);
+  { absl::StatusOr<HistoryDb> v2 = HistoryDb::Open(db_path_, HistoryDb::Mode::kCreate, 2); ASSERT_TRUE(v2.ok()); }
+  absl::StatusOr<HistoryDb> db = HistoryDb::Open(db_path_, HistoryDb::Mode::kQuery);
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_EQ(*db->SchemaVersion(), HistorySchemaVersion());
 }
 
 TEST_F(HistoryTest, NotAResultsDirectoryIsAnError) {
@@ -286,42 +176,6 @@ TEST_F(HistoryTest, NotAResultsDirectoryIsAnError) {
   absl::StatusOr<IngestResult> r = IngestDirectory(db, root_.string(), "x");
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr(absl::StrCat(root_.string(), ": not a sweep, bisect or night directory")));
-}
-
-TEST_F(HistoryTest, ReportDrawsStripsAndTrends) {
-  HistoryDb db = OpenDb();
-  ThreeNights(db);
-  std::string html = RenderHistoryHtml(*Nights(db), *LoadHistories(db));
-  EXPECT_THAT(html, HasSubstr("nightly [transport=p2p] :: " + std::string(kP2p)));
-  EXPECT_THAT(html, HasSubstr("<title>night2 (n08): fail — wrong data on ranks 1</title>"));
-  EXPECT_THAT(html, HasSubstr("<polyline"));
-  EXPECT_THAT(html, HasSubstr("time_median_us (us): 13 .. 13"));
-  EXPECT_THAT(html, ::testing::Not(HasSubstr("<script")));
-  EXPECT_THAT(html, ::testing::Not(HasSubstr("http")));
-}
-
-int RunHistory(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return HistoryCommand(static_cast<int>(argv.size()), argv.data());
-}
-
-TEST_F(HistoryTest, CommandFlipsAndErrors) {
-  { HistoryDb db = OpenDb(); ThreeNights(db); }
-  testing::internal::CaptureStdout();
-  EXPECT_EQ(RunHistory({"history", "flips", "--db", db_path_, "--format", "tsv"}), 0);
-  EXPECT_EQ(testing::internal::GetCapturedStdout(),
-            absl::StrCat("nightly\ttransport=p2p\t", kP2p, "\tpass\tfail\tnight2\tn08\tnight1\tn03\twrong data on ranks 1\n"));
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunHistory({"history", "flips", "--db", db_path_, "--nigth", "x"}), 2);
-  EXPECT_EQ(testing::internal::GetCapturedStderr(), "gpuharness history: unknown flag --nigth; did you mean --night?\n");
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunHistory({"history", "show", "nope", "--db", db_path_}), 2);
-  EXPECT_THAT(testing::internal::GetCapturedStderr(), HasSubstr(absl::StrCat(db_path_, ": no point 'nope'")));
-  testing::internal::CaptureStderr();
-  EXPECT_EQ(RunHistory({"history", "flaky", "--db", (root_ / "missing.sqlite").string()}), 2);
-  EXPECT_THAT(testing::internal::GetCapturedStderr(), HasSubstr("missing.sqlite: no history database"));
-  EXPECT_FALSE(fs::exists(root_ / "missing.sqlite"));
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 # nights into one new database at once both land; ingesting again adds nothing; a truncated
 # database, a text file and another application's SQLite file are clean errors (exit 2, the
 # file named, the file unchanged); a directory with a bad records.jsonl is refused (exit 2,
-# file:line) without creating the database; an unknown flag is exit 2 in the project's words.
+# file:line) without creating the database; an unknown flag is exit 2 in the project's words;
+# a database its reader may not write (its file, or also its directory) still answers queries
+# and leaves no file behind, while an ingest into it is exit 3.
 #   bash tests/history/history_cli_test.sh GH_HISTORY_TOOL
 set -uo pipefail
 gpuharness=${1:?usage: history_cli_test.sh GPUHARNESS_BIN}
@@ -63,5 +65,33 @@ rc=0; err=$(tool ingest "$work/badnight" --db "$work/new.sqlite" 2>&1) || rc=$?
 rc=0; err=$(tool flips --x --db "$db" 2>&1) || rc=$?
 [ "$rc" -eq 2 ] && [[ "$err" == "gpuharness history: unknown flag --x"* ]] || fail "unknown flag: exit $rc, '$err'"
 
+# Read-only: as root, a reader without write access is another user (root writes anything).
+ro="$work/ro"
+mkdir -p "$ro/dir" "$ro/file"
+python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("pragma wal_checkpoint(truncate)")' "$db"
+cp "$db" "$ro/dir/h.sqlite"
+cp "$db" "$ro/file/h.sqlite"
+chmod 755 "$work" "$ro"
+if [ "$(id -u)" -eq 0 ]; then
+  as_reader() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+  chmod 755 "$ro/dir"; chmod 644 "$ro/dir/h.sqlite"   # neither the file nor its directory
+  chown 65534 "$ro/file"; chmod 644 "$ro/file/h.sqlite" # the directory, not the file
+else
+  as_reader() { "$@"; }
+  chmod 444 "$ro/dir/h.sqlite" "$ro/file/h.sqlite"; chmod 555 "$ro/dir"
+fi
+want=$(tool flips --format tsv --db "$db")
+for where in dir file; do
+  rc=0; got=$(as_reader "$gpuharness" history flips --format tsv --db "$ro/$where/h.sqlite" 2>"$work/ro.err") || rc=$?
+  [ "$rc" -eq 0 ] && [ "$got" = "$want" ] || fail "read-only $where: exit $rc, '$(cat "$work/ro.err")'"
+  rc=0; as_reader "$gpuharness" history status --db "$ro/$where/h.sqlite" >/dev/null 2>"$work/ro.err" || rc=$?
+  [ "$rc" -eq 0 ] || fail "read-only $where: status exit $rc, '$(cat "$work/ro.err")'"
+  leftovers=$(ls "$ro/$where")
+  [ "$leftovers" = "h.sqlite" ] || fail "read-only $where: a query left '$leftovers'"
+done
+rc=0; err=$(as_reader "$gpuharness" history ingest "$work/night1" --night night9 --db "$ro/dir/h.sqlite" 2>&1 >/dev/null) || rc=$?
+[ "$rc" -eq 3 ] && [[ "$err" == "gpuharness history: $ro/dir/h.sqlite: "* ]] || fail "ingest into a read-only database: exit $rc, '$err'"
+chmod -R u+w "$ro"
+
 [ "$failures" -eq 0 ] || { echo "history cli: $failures failure(s)"; exit 1; }
-echo "PASS: concurrent ingest, idempotent re-ingest, truncated and foreign databases refused, bad input creates no database"
+echo "PASS: concurrent ingest, idempotent re-ingest, truncated and foreign databases refused, bad input creates no database, read-only databases queried"

@@ -7,9 +7,11 @@
 #                   (n03 good .. n08 bad) names n06 first bad and n05 last good, attached to
 #                   the night's summary.md; the baseline stays night 1
 #   night 3 at n08: the same regression, no longer new -> exit 1 and no second bisect
-# then the results history the nights were ingested into: `history flips` names the planted
-# point at night 2 (version n08), and night 1 ingested again as a fourth night makes that point
-# alternate, which `history flaky` finds.
+# then the results history the nights were ingested into: `history status` says the planted
+# point is broken since night 2 (n08), last good night 1 (n03), `history flips` names it at
+# night 2 (version n08), and night 1 ingested again as a fourth night makes that point
+# alternate, which `history flaky` finds with its rate. The nights' comparison and summaries
+# come from `gpuharness history regressions` and `history summary` (no Python of the nightly's).
 #   bash tests/nightly_dryrun/nightly_dryrun_test.sh GPUHARNESS_BIN SOURCE_DIR FAKE_LIB
 # Exit: 0 pass, 1 an assertion failed.
 set -uo pipefail
@@ -55,7 +57,8 @@ put = "ring_shift/bytes=4K/dtype=i32/transport=mpi_put/np=2"
 
 # Night 1: the first good night, tonight's version only, every point passing.
 n1 = load("nights", "night1", "nightly.json") or {}
-check(n1.get("good") is True and n1.get("status") == 0 and n1.get("version") == "n03", f"night1 nightly.json: {n1}")
+check(n1.get("schema_version") == 1 and n1.get("good") is True and n1.get("status") == 0 and n1.get("version") == "n03",
+      f"night1 nightly.json: {n1}")
 recs = [json.loads(l) for l in (load("nights", "night1", "nightly", "records.jsonl") or "").splitlines() if l.strip()]
 check(sorted((r["point"], r["cell"].get("transport"), r["cell"].get("nightly"), r["outcome"]) for r in recs) ==
       [(p2p, "p2p", "n03", "pass"), (put, "put", "n03", "pass")], f"night1 records: {[(r['point'], r['cell'], r['outcome']) for r in recs]}")
@@ -65,8 +68,8 @@ n2 = load("nights", "night2", "nightly.json") or {}
 check(n2.get("good") is False and n2.get("status") == 1, f"night2 good/status: {n2.get('good')}/{n2.get('status')}")
 check(n2.get("baseline_night") == "night1" and n2.get("baseline_version") == "n03", f"night2 baseline: {n2.get('baseline_night')} {n2.get('baseline_version')}")
 regs = (load("nights", "night2", "nightly", "regressions.json") or {}).get("regressions", [])
-check([(r["point"], r["cell_arg"], r["baseline"], r["now"], r["new"]) for r in regs] == [(p2p, "transport=p2p", "pass", "fail", True)],
-      f"night2 regressions: {regs}")
+check([(r["point"], r["cell_arg"], r["baseline"], r["now"], r["new"], r["baseline_version"], r["version"]) for r in regs] ==
+      [(p2p, "transport=p2p", "pass", "fail", True, "n03", "n08")], f"night2 regressions: {regs}")
 bisect = load("nights", "night2", "bisect", "nightly-1", "summary.json") or {}
 answer = bisect.get("answer", {})
 check(answer.get("first_bad") == "n06", f"night2 bisect first_bad {answer.get('first_bad')!r}, expected 'n06' (the planted version)")
@@ -76,6 +79,8 @@ check("First bad version **n06**, last good n05" in summary, "night2 summary.md 
 check("bisect summary.md" in summary and "n06" in summary.split("bisect summary.md", 1)[-1],
       "night2 summary.md does not attach the bisect's summary.md")
 check(f"| {p2p} | transport=p2p | pass | fail |" in summary, "night2 summary.md lacks the regression row")
+check(f"| {p2p} | transport=p2p | fail | night2 (version n08) | night1 (version n03) | " in summary,
+      "night2 summary.md does not say the point is broken since night2, last good night1")
 check(not os.path.exists(os.path.join(root, "nights", "night2", "bisect", "nightly-2")), "night2 ran a second bisect")
 
 # Night 3: the same regression again: reported, not new, not bisected again.
@@ -97,12 +102,17 @@ db="$root/history.sqlite"
 flips=$("${history[@]}" flips --format tsv --db "$db") || fail "history flips exited $?"
 [ "$(printf '%s\n' "$flips" | cut -f1-8)" = "$(printf 'nightly\ttransport=p2p\t%s\tpass\tfail\tnight2\tn08\tnight1' "$p2p")" ] \
   || fail "history flips: '$flips', expected the planted point turning pass -> fail at night2 (n08)"
+status=$("${history[@]}" status --db "$db") || fail "history status exited $?"
+[ "$status" = "as of night night3 (3 nights): 1 of 2 points broken
+nightly [transport=p2p] :: $p2p: fail since night2 (version n08), 2 nights; last good night1 (version n03): 1 of 1024 elements wrong, first at 0 [ranks 1]" ] \
+  || fail "history status: '$status'"
 shown=$("${history[@]}" show "$p2p" --db "$db") || fail "history show exited $?"
 [ "$(printf '%s\n' "$shown" | grep -c '^  night')" -eq 3 ] || fail "history show: '$shown', expected three nights"
 cp "$db" "$work/h4.sqlite"
 "${history[@]}" ingest "$root/nights/night1" --night night4 --db "$work/h4.sqlite" >/dev/null || fail "ingesting night4 exited $?"
 flaky=$("${history[@]}" flaky --db "$work/h4.sqlite") || fail "history flaky exited $?"
-[ "$flaky" = "nightly [transport=p2p] :: $p2p: pass fail fail pass (2 changes)" ] || fail "history flaky: '$flaky'"
+[ "$flaky" = "nightly [transport=p2p] :: $p2p: failed 2 of 4 trials (50 %, 95 % interval 15-85 %) on 2 of 4 nights; verdicts pass fail fail pass (2 changes)" ] \
+  || fail "history flaky: '$flaky'"
 "${history[@]}" report --out "$work/history.html" --db "$work/h4.sqlite" >/dev/null || fail "history report exited $?"
 grep -q '<polyline' "$work/history.html" || fail "history report has no trend line"
 
