@@ -90,7 +90,7 @@ Reworded RewordedRange(bool regex) {
   }
   r.result.probes[0].tally.verdict = r.result.probes[3].tally.verdict = ProbeVerdict::kBad;
   r.result.probes[5].tally.verdict = r.result.probes[1].tally.verdict = ProbeVerdict::kGood;
-  r.result.answer = {.last_good = 1, .first_bad = 4, .unclassified = {2, 3}};
+  r.result.answer = {.last_good = 1, .first_bad = 4, .unclassified = {2, 3}, .contradictions = {}};
   r.result.rounds = 4;
   r.result.total_trials = 8;
   return r;
