@@ -50,5 +50,9 @@ add_test(NAME gpuharness.bisect.infra_retry
 add_test(NAME gpuharness.bisect.reworded
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/reworded/reworded_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_reworded)
+# A set-up that installs another version than its label names (tests/bisect/provenance/).
+add_test(NAME gpuharness.bisect.provenance
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/provenance/provenance_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/bisect_provenance)
 set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param gpuharness.bisect.infra_retry
-  gpuharness.bisect.reworded PROPERTIES LABELS "bisect" TIMEOUT 600)
+  gpuharness.bisect.reworded gpuharness.bisect.provenance PROPERTIES LABELS "bisect" TIMEOUT 600)

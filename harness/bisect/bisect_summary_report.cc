@@ -239,6 +239,20 @@ std::string PythonVersion(const std::vector<const Side*>& sides) {
   return CommandLine("python3 --version 2>&1");
 }
 
+// "; checked: `jax 0.7.0`" from the version's provenance.json (driver/version_provenance.h), the
+// packages its set-up pinned as the job found them installed; "" when the set-up pinned none.
+std::string CheckedAgainstLabel(const std::string& version_dir) {
+  const nlohmann::json p = ReadJson(version_dir + "/provenance.json").value_or(nlohmann::json::object());
+  if (!p.contains("installed") || !p["installed"].is_object() || p["installed"].empty()) return "";
+  std::vector<std::string> checked;
+  for (const auto& [name, version] : p["installed"].items()) {
+    checked.push_back(version.is_string() ? absl::StrCat(name, " ", version.get<std::string>())
+                                          : absl::StrCat(name, " not installed"));
+  }
+  const bool ok = p.value("ok", false);
+  return absl::StrCat("; checked against the label: ", Quoted(absl::StrJoin(checked, ", ")), ok ? "" : " (wrong)");
+}
+
 // What a version is: its venv's packages (as pip freeze lists them), its git commit, or its set-up.
 std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
   const std::string dir = VersionDirOf(side);
@@ -259,7 +273,7 @@ std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
   }
   if (!packages.empty()) {
     std::sort(packages.begin(), packages.end());
-    return absl::StrCat("pip freeze: ", Quoted(absl::StrJoin(packages, " ")));
+    return absl::StrCat("pip freeze: ", Quoted(absl::StrJoin(packages, " ")), CheckedAgainstLabel(dir));
   }
   if (fs::exists(dir + "/src/.git", ec)) {
     const std::string commit = CommandLine(absl::StrCat("git -C ", ShellQuote(dir + "/src"), " rev-parse HEAD 2>/dev/null"));
