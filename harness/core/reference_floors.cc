@@ -204,6 +204,9 @@ std::string DefaultReferenceTablePath(const std::string& scenario_file) {
   for (; !dir.empty(); dir = dir.parent_path()) {
     const std::filesystem::path candidate = dir / kDefaultTable;
     if (std::filesystem::is_regular_file(candidate, error)) return candidate.string();
+    // The search ends at the scenario tree's root (a checkout, an installed share/gpuharness or
+    // a test's directory), so a table of some enclosing tree never answers for this one.
+    if (std::filesystem::is_directory(dir / "scenarios", error) || std::filesystem::exists(dir / ".git", error)) break;
     if (dir == dir.root_path()) break;
   }
   return "";

@@ -79,8 +79,9 @@ const ReferenceRow* FindReference(const ReferenceTable& table, const std::string
                                   const Point& point, const EnvironmentFacts& facts);
 
 // Where `min: reference` finds its table when the bound names none: the first
-// <dir>/results/reference/collective_busbw.yaml from the scenario file's directory upwards;
-// "" when there is none.
+// <dir>/results/reference/collective_busbw.yaml from the scenario file's directory upwards, up
+// to the first directory holding `scenarios/` or `.git` (the scenario tree's root); "" when
+// there is none.
 std::string DefaultReferenceTablePath(const std::string& scenario_file);
 
 }  // namespace gh

@@ -1,9 +1,10 @@
-// The `exec:` block of a scenario of kind `exec`: the command each rank starts, its
-// environment and working directory, and the rules that turn the command's end and output into
-// an outcome. Plain data filled by the loader (docs/scenarios/exec.md documents the YAML).
+// The `exec:` block of a scenario of kind `exec` (its KindInfo::block_key, held in
+// ScenarioSpec::block): the command each rank starts, its environment and working directory,
+// and the rules that turn the command's end and output into an outcome. Plain data filled by the
+// loader (docs/scenarios/exec.md documents the YAML).
 // Strings marked "template" may hold placeholders such as {rank}: see exec_template.h.
-#ifndef GPUHARNESS_CORE_EXEC_BLOCK_H_
-#define GPUHARNESS_CORE_EXEC_BLOCK_H_
+#ifndef GPUHARNESS_SCENARIOS_EXEC_BLOCK_H_
+#define GPUHARNESS_SCENARIOS_EXEC_BLOCK_H_
 
 #include <optional>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "absl/time/time.h"
 #include "harness/core/outcome.h"
+#include "harness/core/scenario_spec.h"
 
 namespace gh {
 
@@ -29,8 +31,7 @@ struct ExecSkipRule {
   std::string reason;  // template; may be empty
 };
 
-struct ExecBlock {
-  bool present = false;
+struct ExecBlock : KindBlock {
   std::vector<std::string> argv;  // templates; argv[0] is looked up in PATH
   // Templates, in document order. An entry whose value expands to "" is left as inherited.
   std::vector<std::pair<std::string, std::string>> env;
@@ -47,4 +48,4 @@ struct ExecBlock {
 
 }  // namespace gh
 
-#endif  // GPUHARNESS_CORE_EXEC_BLOCK_H_
+#endif  // GPUHARNESS_SCENARIOS_EXEC_BLOCK_H_

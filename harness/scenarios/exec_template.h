@@ -1,8 +1,8 @@
 // Placeholders in the `exec:` block's strings: "{name}" is replaced by the value of `name`;
 // "{{" and "}}" stand for literal braces. Braces around anything that is not a lower-case
 // identifier ("\\d{2}", "{2,3}") are left as they are, so regex quantifiers need no escaping.
-#ifndef GPUHARNESS_CORE_EXEC_TEMPLATE_H_
-#define GPUHARNESS_CORE_EXEC_TEMPLATE_H_
+#ifndef GPUHARNESS_SCENARIOS_EXEC_TEMPLATE_H_
+#define GPUHARNESS_SCENARIOS_EXEC_TEMPLATE_H_
 
 #include <map>
 #include <set>
@@ -26,4 +26,4 @@ absl::StatusOr<std::string> ExpandExecTemplate(std::string_view text,
 
 }  // namespace gh
 
-#endif  // GPUHARNESS_CORE_EXEC_TEMPLATE_H_
+#endif  // GPUHARNESS_SCENARIOS_EXEC_TEMPLATE_H_

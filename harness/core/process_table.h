@@ -2,15 +2,15 @@
 // job's session, and signalling all of them. A job is started with setsid(), so its session id
 // is its leader's pid, and every process it starts stays in that session even where it takes a
 // process group of its own (mpirun puts each rank in one).
-#ifndef GPUHARNESS_DRIVER_PROCESS_TABLE_H_
-#define GPUHARNESS_DRIVER_PROCESS_TABLE_H_
+#ifndef GPUHARNESS_CORE_PROCESS_TABLE_H_
+#define GPUHARNESS_CORE_PROCESS_TABLE_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace gh::driver {
+namespace gh {
 
 struct ProcessStat {
   int pid = 0;
@@ -35,6 +35,6 @@ int SignalSession(int sid, int signal);
 // boots are not comparable.
 std::string BootId();
 
-}  // namespace gh::driver
+}  // namespace gh
 
-#endif  // GPUHARNESS_DRIVER_PROCESS_TABLE_H_
+#endif  // GPUHARNESS_CORE_PROCESS_TABLE_H_

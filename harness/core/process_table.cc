@@ -1,4 +1,4 @@
-#include "harness/driver/process_table.h"
+#include "harness/core/process_table.h"
 
 #include <dirent.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace gh::driver {
+namespace gh {
 
 std::optional<ProcessStat> ReadProcessStat(int pid) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
@@ -68,4 +68,4 @@ std::string BootId() {
   return std::string(absl::StripAsciiWhitespace(id));
 }
 
-}  // namespace gh::driver
+}  // namespace gh

@@ -1,4 +1,4 @@
-#include "harness/core/exec_block_loader.h"
+#include "harness/scenarios/exec_block_loader.h"
 
 #include <map>
 #include <set>
@@ -8,7 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/duration_text.h"
-#include "harness/core/exec_template.h"
+#include "harness/scenarios/exec_block.h"
+#include "harness/scenarios/exec_template.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/regex.h"
 #include "harness/core/status_macros.h"
@@ -154,7 +155,7 @@ absl::Status LoadRules(const ExecContext& ctx, const YAML::Node& node, const std
   return absl::OkStatus();
 }
 
-absl::Status LoadTimeout(const YamlDoc& doc, YamlMap& map, ScenarioSpec& spec) {
+absl::Status LoadTimeout(const YamlDoc& doc, YamlMap& map, const ScenarioSpec& spec, ExecBlock& exec) {
   const YAML::Node value = map.Child("timeout");
   GH_ASSIGN_OR_RETURN(absl::Duration timeout, doc.Duration(value, map.Path("timeout")));
   if (timeout >= spec.timeout) {
@@ -163,14 +164,18 @@ absl::Status LoadTimeout(const YamlDoc& doc, YamlMap& map, ScenarioSpec& spec) {
                                   FormatDurationText(spec.timeout),
                                   ") so that the rank records it before the watchdog ends the job"));
   }
-  spec.exec.timeout = timeout;
+  exec.timeout = timeout;
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status LoadExecBlock(const YamlDoc& doc, const YAML::Node& node, const KindInfo& kind,
-                           ScenarioSpec& spec) {
+absl::StatusOr<std::shared_ptr<const KindBlock>> ReadExecBlock(const YamlDoc& doc, const YAML::Node& node,
+                                                               const KindInfo& kind, const ScenarioSpec& spec) {
+  if (!node.IsDefined()) {
+    return YamlError(spec.loc, "exec",
+                     absl::StrCat("missing required key (kind '", kind.name, "' runs the command it names)"));
+  }
   GH_ASSIGN_OR_RETURN(
       YamlMap map,
       YamlMap::Of(doc, node, "exec",
@@ -179,8 +184,8 @@ absl::Status LoadExecBlock(const YamlDoc& doc, const YAML::Node& node, const Kin
                   "a map with argv (and env, workdir, pass, signatures, skip...)"));
   ExecContext ctx{doc, ExecFixedPlaceholders()};
   for (const ParamDef& def : kind.params) ctx.placeholders.insert(def.name);
-  ExecBlock& exec = spec.exec;
-  exec.present = true;
+  auto block = std::make_shared<ExecBlock>();
+  ExecBlock& exec = *block;
   if (!map.Has("argv")) return doc.Error(node, "exec.argv", "missing required key");
   const YAML::Node argv = map.Child("argv");
   GH_ASSIGN_OR_RETURN(exec.argv, TemplateList(ctx, argv, map.Path("argv"), false));
@@ -211,8 +216,9 @@ absl::Status LoadExecBlock(const YamlDoc& doc, const YAML::Node& node, const Kin
     GH_ASSIGN_OR_RETURN(int64_t lines, map.Int("tail_lines", 0, 10000));
     exec.tail_lines = static_cast<int>(lines);
   }
-  if (map.Has("timeout")) GH_RETURN_IF_ERROR(LoadTimeout(doc, map, spec));
-  return map.Finish();
+  if (map.Has("timeout")) GH_RETURN_IF_ERROR(LoadTimeout(doc, map, spec, exec));
+  GH_RETURN_IF_ERROR(map.Finish());
+  return block;
 }
 
 }  // namespace gh

@@ -1,4 +1,4 @@
-#include "harness/core/exec_template.h"
+#include "harness/scenarios/exec_template.h"
 
 #include "absl/strings/str_cat.h"
 
