@@ -1,12 +1,20 @@
-// Bisect speed with fake versions (docs/bisect.md): the search, the SPRT and the pooled
-// posterior driven through the TrialRunner seam, where a real bisect runs jobs. Prints the
-// issue's claims with what was measured, before and after the trial economy, then times the
-// bisect machinery itself with Google Benchmark.
-//   1. deterministic oracle, 100 versions: probes after the ends (claim: <= 7) and trials per
-//      good probe (claim: <= 3); --jobs 3 with one trial per probe: rounds (claim: <= 4)
+// Bisect speed with fake versions (docs/bisect.md): the search, the SPRT, the confirmation of a
+// one-trial-per-probe answer and the pooled posterior driven through the TrialRunner seam, where
+// a real bisect runs jobs. Every fake version's failure is an exception raised by one line of
+// the user's program; the first bad version words it otherwise than the later ones (as a
+// release that removes an API does), so only a failure family finds it. Prints the claims with
+// what was measured, then times the bisect machinery itself with Google Benchmark.
+//   1. deterministic oracle, 100 versions: trials per bisect (claim: <= 12 on average, 0 wrong),
+//      probes after the ends (claim: <= 7); --jobs 3 with one trial per probe: rounds (claim: <= 4)
 //   2. trials lasting 1..8 simulated seconds: --jobs 3 in rounds against rolling (no rounds)
-//   3. flaky oracle (bad versions fail half their trials), 100 simulated bisects: right answers
-//      (claim: >= 99) and trials against 10 per probe of a plain bisection (claim: <= 0.5x)
+//   3. flaky oracle (bad versions fail half their trials; a tenth of the versions between the
+//      ends also crash in a fifth of their trials), 100 simulated bisects: right answers (claim: >= 99, no version
+//      that failed called good) and trials against 10 per probe of a plain bisection
+//      (claim: <= 0.5x)
+//   4. flaky bad versions whose bad end fails its first trials (it looks deterministic): right
+//      answers over 100 bisects
+//   5. the trade the confirmation makes: for risk bounds (--beta) from 0.1 to 0.005, the
+//      deterministic oracle's trials against the flaky oracle's right answers
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -81,7 +89,21 @@ class TimedFakeVersions : public TrialRunner {
 };
 
 TrialResult Pass() { return {Outcome::kPass, "", false, "", 0, ""}; }
-TrialResult WrongData() { return {Outcome::kFail, "wrong data [ranks 1]", false, "", 0, ""}; }
+// The hunted failure: an attribute the versions from the first bad on removed, raised by the
+// same line of the user's program; the first bad version words it otherwise.
+constexpr char kUsersLine[] = "prog.py: s = fakelib.sharding.Sharding(devices)";
+TrialResult Removed() {
+  return {Outcome::kError, "AttributeError: module 'fakelib.sharding' has no attribute 'Sharding' [ranks 0,1]",
+          false, "", 0, "", kUsersLine};
+}
+TrialResult RemovedReworded() {
+  return {Outcome::kError,
+          "AttributeError: fakelib.sharding.Sharding was deprecated in fakelib v0.6.0 and removed in fakelib v0.7.0",
+          false, "", 0, "", kUsersLine};
+}
+TrialResult Bad(int version, int first_bad) { return version == first_bad ? RemovedReworded() : Removed(); }
+// Another failure: a crash while starting, on some versions, good or bad.
+TrialResult Crash() { return {Outcome::kCrash, "SIGSEGV in step 'init' [ranks 1]", false, "", 0, ""}; }
 
 // A reproducible coin per (seed, version, trial): splitmix64.
 bool Coin(uint64_t seed, int version, int trial) {
@@ -90,14 +112,20 @@ bool Coin(uint64_t seed, int version, int trial) {
   return x & 1;
 }
 
+// A reproducible uniform number in [0, 1) per (seed, version, trial), apart from Coin's.
+double Uniform(uint64_t seed, int version, int trial) {
+  uint64_t x = (seed + 0x5851F42D4C957F2Dull) * 0xD1B54A32D192ED03ull ^ (static_cast<uint64_t>(version) << 24) ^
+               static_cast<uint64_t>(trial);
+  x ^= x >> 30; x *= 0xbf58476d1ce4e5b9ull; x ^= x >> 27; x *= 0x94d049bb133111ebull; x ^= x >> 31;
+  return static_cast<double>(x >> 11) / 9007199254740992.0;
+}
+
 BisectConfig Config(int n, int jobs, int max_trials) {
   BisectConfig config;
   for (int i = 0; i < n; ++i) config.versions.push_back(absl::StrCat("v", i));
   config.good = 0;
   config.bad = n - 1;
-  config.jobs = jobs;
-  config.hunt.outcome = Outcome::kFail;
-  config.hunt.signature = "wrong data";
+  config.jobs = jobs;  // the hunt: the bad end's failure family
   config.sprt.max_trials = max_trials;
   return config;
 }
@@ -110,8 +138,7 @@ BisectConfig Unpooled(BisectConfig config) {
 }
 
 struct DeterministicStats {
-  int worst_probes = 0;      // after the ends
-  int worst_good_trials = 0; // trials of one good probe, the good end included
+  int worst_probes = 0;  // after the ends
   int64_t trials = 0;
   int wrong = 0;
 };
@@ -119,44 +146,80 @@ struct DeterministicStats {
 DeterministicStats Deterministic(const BisectConfig& base) {
   DeterministicStats stats;
   for (int first_bad = 1; first_bad <= 99; ++first_bad) {
-    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? Bad(v, first_bad) : Pass(); });
     absl::StatusOr<BisectResult> r = RunBisect(base, versions);
-    if (!r.ok() || r->answer.first_bad != first_bad) {
+    if (!r.ok() || r->answer.first_bad != first_bad || r->answer.last_good != first_bad - 1) {
       ++stats.wrong;
       continue;
     }
     stats.worst_probes = std::max(stats.worst_probes, static_cast<int>(r->probes.size()) - 2);
-    for (const ProbeRecord& p : r->probes) {
-      if (p.tally.verdict == ProbeVerdict::kGood) {
-        stats.worst_good_trials = std::max(stats.worst_good_trials, static_cast<int>(p.trials.size()));
-      }
-    }
     stats.trials += r->total_trials;
   }
   return stats;
 }
 
+// A version that failed in any way is never called good.
+bool NoFailedVersionGood(const BisectResult& r) {
+  for (const ProbeRecord& p : r.probes) {
+    const bool failed = std::any_of(p.trials.begin(), p.trials.end(), [](const TrialResult& t) {
+      return !t.unrunnable() && t.outcome != Outcome::kPass && t.outcome != Outcome::kSkip;
+    });
+    if (failed && p.tally.verdict == ProbeVerdict::kGood) return false;
+  }
+  return true;
+}
+
+// Right: the answer brackets the change (last good < first bad version <= first bad) and every
+// version between its pair failed differently, and no version that failed is called good.
+// Exact: the pair is the change's own.
+bool Right(const BisectResult& r, int first_bad, bool* exact) {
+  *exact = false;
+  if (r.status != BisectStatus::kFound || !NoFailedVersionGood(r)) return false;
+  if (r.answer.last_good >= first_bad || r.answer.first_bad < first_bad) return false;
+  for (int v = r.answer.last_good + 1; v < r.answer.first_bad; ++v) {
+    auto probe = std::find_if(r.probes.begin(), r.probes.end(), [&](const ProbeRecord& p) { return p.version == v; });
+    if (probe == r.probes.end() || probe->tally.verdict != ProbeVerdict::kOther) return false;
+  }
+  *exact = r.answer.first_bad == first_bad && r.answer.last_good == first_bad - 1;
+  return true;
+}
+
 struct FlakyStats {
-  int right = 0;
+  int right = 0, exact = 0;
+  int turned_flaky = 0, turned_flaky_right = 0;  // a confirming trial disagreed: pooled after all
   int64_t trials = 0, fixed = 0;
   int worst = 0;
 };
 
-// 100 bisects over 100 versions, bad versions failing each trial with probability 1/2. The
-// yardstick: 10 fixed trials for each probe of a plain bisection of the same range (its ends
-// and its ceil(log2) probes).
-FlakyStats Flaky(const BisectConfig& base) {
+// The flaky oracle: bad versions fail each trial with probability 1/2 (the first bad in its own
+// words); one version in ten between the ends (the bad end crashing too would leave the failure
+// to hunt ambiguous) crashes while starting in a fifth of its trials, good or bad. With
+// `looks_deterministic`, the bad end's first 8 trials always fail.
+TrialResult FlakyTrial(uint64_t seed, int first_bad, int v, int t, bool looks_deterministic) {
+  const bool crashes = v > 0 && v < 99 && (v * 7 + static_cast<int>(seed)) % 10 == 3;
+  if (crashes && Uniform(seed, v, t) < 0.2) return Crash();
+  const bool forced = looks_deterministic && v == 99 && t < 8;
+  return v >= first_bad && (forced || Coin(seed, v, t)) ? Bad(v, first_bad) : Pass();
+}
+
+// 100 bisects over 100 versions. The yardstick: 10 fixed trials for each probe of a plain
+// bisection of the same range (its ends and its ceil(log2) probes).
+FlakyStats Flaky(const BisectConfig& base, bool looks_deterministic = false) {
   FlakyStats stats;
   for (uint64_t seed = 1; seed <= 100; ++seed) {
     const int first_bad = 1 + static_cast<int>((seed * 37) % 99);
-    FakeVersions versions([&](int v, int t) { return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass(); });
+    FakeVersions versions([&](int v, int t) { return FlakyTrial(seed, first_bad, v, t, looks_deterministic); });
     absl::StatusOr<BisectResult> r = RunBisect(base, versions);
-    FakeVersions plain([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    FakeVersions plain([&](int v, int) { return v >= first_bad ? Bad(v, first_bad) : Pass(); });
     absl::StatusOr<BisectResult> p = RunBisect(Unpooled(Config(100, 1, 1)), plain);
     if (!r.ok() || !p.ok()) continue;
-    if (r->status == BisectStatus::kFound && r->answer.first_bad == first_bad &&
-        r->answer.last_good == first_bad - 1) {
-      ++stats.right;
+    bool exact = false;
+    const bool right = Right(*r, first_bad, &exact);
+    stats.right += right;
+    stats.exact += exact;
+    if (!r->economy.turned_flaky.empty()) {
+      ++stats.turned_flaky;
+      stats.turned_flaky_right += right;
     }
     stats.trials += r->total_trials;
     stats.fixed += 10 * static_cast<int64_t>(p->probes.size());
@@ -173,15 +236,15 @@ void PrintClaims() {
     const DeterministicStats d = Deterministic(config);
     // The claims are judged on the "after" lines; "before" shows what they replace.
     auto verdict = [&](bool ok) { return economy ? (ok ? "OK" : "FAILED") : "-"; };
-    std::printf("  %s: at most %d probes after the ends (claim: <= 7) %s; at most %d trials per good probe "
-                "(claim: <= 3) %s; %.1f trials per bisect; %d wrong\n",
-                economy ? "after  (bad end estimated)" : "before (no estimate)      ", d.worst_probes,
-                verdict(d.worst_probes <= 7), d.worst_good_trials, verdict(d.worst_good_trials <= 3),
-                static_cast<double>(d.trials) / (99 - d.wrong), d.wrong);
+    const double mean = static_cast<double>(d.trials) / std::max(1, 99 - d.wrong);
+    std::printf("  %s: %.1f trials per bisect (claim: <= 12) %s; %d wrong (claim: 0) %s; at most %d probes after "
+                "the ends (claim: <= 7) %s\n",
+                economy ? "after  (one trial per probe, pair confirmed)" : "before (no estimate, SPRT per probe)      ",
+                mean, verdict(mean <= 12), d.wrong, verdict(d.wrong == 0), d.worst_probes, verdict(d.worst_probes <= 7));
   }
   int worst_rounds = 0;
   for (int first_bad = 1; first_bad <= 99; ++first_bad) {
-    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? Bad(v, first_bad) : Pass(); });
     absl::StatusOr<BisectResult> r = RunBisect(Config(100, 3, 1), versions);
     if (r.ok() && r->answer.first_bad == first_bad) worst_rounds = std::max(worst_rounds, r->rounds);
   }
@@ -197,7 +260,7 @@ void PrintClaims() {
       double total = 0;
       int wrong = 0;
       for (int first_bad = 1; first_bad <= 99; ++first_bad) {
-        TimedFakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); }, first_bad);
+        TimedFakeVersions versions([&](int v, int) { return v >= first_bad ? Bad(v, first_bad) : Pass(); }, first_bad);
         BisectConfig config = Config(100, jobs, cap);
         config.rolling = rolling;
         absl::StatusOr<BisectResult> r = RunBisect(config, versions);
@@ -211,17 +274,39 @@ void PrintClaims() {
     }
   }
 
-  std::printf("flaky (bad versions fail half their trials), 100 bisects over 100 versions:\n");
+  std::printf("flaky (bad versions fail half their trials, one version in ten between the ends also crashes in a fifth), 100 bisects "
+              "over 100 versions:\n");
   for (bool economy : {false, true}) {
     const BisectConfig config = economy ? Config(100, 1, cap) : Unpooled(Config(100, 1, cap));
     const FlakyStats f = Flaky(config);
     const double ratio = static_cast<double>(f.trials) / static_cast<double>(f.fixed);
     auto verdict = [&](bool ok) { return economy ? (ok ? "OK" : "FAILED") : "-"; };
-    std::printf("  %s: right in %d of 100 (claim: >= 99) %s; %lld trials, %.2fx of 10 fixed per probe of a "
-                "plain bisection (%lld) (claim: <= 0.5x) %s; worst bisect %d trials\n",
-                economy ? "after  (pooled posterior)" : "before (SPRT per probe)  ", f.right,
-                verdict(f.right >= 99), static_cast<long long>(f.trials), ratio,
+    std::printf("  %s: right in %d of 100 (claim: >= 99) %s, %d of them the exact pair; %lld trials, %.2fx of 10 "
+                "fixed per probe of a plain bisection (%lld) (claim: <= 0.5x) %s; worst bisect %d trials\n",
+                economy ? "after  (estimate, then pooled posterior)" : "before (SPRT per probe)                ",
+                f.right, verdict(f.right >= 99), f.exact, static_cast<long long>(f.trials), ratio,
                 static_cast<long long>(f.fixed), verdict(ratio <= 0.5), f.worst);
+  }
+  {
+    const FlakyStats f = Flaky(Config(100, 1, cap), /*looks_deterministic=*/true);
+    std::printf("  the same, the bad end failing its first 8 trials (it looks deterministic): right in %d of 100 "
+                "(goal: >= 99) %s; %d turned flaky at a disagreeing trial and were pooled (%d of them right), %d "
+                "stood as deterministic (%d right); %lld trials\n",
+                f.right, f.right >= 99 ? "OK" : "MISSED", f.turned_flaky, f.turned_flaky_right, 100 - f.turned_flaky,
+                f.right - f.turned_flaky_right, static_cast<long long>(f.trials));
+  }
+
+  std::printf("the confirmation's trade: risk bound (--beta) against deterministic trials and flaky right answers:\n");
+  for (double beta : {0.1, 0.05, 0.02, 0.01, 0.005}) {
+    BisectConfig config = Config(100, 1, cap);
+    config.sprt.beta = beta;
+    const DeterministicStats d = Deterministic(config);
+    const FlakyStats f = Flaky(config);
+    const FlakyStats g = Flaky(config, /*looks_deterministic=*/true);
+    std::printf("  --beta %-5g: deterministic %.1f trials per bisect, %d wrong; flaky right in %d of 100 (%.2fx of "
+                "fixed-10); looking deterministic right in %d of 100\n",
+                beta, static_cast<double>(d.trials) / std::max(1, 99 - d.wrong), d.wrong, f.right,
+                static_cast<double>(f.trials) / static_cast<double>(f.fixed), g.right);
   }
   std::fflush(stdout);
 }
@@ -231,7 +316,7 @@ void BM_DeterministicBisect100(benchmark::State& state) {
   const int jobs = static_cast<int>(state.range(0));
   int first_bad = 1;
   for (auto _ : state) {
-    FakeVersions versions([&](int v, int) { return v >= first_bad ? WrongData() : Pass(); });
+    FakeVersions versions([&](int v, int) { return v >= first_bad ? Bad(v, first_bad) : Pass(); });
     absl::StatusOr<BisectResult> r = RunBisect(Config(100, jobs, 1), versions);
     benchmark::DoNotOptimize(r);
     first_bad = first_bad % 99 + 1;
@@ -243,7 +328,7 @@ void BM_FlakyBisect100(benchmark::State& state) {
   uint64_t seed = 1;
   for (auto _ : state) {
     const int first_bad = 1 + static_cast<int>((seed * 37) % 99);
-    FakeVersions versions([&](int v, int t) { return v >= first_bad && Coin(seed, v, t) ? WrongData() : Pass(); });
+    FakeVersions versions([&](int v, int t) { return FlakyTrial(seed, first_bad, v, t, false); });
     absl::StatusOr<BisectResult> r = RunBisect(Config(100, 1, 20), versions);
     benchmark::DoNotOptimize(r);
     ++seed;

@@ -42,5 +42,14 @@ add_test(NAME gpuharness.bisect.param
 add_test(NAME gpuharness.bisect.infra_retry
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/infra_retry/infra_retry_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_infra_retry)
-set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param gpuharness.bisect.infra_retry PROPERTIES
-  LABELS "bisect" TIMEOUT 600)
+# A failure worded otherwise by the first bad release (tests/bisect/reworded/reworded_test.sh):
+# found by its family in both economies, the report quoting both wordings.
+add_test(NAME gpuharness.bisect.reworded
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/reworded/reworded_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/bisect_reworded)
+# A set-up that installs another version than its label names (tests/bisect/provenance/).
+add_test(NAME gpuharness.bisect.provenance
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/provenance/provenance_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/bisect_provenance)
+set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param gpuharness.bisect.infra_retry
+  gpuharness.bisect.reworded gpuharness.bisect.provenance PROPERTIES LABELS "bisect" TIMEOUT 600)

@@ -35,6 +35,7 @@ TrialResult ReduceJobRecords(const std::vector<Record>& records) {
     if (static_cast<int>(record.result.outcome) > static_cast<int>(trial.outcome)) {
       trial.outcome = record.result.outcome;
       trial.signature = record.result.signature;
+      trial.where = FailureWhere(record.result);
       trial.point = record.point;
     }
   }

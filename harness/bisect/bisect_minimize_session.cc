@@ -306,8 +306,7 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
     found.message = absl::StrReplaceAll(found.checked.message, {{"the good end 'passing'", "the passing cell"},
                                                                 {"the bad end 'failing'", "the failing cell"}});
   } else {
-    absl::StatusOr<Hunt> resolved =
-        Hunt::Create(found.checked.hunt_outcome, found.checked.hunt_signature, options.hunt.other_as_bad);
+    absl::StatusOr<Hunt> resolved = HuntOf(found.checked, options.hunt.other_as_bad);
     if (!resolved.ok()) return resolved.status();
     found.hunt = *resolved;
     ChangeProber prober(options, ends, configs, runner, print);

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/bisect/answer_confirmation.h"
 #include "harness/bisect/pooled_search.h"
 #include "harness/bisect/rolling_search.h"
 
@@ -50,7 +51,21 @@ absl::StatusOr<BisectFind> ParseBisectFind(std::string_view name) {
 std::string BisectEconomy::ToString() const {
   if (bad_end_runs == 0) return absl::StrCat("no estimate; probes decided by SPRT ", probe_sprt.ToString());
   std::string out = absl::StrCat("the bad end failed ", bad_end_hunted, " of ", bad_end_runs, " trials: ");
-  if (deterministic) {
+  if (deterministic && !turned_flaky.empty()) {
+    absl::StrAppend(&out, "deterministic at first, one trial per probe; then ", turned_flaky,
+                    ": flaky; one posterior over every trial of every probe",
+                    absl::StrFormat(" (the answer at probability %.3f)", confidence));
+  } else if (deterministic && one_trial_per_probe) {
+    absl::StrAppend(&out, "deterministic; one trial per probe (as git bisect)");
+    if (!confirmation.empty()) {
+      absl::StrAppend(&out, "; the answer's pair: ", confirmation,
+                      absl::StrFormat(". Risk taken: were the failure flaky (failing %.0f%% of runs or more) rather "
+                                      "than deterministic, trials like these would come from a change elsewhere with "
+                                      "probability at most %.2g%% (bound %.2g%%, --beta)",
+                                      100 * probe_sprt.p_bad, 100 * risk, 100 * risk_bound));
+      if (!risk_note.empty()) absl::StrAppend(&out, "; above the bound: ", risk_note);
+    }
+  } else if (deterministic) {
     absl::StrAppend(&out, "deterministic; probes decided by SPRT ", probe_sprt.ToString());
   } else if (pooled) {
     absl::StrAppend(&out, "flaky; one posterior over every trial of every probe",
@@ -111,15 +126,6 @@ ProbeTally CountWithoutHunt(const std::vector<TrialResult>& trials) {
   return tally;
 }
 
-// Counts over every trial, past the deciding one too (the bad end's estimate, pooled probes).
-ProbeTally CountEveryTrial(const Hunt& hunt, const std::vector<TrialResult>& trials) {
-  ProbeTally tally;
-  for (const TrialResult& trial : trials) {
-    CountTrial(hunt, trial, tally);
-  }
-  return tally;
-}
-
 // The probes in flight and the trials gathered so far; the hunt is resolved once the bad end
 // has failed, and every verdict waits for it. While the bad end estimates the failure rate, the
 // other versions of the same run (the good end with --jobs >= 2) wait after their first trial
@@ -128,8 +134,8 @@ class ProbeSet {
  public:
   using BadEndHook = std::function<void(const ProbeRecord&)>;
   ProbeSet(const BisectConfig& config, TrialRunner& runner, BisectResult& result,
-           std::optional<Hunt>& hunt, const SprtConfig& sprt)
-      : config_(config), runner_(runner), result_(result), hunt_(hunt), sprt_(sprt) {}
+           std::optional<Hunt>& hunt, const ProbeRule& rule)
+      : config_(config), runner_(runner), result_(result), hunt_(hunt), rule_(rule) {}
 
   // Called when the bad end is decided, before any other version is; sets the probes' test.
   void OnBadEnd(BadEndHook hook) { on_bad_end_ = std::move(hook); }
@@ -205,8 +211,9 @@ class ProbeSet {
     return batch;
   }
 
+  // While the bad end runs, the hunt is its most common failure so far (a bad end that also
+  // fails otherwise now and then still names the failure it shows most); fixed once it is decided.
   absl::Status ResolveHunt(std::map<int, ProbeRecord>& open) {
-    if (hunt_.has_value()) return absl::OkStatus();
     auto it = open.find(config_.bad);
     if (it == open.end()) return absl::OkStatus();
     absl::StatusOr<Hunt> hunt = Hunt::Resolve(config_.hunt, it->second.trials);
@@ -220,7 +227,7 @@ class ProbeSet {
 
   void Tally(ProbeRecord& record) const {
     if (hunt_.has_value()) {
-      record.tally = TallyTrials(*hunt_, sprt_, record.trials);
+      record.tally = TallyTrials(*hunt_, rule_, record.trials);
     } else if (record.trials.back().unrunnable()) {
       MarkUnrunnable(record.trials.back(), record.tally);
     } else {
@@ -259,7 +266,7 @@ class ProbeSet {
     if (pooled_) return true;
     // Without a hunt (the bad end has not failed yet) nothing is decided until the cap.
     return record.tally.verdict != ProbeVerdict::kUndecided ||
-           static_cast<int>(record.trials.size()) >= sprt_.max_trials;
+           static_cast<int>(record.trials.size()) >= rule_.sprt.max_trials;
   }
 
   void Finish(ProbeRecord& record, const ProbeCallback& on_probe) {
@@ -271,7 +278,7 @@ class ProbeSet {
   TrialRunner& runner_;
   BisectResult& result_;
   std::optional<Hunt>& hunt_;
-  const SprtConfig& sprt_;
+  const ProbeRule& rule_;
   BadEndHook on_bad_end_;
   bool estimated_ = false;
   bool pooled_ = false;
@@ -285,7 +292,10 @@ const ProbeRecord* FindProbe(const BisectResult& result, int version) {
 }
 
 std::string Describe(const ProbeRecord& probe) {
-  std::string out = absl::StrCat("'", probe.label, "' is ", std::string(ProbeVerdictName(probe.tally.verdict)));
+  const ProbeVerdict v = probe.tally.verdict;
+  std::string out = absl::StrCat("'", probe.label, "' ",
+                                 v == ProbeVerdict::kOther || v == ProbeVerdict::kSkip ? "" : "is ",
+                                 std::string(ProbeVerdictText(v)));
   if (std::string unrunnable = probe.tally.Unrunnable(); !unrunnable.empty()) {
     absl::StrAppend(&out, " (", unrunnable, ")");
   } else {
@@ -312,50 +322,52 @@ BisectEconomy Estimate(const BisectConfig& config, const Hunt& hunt, const Probe
   for (const TrialResult& trial : bad_end.trials) {
     const Hunt::TrialClass c = hunt.Classify(trial);
     if (c == Hunt::TrialClass::kHunted) ++economy.bad_end_hunted;
-    if (c == Hunt::TrialClass::kHunted || c == Hunt::TrialClass::kPass) ++economy.bad_end_runs;
+    if (c != Hunt::TrialClass::kSkip) ++economy.bad_end_runs;  // another failure counts against
   }
   if (economy.bad_end_runs == 0 || economy.bad_end_hunted == 0) return economy;
   if (economy.bad_end_hunted == economy.bad_end_runs) {
+    // Every run failed: one trial per probe, as git bisect, and the answer's pair confirmed
+    // until the bet on determinism risks at most beta (answer_confirmation.h).
     economy.deterministic = true;
-    // n of n failed: p_bad = n/(n+1), a shrunk estimate of the rate, so a pass is strong
-    // evidence of a good version (3 passes decide it at the default alpha and beta).
-    const double n = economy.bad_end_runs;
-    economy.probe_sprt.p_bad = std::max(config.sprt.p_bad, n / (n + 1));
+    economy.one_trial_per_probe = true;
   } else {
     economy.pooled = config.pool_flaky;
   }
   return economy;
 }
 
-// Classifies one trial into the pooled search; a version that cannot be judged is left out.
-void Feed(PooledSearch& search, const Hunt& hunt, const SprtConfig& sprt, int version, const ProbeRecord& record,
-          const TrialResult& trial) {
+// Feeds one trial to the pooled search. A version that did not run, or failed only
+// differently (no hunted failure among its trials), carries no evidence and is left out.
+void Feed(PooledSearch& search, const Hunt& hunt, const ProbeRecord& record, const TrialResult& trial) {
   switch (hunt.Classify(trial)) {
-    case Hunt::TrialClass::kHunted: search.Observe(version, true); break;
-    case Hunt::TrialClass::kPass: search.Observe(version, false); break;
-    case Hunt::TrialClass::kSkip: search.Exclude(version); break;
-    case Hunt::TrialClass::kOther: {
-      const ProbeTally tally = TallyTrials(hunt, sprt, record.trials);
-      if (tally.verdict == ProbeVerdict::kOther) search.Exclude(version);
+    case Hunt::TrialClass::kHunted: search.Observe(record.version, true); break;
+    case Hunt::TrialClass::kPass: search.Observe(record.version, false); break;
+    case Hunt::TrialClass::kSkip: search.Exclude(record.version); break;
+    case Hunt::TrialClass::kOther:
+      if (CountEveryTrial(hunt, record.trials).hunted == 0) search.Exclude(record.version);
       break;
-    }
   }
 }
 
-// The verdicts the pooled answer gives each probed version, with every trial counted.
-void SettlePooled(const Hunt& hunt, const SprtConfig& sprt, const BisectAnswer& answer, bool confident,
-                  int bad_end, ProbeRecord& record) {
+// The verdicts the pooled answer gives each probed version, with every trial counted: the side
+// of the answer it is on, unless it did not run (skip) or failed only differently (other).
+void SettlePooled(const Hunt& hunt, const BisectAnswer& answer, bool confident, int bad_end, ProbeRecord& record) {
   if (record.version == bad_end) return;  // decided by its own test
-  ProbeTally tally = TallyTrials(hunt, sprt, record.trials);
-  if (tally.verdict == ProbeVerdict::kSkip || tally.verdict == ProbeVerdict::kOther) {
-    record.tally = tally;
-    return;
+  ProbeTally tally = CountEveryTrial(hunt, record.trials);
+  auto unrunnable = std::find_if(record.trials.begin(), record.trials.end(),
+                                 [](const TrialResult& t) { return t.unrunnable(); });
+  if (unrunnable != record.trials.end()) {
+    MarkUnrunnable(*unrunnable, tally);
+  } else if (tally.skips > 0) {
+    tally.verdict = ProbeVerdict::kSkip;
+  } else if (tally.hunted == 0 && tally.others > 0) {
+    tally.verdict = ProbeVerdict::kOther;
+  } else {
+    tally.verdict = record.version >= answer.first_bad ? ProbeVerdict::kBad
+                    : record.version <= answer.last_good ? ProbeVerdict::kGood
+                                                         : ProbeVerdict::kSkip;
+    tally.truncated = !confident;
   }
-  tally = CountEveryTrial(hunt, record.trials);
-  tally.verdict = record.version >= answer.first_bad ? ProbeVerdict::kBad
-                  : record.version <= answer.last_good ? ProbeVerdict::kGood
-                                                       : ProbeVerdict::kSkip;
-  tally.truncated = !confident;
   record.tally = tally;
 }
 
@@ -365,13 +377,12 @@ absl::Status RunPooled(const BisectConfig& config, TrialRunner& runner, const Hu
                        const ProbeCallback& on_probe) {
   const int n = static_cast<int>(config.versions.size());
   PooledSearch search(n, config.good, config.bad,
-                      {config.sprt.p_good, std::min(config.sprt.alpha, config.sprt.beta), config.sprt.max_trials,
-                       config.sprt.p_bad, 40});
+                      {std::min(config.sprt.alpha, config.sprt.beta), config.sprt.max_trials, config.sprt.p_bad, 40});
   std::vector<ProbeRecord> records = std::move(result.probes);
   std::map<int, size_t> at;  // version -> index in records
   for (size_t i = 0; i < records.size(); ++i) {
     at[records[i].version] = i;
-    for (const TrialResult& t : records[i].trials) Feed(search, hunt, config.sprt, records[i].version, records[i], t);
+    for (const TrialResult& t : records[i].trials) Feed(search, hunt, records[i], t);
   }
   for (std::vector<int> next = search.Next(config.jobs); !next.empty(); next = search.Next(config.jobs)) {
     ++result.rounds;
@@ -390,13 +401,13 @@ absl::Status RunPooled(const BisectConfig& config, TrialRunner& runner, const Hu
       ProbeRecord& record = records[at[batch[i].version]];
       record.trials.push_back((*ran)[i]);
       if (!(*ran)[i].unrunnable()) ++result.total_trials;
-      Feed(search, hunt, config.sprt, record.version, record, record.trials.back());
+      Feed(search, hunt, record, record.trials.back());
     }
   }
   result.answer = search.Answer();
   result.economy.confidence = search.AnswerMass();
   for (ProbeRecord& record : records) {
-    SettlePooled(hunt, config.sprt, result.answer, search.Confident(), config.bad, record);
+    SettlePooled(hunt, result.answer, search.Confident(), config.bad, record);
     if (on_probe && record.version != config.bad) on_probe(record);
   }
   result.probes = std::move(records);
@@ -432,12 +443,13 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
                                         const ProbeCallback& on_probe) {
   BisectResult result;
   std::optional<Hunt> hunt;
-  SprtConfig sprt = config.sprt;
-  ProbeSet probes(config, runner, result, hunt, sprt);
+  ProbeRule rule{config.sprt, false};
+  ProbeSet probes(config, runner, result, hunt, rule);
   probes.OnBadEnd([&](const ProbeRecord& bad_end) {
     if (!hunt.has_value() || bad_end.tally.verdict != ProbeVerdict::kBad) return;
     result.economy = Estimate(config, *hunt, bad_end);
-    sprt = result.economy.probe_sprt;
+    rule.sprt = result.economy.probe_sprt;
+    rule.first_trial_decides = result.economy.one_trial_per_probe;
     probes.SetPooled(result.economy.pooled);
   });
 
@@ -455,6 +467,8 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
     result.hunt = hunt->ToString();
     result.hunt_outcome = hunt->outcome();
     result.hunt_signature = hunt->signature_regex();
+    result.hunt_family = hunt->family();
+    result.hunt_example = hunt->example();
   }
   const ProbeRecord* bad = FindProbe(result, config.bad);
   if (!hunt.has_value() || bad == nullptr || bad->tally.verdict != ProbeVerdict::kBad) {
@@ -466,8 +480,10 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
   }
   const ProbeRecord* good = FindProbe(result, config.good);
   const bool pooled = result.economy.pooled;
-  if (good == nullptr || (pooled ? good->tally.verdict == ProbeVerdict::kSkip
-                                 : good->tally.verdict != ProbeVerdict::kGood)) {
+  // A good end that failed in any way is not good (pooled, a hunted failure makes the posterior
+  // say so).
+  if (good == nullptr || good->tally.others > 0 ||
+      (pooled ? good->tally.verdict == ProbeVerdict::kSkip : good->tally.verdict != ProbeVerdict::kGood)) {
     result.status = BisectStatus::kGoodEndNotGood;
     result.message = absl::StrCat("the good end ", good ? Describe(*good) : "was not probed",
                                   " when hunting ", hunt->ToString());
@@ -480,11 +496,18 @@ absl::StatusOr<BisectResult> RunForward(const BisectConfig& config, TrialRunner&
   }
   absl::Status status;
   if (config.jobs >= 2 && config.rolling) {
-    status = RunRolling(config, runner, *hunt, sprt, result, on_probe);
+    status = RunRolling(config, runner, *hunt, rule, result, on_probe);
   } else {
     RunRounds(config, probes, result, status, on_probe);
   }
   if (!status.ok()) return status;
+  if (!rule.first_trial_decides) return result;
+  // One trial per probe was a bet on a deterministic failure: confirm the answer's pair, or,
+  // when a confirming trial disagrees, search again with every trial pooled.
+  if (absl::Status s = ConfirmAnswer(config, runner, *hunt, result); !s.ok()) return s;
+  if (result.economy.turned_flaky.empty()) return result;
+  result.economy.pooled = true;
+  if (absl::Status s = RunPooled(config, runner, *hunt, result, on_probe); !s.ok()) return s;
   return result;
 }
 
@@ -543,6 +566,20 @@ absl::StatusOr<BisectResult> RunFix(const BisectConfig& config, TrialRunner& run
 }
 
 }  // namespace
+
+absl::StatusOr<Hunt> HuntOf(const BisectResult& result, bool other_as_bad) {
+  if (result.hunt_family) return Hunt::OfFamily(*result.hunt_family, other_as_bad);
+  if (result.hunt.empty()) return absl::InvalidArgumentError("the bisect resolved no failure to hunt");
+  return Hunt::Create(result.hunt_outcome, result.hunt_signature, other_as_bad, result.hunt_example);
+}
+
+HuntSpec InheritedHunt(const BisectResult& coarse, HuntSpec spec) {
+  spec.outcome = coarse.hunt_outcome;
+  spec.family = coarse.hunt_family;
+  spec.signature.reset();
+  if (!coarse.hunt_family) spec.signature = coarse.hunt_signature;
+  return spec;
+}
 
 absl::StatusOr<BisectResult> RunBisect(const BisectConfig& config, TrialRunner& runner,
                                        const ProbeCallback& on_probe) {

@@ -1,8 +1,9 @@
 // Runs a bisect: checks both ends, resolves the failure being hunted from the bad end and
-// estimates its failure rate there, then searches: a deterministic failure by bisection (K
-// trials always in flight for --jobs K), each probe running trials until its sequential test
-// decides; a flaky one by one posterior over every trial (pooled_search.h). Trials run through
-// a TrialRunner so tests use fake versions.
+// estimates its failure rate there, then searches: a deterministic failure by bisection with
+// one trial per probe, as git bisect does (K trials always in flight for --jobs K), the answer's
+// pair then confirmed (answer_confirmation.h); a flaky one (or one a probe shows flaky) by one
+// posterior over every trial (pooled_search.h). Trials run through a TrialRunner so tests use
+// fake versions.
 #ifndef GPUHARNESS_BISECT_BISECT_RUNNER_H_
 #define GPUHARNESS_BISECT_BISECT_RUNNER_H_
 
@@ -60,12 +61,13 @@ struct BisectConfig {
   SprtConfig sprt;
   BisectFind find = BisectFind::kBug;
   // Trials of the bad end that tell a deterministic failure from a flaky one (as V8's flake
-  // bisect measures the failure rate first): when all of them show the hunted failure, probes
-  // are decided by the SPRT with p_bad = n/(n+1) (3 passes make a version good); when some pass,
-  // the failure is flaky and, with pool_flaky, one posterior pools every probe's trials
-  // (PooledSearch). The bad end stops early at its first pass once the SPRT called it bad.
-  // 0: no estimate, every probe runs `sprt` as given.
-  int estimate_trials = 8;
+  // bisect measures the failure rate first): when all of them show the hunted failure, each
+  // probe is decided by its first trial and the answer's pair confirmed until the risk that a
+  // flaky failure would have given these trials is at most sprt.beta (answer_confirmation.h);
+  // when any does not, the failure is flaky and, with pool_flaky, one posterior pools every
+  // probe's trials (PooledSearch). The bad end stops early at its first pass once the SPRT
+  // called it bad. 0: no estimate, every probe runs `sprt` as given.
+  int estimate_trials = 2;
   bool pool_flaky = true;
   // --jobs >= 2: start the next probe as soon as a slot frees, splitting what the probes in
   // flight leave (both halves of a running probe); false: rounds of K probes that wait for the
@@ -75,15 +77,23 @@ struct BisectConfig {
 
 // How the bisect spent its trials, from the bad end's estimate.
 struct BisectEconomy {
-  int bad_end_runs = 0;    // bad-end trials that passed or showed the hunted failure
+  int bad_end_runs = 0;    // bad-end trials that ran (passed or failed)
   int bad_end_hunted = 0;  // of them, the hunted failure
-  bool deterministic = false;
+  bool deterministic = false;  // every bad-end run showed the hunted failure
   bool pooled = false;     // flaky: PooledSearch over every trial
-  SprtConfig probe_sprt;   // the test single probes were decided with (the ends, unpooled probes)
+  SprtConfig probe_sprt;   // the test the ends and unpooled probes were decided with
   double confidence = 0;   // pooled: posterior probability of the answer
-  // "the bad end failed 8 of 8 trials: deterministic; probes decided by SPRT p_good=0.01
-  // p_bad=0.889 ..." or "... 3 of 5 trials: flaky; one posterior over every trial (answer at
-  // probability 0.993)".
+  // Deterministic: one trial per probe, then the answer's pair confirmed (answer_confirmation.h).
+  bool one_trial_per_probe = false;
+  std::string confirmation;  // "first bad v41 failed 2 of 2 runs, last good v40 passed 4 of 4"
+  double risk = 0;           // the risk the answer takes (FlakyAnswerRisk) once confirmed
+  double risk_bound = 0;     // what the confirmation aimed at (sprt.beta)
+  std::string risk_note;     // why the bound was not reached ("v40 is at the trial cap"), or ""
+  // Why a deterministic-looking failure was then searched as a flaky one: "v41 passed its 2nd
+  // run after failing its 1st".
+  std::string turned_flaky;
+  // "the bad end failed 2 of 2 trials: deterministic; one trial per probe (as git bisect), ..."
+  // or "... 3 of 5 trials: flaky; one posterior over every trial (the answer at probability 0.993)".
   std::string ToString() const;
 };
 
@@ -111,7 +121,9 @@ struct BisectResult {
   std::string message;          // what stopped a bisect that found nothing
   std::string hunt;             // Hunt::ToString() of the failure hunted ("" if never resolved)
   Outcome hunt_outcome = Outcome::kFail;
-  std::string hunt_signature;   // the regex
+  std::string hunt_signature;   // the regex (a family hunt: its example matched literally)
+  std::optional<FailureFamily> hunt_family;  // set when the hunt is a failure family
+  std::string hunt_example;     // the failing line as printed that the reports quote
   std::vector<ProbeRecord> probes;  // in the order they were decided
   int rounds = 0;                   // search rounds after the ends
   int total_trials = 0;             // trials run, all probes
@@ -122,6 +134,13 @@ struct BisectResult {
   BisectFind find = BisectFind::kBug;
   BisectEconomy economy;
 };
+
+// The hunt `result` was searched with (its family, or its outcome and regex); InvalidArgument
+// when it holds none.
+absl::StatusOr<Hunt> HuntOf(const BisectResult& result, bool other_as_bad);
+// The hunt a finer level inherits from its coarse level's result: the same family, or the same
+// outcome and regex; other_as_bad from `spec`.
+HuntSpec InheritedHunt(const BisectResult& coarse, HuntSpec spec);
 
 // Called after each probe is decided (progress on the console).
 using ProbeCallback = std::function<void(const ProbeRecord&)>;

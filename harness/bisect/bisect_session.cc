@@ -156,8 +156,7 @@ BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in, 
 absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, const driver::DriverEnv& env,
                                BisectSessionResult& out, BisectContext& context) {
   if (out.result.status != BisectStatus::kFound) return absl::OkStatus();
-  absl::StatusOr<Hunt> hunt =
-      Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, level.config.hunt.other_as_bad);
+  absl::StatusOr<Hunt> hunt = HuntOf(out.result, level.config.hunt.other_as_bad);
   const ProbeRecord* bad_probe = FindProbe(out.result, out.result.answer.first_bad);
   const ProbeRecord* good_probe = FindProbe(out.result, out.result.answer.last_good);
   const TrialResult* bad_trial = hunt.ok() && bad_probe ? ShowingTrial(*bad_probe, *hunt, true) : nullptr;
@@ -290,7 +289,7 @@ absl::StatusOr<BisectSessionResult> RunLevel(const BisectOptions& options, Bisec
   }
   if (absl::Status st = WriteLevelReport(level.report_dir, report, {}); !st.ok()) return st;
   out.written.insert(out.written.begin(), {"summary.md", "summary.json"});
-  absl::StatusOr<Hunt> hunt = Hunt::Create(out.result.hunt_outcome, out.result.hunt_signature, config.hunt.other_as_bad);
+  absl::StatusOr<Hunt> hunt = HuntOf(out.result, config.hunt.other_as_bad);
   out.failures = ProbeFailureLines(out.result.probes, level.versions->axis,
                                    hunt.ok() && !out.result.hunt.empty() ? &*hunt : nullptr);
   return out;
@@ -321,8 +320,7 @@ absl::StatusOr<Level> PlanFinerLevel(const BisectInputs& in, const BisectConfig&
   const bool fix = coarse.find == BisectFind::kFix;
   level.config.good = fix ? n - 1 : 0;
   level.config.bad = fix ? 0 : n - 1;
-  level.config.hunt.outcome = coarse.hunt_outcome;
-  level.config.hunt.signature = coarse.hunt_signature;
+  level.config.hunt = InheritedHunt(coarse, level.config.hunt);
   if (absl::Status st = ValidateBisectConfig(level.config); !st.ok()) return st;
   return level;
 }

@@ -54,6 +54,7 @@ absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::strin
   arm->observed = trial.outcome == Outcome::kPass
                       ? "pass"
                       : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
+  if (trial.outcome != Outcome::kPass && trial.outcome != Outcome::kSkip) arm->family = trial.family();
   return arm;
 }
 

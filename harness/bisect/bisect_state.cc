@@ -31,6 +31,7 @@ nlohmann::json TrialResultToJson(const TrialResult& trial) {
                          {"detail", trial.detail},
                          {"wall_s", trial.wall_s},
                          {"point", trial.point}};
+  if (!trial.where.empty()) json["where"] = trial.where;  // absent: unknown (and in older files)
   if (!trial.infra_attempts.empty()) {
     nlohmann::json attempts = nlohmann::json::array();
     for (const InfraAttempt& a : trial.infra_attempts) {
@@ -87,6 +88,10 @@ absl::StatusOr<ProbeCache> ProbeCache::FromJson(const nlohmann::json& json, cons
     result.detail = entry["detail"].get<std::string>();
     result.wall_s = entry["wall_s"].get<double>();
     if (entry.contains("point") && entry["point"].is_string()) result.point = entry["point"].get<std::string>();
+    if (entry.contains("where")) {
+      if (!entry["where"].is_string()) return bad(at + ".where", "not a string");
+      result.where = entry["where"].get<std::string>();
+    }
     if (entry.contains("infra_attempts")) {  // absent: none (and in files older than the retry)
       const nlohmann::json& attempts = entry["infra_attempts"];
       if (!attempts.is_array()) return bad(at + ".infra_attempts", "not an array");

@@ -46,7 +46,7 @@ TEST(SettingsHashTest, StableAndSensitive) {
 
 TEST(ProbeCacheTest, JsonRoundTrip) {
   ProbeCache cache;
-  cache.Insert({"v1", "abc", 0}, {Outcome::kCrash, "SIGSEGV on rank 1", false, "log: x", 1.5, ""});
+  cache.Insert({"v1", "abc", 0}, {Outcome::kCrash, "SIGSEGV on rank 1", false, "log: x", 1.5, "", "step exchange"});
   cache.Insert({"v2", "abc", 3}, {Outcome::kError, "", true, "setup exited 1", 0, ""});
   absl::StatusOr<ProbeCache> back = ProbeCache::FromJson(cache.ToJson(), "state.json");
   ASSERT_TRUE(back.ok()) << back.status();
@@ -57,9 +57,12 @@ TEST(ProbeCacheTest, JsonRoundTrip) {
   EXPECT_EQ(crash->signature, "SIGSEGV on rank 1");
   EXPECT_EQ(crash->detail, "log: x");
   EXPECT_EQ(crash->wall_s, 1.5);
+  EXPECT_EQ(crash->where, "step exchange");  // the failure's family survives a resume
   const TrialResult* setup = back->Find({"v2", "abc", 3});
   ASSERT_NE(setup, nullptr);
   EXPECT_TRUE(setup->setup_failed);
+  EXPECT_EQ(setup->where, "");
+  EXPECT_FALSE(cache.ToJson()["trials"][1].contains("where"));
   EXPECT_EQ(back->Find({"v2", "other-settings", 3}), nullptr);
 }
 
@@ -77,6 +80,10 @@ TEST(ProbeCacheTest, MalformedStateNamesFileAndKey) {
   json = {{"schema_version", 1}, {"trials", {{{"version", "v1"}}}}};
   EXPECT_EQ(ProbeCache::FromJson(json, "s.json").status().message(),
             "s.json: trials[0].settings: missing or not a string");
+  json = {{"schema_version", 1},
+          {"trials", {{{"version", "v1"}, {"settings", "s"}, {"trial", 0}, {"outcome", "error"}, {"signature", ""},
+                       {"detail", ""}, {"setup_failed", false}, {"wall_s", 0}, {"where", 7}}}}};
+  EXPECT_EQ(ProbeCache::FromJson(json, "s.json").status().message(), "s.json: trials[0].where: not a string");
 }
 
 TEST(ProbeCacheTest, LoadMissingIsEmptyAndGarbageIsAnError) {

@@ -33,7 +33,7 @@ std::string Signatures(const ProbeTally& tally) {
 std::string RoundName(int round) { return round == 0 ? "ends" : absl::StrCat(round); }
 
 std::string Verdict(const ProbeTally& tally) {
-  std::string v(ProbeVerdictName(tally.verdict));
+  std::string v(ProbeVerdictText(tally.verdict));
   if (tally.truncated) absl::StrAppend(&v, " (at the trial cap)");
   return v;
 }
@@ -71,6 +71,71 @@ std::string ProbeCell(const ProbeRecord& probe) {
   return out;
 }
 
+namespace {
+
+const ProbeRecord* ProbeOf(const BisectResult& result, int version) {
+  for (const ProbeRecord& p : result.probes) {
+    if (p.version == version) return &p;
+  }
+  return nullptr;
+}
+
+// The most common of the lines `pick` gives for a probe's trials ("" skips a trial).
+std::string MostCommonOf(const ProbeRecord& probe, const std::function<std::string(const TrialResult&)>& pick) {
+  std::vector<std::string> lines;
+  for (const TrialResult& t : probe.trials) {
+    if (std::string line = pick(t); !line.empty()) lines.push_back(std::move(line));
+  }
+  return MostCommonLine(lines);
+}
+
+}  // namespace
+
+std::vector<UnclassifiedVersion> UnclassifiedBetween(const BisectResult& result) {
+  std::vector<UnclassifiedVersion> out;
+  for (int version : result.answer.unclassified) {
+    UnclassifiedVersion u;
+    u.version = version;
+    const ProbeRecord* probe = ProbeOf(result, version);
+    if (probe == nullptr) {
+      u.why = "not run";
+    } else if (std::string unrunnable = probe->tally.Unrunnable(); !unrunnable.empty()) {
+      u.why = unrunnable;
+    } else if (probe->tally.skips > 0) {
+      u.why = absl::StrCat("skipped: ", MostCommonOf(*probe, [](const TrialResult& t) {
+                             return t.outcome == Outcome::kSkip ? t.signature : std::string();
+                           }));
+    } else if (probe->tally.verdict == ProbeVerdict::kOther) {
+      u.failed_differently = true;
+      u.why = MostCommonOf(*probe, [](const TrialResult& t) {
+        return t.unrunnable() || t.outcome == Outcome::kPass || t.outcome == Outcome::kSkip
+                   ? std::string()
+                   : absl::StrCat(std::string(OutcomeName(t.outcome)), ": ", std::string(WithoutRankList(t.signature)));
+      });
+    } else {
+      u.why = absl::StrCat(std::string(ProbeVerdictText(probe->tally.verdict)), " (", probe->tally.Counts(), ")");
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
+std::string UnclassifiedList(const BisectConfig& config, const std::vector<UnclassifiedVersion>& unclassified,
+                             bool failed_differently, const std::function<std::string(const std::string&)>& quote) {
+  std::vector<std::string> items;
+  for (const UnclassifiedVersion& u : unclassified) {
+    if (u.failed_differently != failed_differently) continue;
+    items.push_back(absl::StrCat(quote(LabelOf(config, u.version)), " (", quote(u.why), ")"));
+  }
+  return absl::StrJoin(items, ", ");
+}
+
+std::string RewordedLine(const ProbeRecord& probe, const Hunt& hunt) {
+  return MostCommonOf(probe, [&](const TrialResult& t) {
+    return hunt.Reworded(t) ? std::string(WithoutRankList(t.signature)) : std::string();
+  });
+}
+
 void SetSeenFailing(ReproArm& arm, const ProbeTally& tally) {
   arm.seen_failed = tally.hunted + tally.others;
   arm.seen_trials = tally.trials;
@@ -93,10 +158,14 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
     if (result.answer.unclassified.empty()) {
       absl::StrAppend(&md, " · nothing unclassified between them\n\n");
     } else {
-      std::vector<std::string> labels;
-      for (int i : result.answer.unclassified) labels.push_back(Code(LabelOf(config, i)));
-      absl::StrAppend(&md, " · could not be classified between them: ", absl::StrJoin(labels, ", "),
-                      " (the change is in ", fix ? failing : passing, "..", fix ? passing : failing, ")\n\n");
+      const std::vector<UnclassifiedVersion> between = UnclassifiedBetween(result);
+      std::vector<std::string> parts;
+      for (bool differently : {true, false}) {
+        const std::string list = UnclassifiedList(config, between, differently, [](const std::string& t) { return Code(t); });
+        if (!list.empty()) parts.push_back(absl::StrCat(differently ? "failed differently: " : "could not be tested: ", list));
+      }
+      absl::StrAppend(&md, " · between them ", absl::StrJoin(parts, "; "), " (the change is in ",
+                      fix ? failing : passing, "..", fix ? passing : failing, ")\n\n");
     }
     for (const auto& [good, bad] : result.answer.contradictions) {
       absl::StrAppend(&md, "> Not monotone: ", Code(LabelOf(config, good)), " is good after the first bad ",
@@ -115,9 +184,14 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
   absl::StrAppend(&md, "- Trial economy: ", result.economy.ToString(), "\n");
   const int ends = static_cast<int>(std::count_if(result.probes.begin(), result.probes.end(),
                                                   [](const ProbeRecord& p) { return p.round == 0; }));
-  absl::StrAppend(&md, "- Probes: ", result.probes.size(), " (", result.probes.size() - ends,
-                  " after the ends) in ", result.rounds, " round", result.rounds == 1 ? "" : "s",
-                  " of up to ", config.jobs, " at once; ", result.total_trials, " trials\n");
+  absl::StrAppend(&md, "- Probes: ", result.probes.size(), " (", result.probes.size() - ends, " after the ends)");
+  if (result.economy.pooled) {  // the posterior places trials one batch at a time, not in rounds of probes
+    absl::StrAppend(&md, "; ", result.total_trials, " trials, each where the posterior learned most, up to ",
+                    config.jobs, " at once\n");
+  } else {
+    absl::StrAppend(&md, " in ", result.rounds, " round", result.rounds == 1 ? "" : "s", " of up to ", config.jobs,
+                    config.jobs == 1 ? " probe" : " probes", " at once; ", result.total_trials, " trials\n");
+  }
   if (!context.excluded.empty()) {
     absl::StrAppend(&md, "- Excluded by the matrix for this cell: ", absl::StrJoin(context.excluded, ", "), "\n");
   }
@@ -166,6 +240,7 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
                       {"trials", p.tally.trials},
                       {"passes", p.tally.passes},
                       {"hunted", p.tally.hunted},
+                      {"reworded", p.tally.reworded},
                       {"others", p.tally.others},
                       {"skips", p.tally.skips},
                       {"signatures", p.tally.signatures},
@@ -194,6 +269,11 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
     answer["contradictions"] = contradictions;
   }
   const BisectEconomy& e = result.economy;
+  nlohmann::json family = nullptr;
+  if (const std::optional<FailureFamily>& f = result.hunt_family) {
+    family = {{"outcome", std::string(OutcomeName(f->outcome))}, {"type", f->type}, {"message", f->message},
+              {"where", f->where}, {"text", f->ToString()}};
+  }
   nlohmann::json summary = {{"kind", "bisect"},
           {"schema_version", 1},
           {"find", std::string(BisectFindName(result.find))},
@@ -201,6 +281,12 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
                        {"bad_end_runs", e.bad_end_runs},
                        {"bad_end_hunted", e.bad_end_hunted},
                        {"deterministic", e.deterministic},
+                       {"one_trial_per_probe", e.one_trial_per_probe},
+                       {"confirmation", e.confirmation},
+                       {"risk", e.risk},
+                       {"risk_bound", e.risk_bound},
+                       {"risk_note", e.risk_note},
+                       {"turned_flaky", e.turned_flaky},
                        {"pooled", e.pooled},
                        {"probe_sprt", e.probe_sprt.ToString()},
                        {"confidence", e.confidence}}},
@@ -219,6 +305,8 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
           {"hunt", {{"text", result.hunt},
                     {"outcome", std::string(OutcomeName(result.hunt_outcome))},
                     {"signature", result.hunt_signature},
+                    {"example", result.hunt_example},
+                    {"family", family},
                     {"other_as_bad", config.hunt.other_as_bad}}},
           {"sprt", {{"p_good", config.sprt.p_good}, {"p_bad", config.sprt.p_bad}, {"alpha", config.sprt.alpha},
                     {"beta", config.sprt.beta}, {"min_trials", config.sprt.min_trials},
@@ -239,7 +327,8 @@ std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probe
     const std::string cell = axis.empty() ? probe.label : absl::StrCat(axis, "=", probe.label);
     // (point, outcome, signature) -> trials, in order of first appearance.
     std::vector<std::tuple<std::string, Outcome, std::string>> order;
-    std::map<std::tuple<std::string, Outcome, std::string>, std::pair<int, bool>> seen;  // count, hunted
+    // count, and the class: 0 other, 1 hunted, 2 hunted in other words than the line hunted
+    std::map<std::tuple<std::string, Outcome, std::string>, std::pair<int, int>> seen;
     bool setup_reported = false;
     for (const TrialResult& trial : probe.trials) {
       if (trial.setup_failed) {
@@ -251,18 +340,19 @@ std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probe
       }
       if (trial.outcome == Outcome::kPass || trial.outcome == Outcome::kSkip) continue;
       auto key = std::make_tuple(trial.point, trial.outcome, trial.signature);
-      auto [it, inserted] = seen.try_emplace(key, 0, false);
+      auto [it, inserted] = seen.try_emplace(key, 0, 0);
       if (inserted) order.push_back(key);
       ++it->second.first;
-      it->second.second = hunt != nullptr && hunt->Classify(trial) == Hunt::TrialClass::kHunted;
+      const bool hunted = hunt != nullptr && hunt->Classify(trial) == Hunt::TrialClass::kHunted;
+      it->second.second = hunted ? (hunt->Reworded(trial) ? 2 : 1) : 0;
     }
     for (const auto& key : order) {
       const auto& [point, outcome, signature] = key;
       const auto& [count, hunted] = seen[key];
       const std::string what = OutcomeAndSignature(outcome, signature);
+      const char* note = hunted == 2 ? "; the hunted failure, reworded" : hunted == 1 ? "; the hunted failure" : "";
       lines.push_back({.outcome = outcome, .cell = cell, .point = point.empty() ? "(no point)" : point,
-                       .detail = absl::StrCat(what, " (", count, "/", probe.trials.size(), " trials",
-                                              hunted ? "; the hunted failure" : "", ")")});
+                       .detail = absl::StrCat(what, " (", count, "/", probe.trials.size(), " trials", note, ")")});
     }
   }
   return lines;

@@ -5,6 +5,7 @@
 #ifndef GPUHARNESS_BISECT_BISECT_SUMMARY_H_
 #define GPUHARNESS_BISECT_BISECT_SUMMARY_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,25 @@ std::string ProbeCell(const ProbeRecord& probe);
 // "<axis>=<label>" (the label alone when `axis` is "": minimize's configurations).
 std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probes, const std::string& axis,
                                            const Hunt* hunt);
+
+// A version strictly between the answer's pair: it failed otherwise than hunted, or it could
+// not be tested (it did not run: its set-up failed, infrastructure failed on every attempt, the
+// scenario skipped it, or it was never probed).
+struct UnclassifiedVersion {
+  int version = 0;
+  bool failed_differently = false;
+  std::string why;  // "crash: SIGSEGV in step 'init'" (its most common line), "set-up failed: ..."
+};
+std::vector<UnclassifiedVersion> UnclassifiedBetween(const BisectResult& result);
+
+// "`v3` (`crash: SIGSEGV ...`), `v4` (...)": the versions of `unclassified` of one kind, each
+// label and reason quoted by `quote`; "" when none is.
+std::string UnclassifiedList(const BisectConfig& config, const std::vector<UnclassifiedVersion>& unclassified,
+                             bool failed_differently, const std::function<std::string(const std::string&)>& quote);
+
+// The hunted trials of `probe` in other words than the line hunted: the most common such line,
+// "" when none is (Hunt::Reworded).
+std::string RewordedLine(const ProbeRecord& probe, const Hunt& hunt);
 
 // How often the bisect saw the arm's version fail, for its repro script.
 void SetSeenFailing(ReproArm& arm, const ProbeTally& tally);

@@ -41,13 +41,18 @@ std::string JsonString(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
 }
 
-// The trial that shows what its version did: the first failing one, or the first passing one.
-const TrialResult* ShowingTrialOf(const ProbeRecord* probe, bool failing) {
+// The trial that shows what its version did: the first showing the hunted failure (any failure
+// when the hunt is unknown), or the first passing one.
+const TrialResult* ShowingTrialOf(const ProbeRecord* probe, const Hunt* hunt, bool failing) {
   if (probe == nullptr) return nullptr;
   for (const TrialResult& t : probe->trials) {
     if (t.unrunnable()) continue;
+    if (!failing) {
+      if (t.outcome == Outcome::kPass) return &t;
+      continue;
+    }
     const bool failed = t.outcome != Outcome::kPass && t.outcome != Outcome::kSkip;
-    if (failed == failing && (failing || t.outcome == Outcome::kPass)) return &t;
+    if (failed && (hunt == nullptr || hunt->Classify(t) == Hunt::TrialClass::kHunted)) return &t;
   }
   return nullptr;
 }
@@ -68,11 +73,11 @@ struct Side {
   std::string out;     // the job's output directory
 };
 
-Side MakeSide(const BisectResult& result, int version, bool failing, std::string role) {
+Side MakeSide(const BisectResult& result, const Hunt* hunt, int version, bool failing, std::string role) {
   Side side;
   side.role = std::move(role);
   side.probe = ProbeOf(result, version);
-  side.trial = ShowingTrialOf(side.probe, failing);
+  side.trial = ShowingTrialOf(side.probe, hunt, failing);
   if (side.trial == nullptr) return side;
   side.job = ReadJson(side.trial->detail + "/job.json").value_or(nlohmann::json::object());
   side.out = JsonString(side.job, "out");
@@ -218,6 +223,20 @@ std::string PythonVersion(const std::vector<const Side*>& sides) {
   return CommandFirstLine({"python3", "--version"});
 }
 
+// "; checked: `jax 0.7.0`" from the version's provenance.json (driver/version_provenance.h), the
+// packages its set-up pinned as the job found them installed; "" when the set-up pinned none.
+std::string CheckedAgainstLabel(const std::string& version_dir) {
+  const nlohmann::json p = ReadJson(version_dir + "/provenance.json").value_or(nlohmann::json::object());
+  if (!p.contains("installed") || !p["installed"].is_object() || p["installed"].empty()) return "";
+  std::vector<std::string> checked;
+  for (const auto& [name, version] : p["installed"].items()) {
+    checked.push_back(version.is_string() ? absl::StrCat(name, " ", version.get<std::string>())
+                                          : absl::StrCat(name, " not installed"));
+  }
+  const bool ok = p.value("ok", false);
+  return absl::StrCat("; checked against the label: ", Quoted(absl::StrJoin(checked, ", ")), ok ? "" : " (wrong)");
+}
+
 // What a version is: its venv's packages (as pip freeze lists them), its git commit, or its set-up.
 std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
   const std::string dir = VersionDirOf(side);
@@ -238,7 +257,7 @@ std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
   }
   if (!packages.empty()) {
     std::sort(packages.begin(), packages.end());
-    return absl::StrCat("pip freeze: ", Quoted(absl::StrJoin(packages, " ")));
+    return absl::StrCat("pip freeze: ", Quoted(absl::StrJoin(packages, " ")), CheckedAgainstLabel(dir));
   }
   if (fs::exists(dir + "/src/.git", ec)) {
     const std::string commit = CommandFirstLine({"git", "-C", dir + "/src", "rev-parse", "HEAD"});
@@ -320,16 +339,21 @@ std::string RenderBugReport(const BisectConfig& config, const BisectResult& resu
     return absl::StrCat("# No answer over ", axis, "\n\n", WithoutMachinePaths(result.message, places), "\n\n");
   }
   const bool fix = result.find == BisectFind::kFix;
-  const Side bad = MakeSide(result, result.answer.first_bad, true, fix ? "last bad" : "first bad");
-  const Side good = MakeSide(result, result.answer.last_good, false, fix ? "first good, the fix" : "last good");
+  const absl::StatusOr<Hunt> hunt = HuntOf(result, config.hunt.other_as_bad);
+  const Hunt* hunted = hunt.ok() ? &*hunt : nullptr;
+  const Side bad = MakeSide(result, hunted, result.answer.first_bad, true, fix ? "last bad" : "first bad");
+  const Side good = MakeSide(result, hunted, result.answer.last_good, false, fix ? "first good, the fix" : "last good");
   const std::string bad_label = config.versions[result.answer.first_bad];
   const std::string good_label = config.versions[result.answer.last_good];
-  const std::string signature = WithoutMachinePaths(result.hunt_signature, places);
+  // The failing line as printed (never the regex hunted): the bad end's, else the first bad's.
+  std::string line = result.hunt_example;
+  if (line.empty() && bad.trial != nullptr) line = std::string(WithoutRankList(bad.trial->signature));
+  const std::string failure = WithoutMachinePaths(line.empty() ? result.hunt_signature : line, places);
   std::string md;
   if (fix) {
-    absl::StrAppend(&md, "# ", Quoted(signature), " is fixed in ", axis, " ", good_label, "\n\n");
+    absl::StrAppend(&md, "# ", Quoted(failure), " is fixed in ", axis, " ", good_label, "\n\n");
   } else {
-    absl::StrAppend(&md, "# ", Quoted(signature), " since ", axis, " ", bad_label, "\n\n");
+    absl::StrAppend(&md, "# ", Quoted(failure), " since ", axis, " ", bad_label, "\n\n");
   }
   absl::StrAppend(&md, "## What broke\n\n");
   if (fix) {
@@ -339,12 +363,21 @@ std::string RenderBugReport(const BisectConfig& config, const BisectResult& resu
     absl::StrAppend(&md, "- First bad: ", Quoted(bad_label), " (", Runs(bad.probe), ")\n", "- Last good: ",
                     Quoted(good_label), " (", Runs(good.probe), ")\n");
   }
-  if (!result.answer.unclassified.empty()) {
-    std::vector<std::string> labels;
-    for (int i : result.answer.unclassified) labels.push_back(Quoted(config.versions[i]));
-    absl::StrAppend(&md, "- Could not be tested between them: ", absl::StrJoin(labels, ", "), "\n");
+  // A boundary version that words the failure otherwise is still the failure: say so.
+  if (const std::string reworded = bad.probe && hunted ? RewordedLine(*bad.probe, *hunted) : "";
+      !reworded.empty()) {
+    absl::StrAppend(&md, "- ", Quoted(bad_label), " failed with a reworded message: ",
+                    Quoted(WithoutMachinePaths(reworded, places)), "\n");
   }
-  absl::StrAppend(&md, "- The failure: ", PlainFailure(result.hunt_outcome), ", ", Quoted(signature), "\n\n");
+  const std::vector<UnclassifiedVersion> between = UnclassifiedBetween(result);
+  const auto quote = [&](const std::string& text) { return Quoted(WithoutMachinePaths(text, places)); };
+  if (const std::string list = UnclassifiedList(config, between, true, quote); !list.empty()) {
+    absl::StrAppend(&md, "- Failed differently between them: ", list, "\n");
+  }
+  if (const std::string list = UnclassifiedList(config, between, false, quote); !list.empty()) {
+    absl::StrAppend(&md, "- Could not be tested between them: ", list, "\n");
+  }
+  absl::StrAppend(&md, "- The failure: ", PlainFailure(result.hunt_outcome), ", ", Quoted(failure), "\n\n");
   absl::StrAppend(&md, CommandSection(bad, places), OutputSection(bad, places),
                   EnvironmentSection(config, context, bad, good, places));
   if (!context.repro_scripts.empty()) {

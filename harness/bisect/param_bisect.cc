@@ -225,15 +225,33 @@ std::string BoundaryText(const std::string& param, const BisectConfig& config, c
   return text;
 }
 
+namespace {
+
+// How a numeric search's values were spaced: " (every integer from 1 to 7937)", or with --step N
+// " (every 100th integer from 1000 to 2000, and 2000)".
+std::string NumericRange(const std::vector<std::string>& values) {
+  const std::string& low = values.front();
+  const std::string& high = values.back();
+  auto parse = [](const std::string& text) -> absl::StatusOr<int64_t> {
+    int64_t value = 0;
+    if (absl::SimpleAtoi(text, &value)) return value;
+    return ParseBytes(text);  // a byte count: 4K
+  };
+  absl::StatusOr<int64_t> first = parse(low);
+  absl::StatusOr<int64_t> second = values.size() > 2 ? parse(values[1]) : first;
+  const int64_t step = first.ok() && second.ok() ? *second - *first : 1;
+  if (step <= 1) return absl::StrCat(" (every integer from ", low, " to ", high, ")");
+  return absl::StrCat(" (from ", low, " to ", high, " in steps of ", step, ", ", high, " included)");
+}
+
+}  // namespace
+
 std::string BoundaryMarkdown(const std::string& param, const BisectConfig& config, const BisectResult& result,
                              bool numeric) {
   const std::string text = BoundaryText(param, config, result);
   return absl::StrCat("## Boundary\n\n", text.empty() ? absl::StrCat("no boundary found: ", result.message) : text,
                       "\n\nSearched ", config.versions.size(), " values of ", param,
-                      numeric ? absl::StrCat(" (every integer from ", config.versions.front(), " to ",
-                                             config.versions.back(), " in steps)")
-                              : " (the scenario's listed values, in order)",
-                      ".\n\n");
+                      numeric ? NumericRange(config.versions) : " (the scenario's listed values, in order)", ".\n\n");
 }
 
 }  // namespace gh

@@ -30,11 +30,10 @@ void PooledSearch::Exclude(int version) {
 
 PooledSearch::Posterior PooledSearch::Compute() const {
   Posterior p{std::vector<double>(n_, 0.0), std::vector<double>(n_, 0.0)};
-  // good_log[c]: log-likelihood of versions good..c-1 being good; fail/pass_suffix[c]: counts
-  // of versions c..bad, which are bad under c.
+  // good_log[c]: log-likelihood of versions good..c-1 being good (0, or -inf once one of them
+  // showed the failure); fail/pass_suffix[c]: counts of versions c..bad, which are bad under c.
   std::vector<double> good_log(n_ + 1, 0.0);
-  const double lg = std::log(config_.p_good), l1g = std::log(1 - config_.p_good);
-  for (int v = good_; v < bad_; ++v) good_log[v + 1] = good_log[v] + fails_[v] * lg + passes_[v] * l1g;
+  for (int v = good_; v < bad_; ++v) good_log[v + 1] = fails_[v] > 0 ? -INFINITY : good_log[v];
   std::vector<int> fail_suffix(n_ + 1, 0), pass_suffix(n_ + 1, 0);
   for (int v = bad_; v >= good_; --v) {
     fail_suffix[v] = fail_suffix[v + 1] + fails_[v];
@@ -79,7 +78,7 @@ int PooledSearch::BlockOf(int c) const {
 double PooledSearch::Information(const Posterior& p, int version) const {
   double fail = 0, conditional = 0;
   for (int c = good_; c <= bad_; ++c) {
-    const double rate = c <= version ? p.rate[c] : config_.p_good;
+    const double rate = c <= version ? p.rate[c] : 0.0;
     fail += p.mass[c] * rate;
     conditional += p.mass[c] * Entropy(rate);
   }

@@ -1,8 +1,9 @@
 // Bayesian bisection over the change point (as BBChop does for git): for a flaky failure, every
 // trial of every version is evidence about where the failure starts, so the search keeps one
 // posterior over "the first bad version is c" instead of deciding each probe alone. Good
-// versions show the hunted failure with probability p_good; bad ones with an unknown rate q
-// (uniform prior on a grid above p_bad, learnt from all trials, the bad end's included). Each next trial
+// versions never show the hunted failure (a version that showed it is bad, never good); bad ones
+// show it with an unknown rate q (uniform prior on a grid above p_bad, learnt from all trials,
+// the bad end's included). Each next trial
 // goes to the version whose outcome tells most about c (mutual information); the search ends
 // when one answer holds 1 - error of the posterior. Pure logic: outcomes come from outside.
 #ifndef GPUHARNESS_BISECT_POOLED_SEARCH_H_
@@ -16,7 +17,6 @@
 namespace gh {
 
 struct PooledSearchConfig {
-  double p_good = 0.01;          // how often a good version shows the hunted failure
   double error = 0.01;           // stop when the answer's posterior is >= 1 - error
   int max_trials_per_version = 20;
   // The unknown failure rate q of bad versions: a uniform prior over rate_grid points in
@@ -52,7 +52,7 @@ class PooledSearch {
   };
   Posterior Compute() const;
   int BlockOf(int c) const;
-  double Rate(int j, int grid) const;  // the j-th grid point of q    // the first version >= c that is not excluded: c's observable answer
+  double Rate(int j, int grid) const;  // the j-th grid point of q
   double Information(const Posterior& p, int version) const;
 
   int n_, good_, bad_;

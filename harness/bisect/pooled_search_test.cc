@@ -11,7 +11,6 @@ using ::testing::IsEmpty;
 
 PooledSearchConfig Config() {
   PooledSearchConfig config;
-  config.p_good = 0.01;
   config.error = 0.01;
   config.max_trials_per_version = 20;
   config.min_rate = 0.3;
@@ -83,6 +82,15 @@ TEST(PooledSearchTest, AFailingGoodEndIsTheAnswer) {
   BisectAnswer answer = search.Answer();
   EXPECT_EQ(answer.first_bad, 0);
   EXPECT_EQ(answer.last_good, -1);
+}
+
+TEST(PooledSearchTest, AVersionThatShowedTheFailureIsNeverOnTheGoodSide) {
+  PooledSearch search(10, 0, 9, Config());
+  search.Observe(9, true);
+  search.Observe(3, true);  // once, among many passes
+  for (int i = 0; i < 19; ++i) search.Observe(3, false);
+  EXPECT_DOUBLE_EQ(search.ProbabilityBad(3), 1.0);
+  EXPECT_LE(search.Answer().first_bad, 3);
 }
 
 TEST(PooledSearchTest, BusyVersionsAndCappedVersionsAreNotOffered) {

@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "harness/core/outcome.h"
 #include "harness/bisect/sprt.h"
+#include "harness/core/failure_family.h"
+#include "harness/core/outcome.h"
 #include "harness/core/regex.h"
 
 namespace gh {
@@ -30,6 +31,9 @@ struct TrialResult {
   std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
   std::string point = {};     // the point whose record gave the outcome ("" when none ran)
+  // Where it failed (core/failure_family.h FailureWhere): the user's failing source line, or the
+  // step; "" when unknown or passed.
+  std::string where = {};
   // The passing records' metrics with their samples pooled (the perf bisect's measurements,
   // bisect/perf_probe.h); not kept in bisect_state.json.
   std::vector<Metric> metrics = {};
@@ -42,53 +46,84 @@ struct TrialResult {
   // Why, for an unrunnable trial: the set-up failure text, or the infra signature, with
   // " after N attempts" when it was retried.
   std::string unrunnable_reason() const;
+  FailureFamily family() const { return FailureFamilyOf(outcome, signature, where); }
 };
 
-// The failure being hunted: an outcome and a regex searched in the signature.
+// The failure being hunted. By default the bad end's most common failure family
+// (core/failure_family.h: the same exception or signal at the same place, however it is
+// worded); --hunt-signature: a regex searched in the signature instead.
 struct HuntSpec {
   std::optional<Outcome> outcome;          // unset: taken from the bad end
-  std::optional<std::string> signature;    // RE2 regex; unset: from the bad end
+  std::optional<std::string> signature;    // RE2 regex; unset: the bad end's failure family
   bool other_as_bad = false;               // count other failures as bad
-  std::string ToString() const;            // "fail ~ /wrong data/"
+  // A family already resolved (a finer level hunts what its coarse level hunted); used when no
+  // signature regex is given.
+  std::optional<FailureFamily> family = {};
+  std::string ToString() const;            // "fail ~ /wrong data/", "<the bad end's failure family>"
 };
 
 // The --hunt-signature regex, compiled; InvalidArgument "--hunt-signature: bad regex '...':
 // <RE2's reason>" when it does not compile.
 absl::StatusOr<Regex> CompileHuntSignature(std::string_view signature_regex);
 
-// A HuntSpec with both parts known and the regex compiled.
+// A HuntSpec with both parts known: a failure family, or an outcome and a compiled regex.
 class Hunt {
  public:
-  // InvalidArgument "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex.
-  static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad);
-  // Fills what `spec` leaves unset from the bad end's observed failure (the most common
-  // non-pass, non-skip, non-infra outcome and signature among `bad_end_trials`). NotFound when the bad
-  // end never failed and the spec does not say what to hunt.
+  // A regex hunt; `example` the failing line it was seen as (example()). InvalidArgument
+  // "--hunt-signature: bad regex '...': <RE2's reason>" for an invalid regex, "--hunt-outcome:
+  // must be a failure ..." for pass, skip or infra.
+  static absl::StatusOr<Hunt> Create(Outcome outcome, std::string signature_regex, bool other_as_bad,
+                                     std::string example = "");
+  // A family hunt: a trial is hunted when its failure is of `family` (SameFailureFamily).
+  static absl::StatusOr<Hunt> OfFamily(FailureFamily family, bool other_as_bad);
+  // Fills what `spec` leaves unset from the bad end's observed failures (pass, skip and
+  // unrunnable trials aside): the most common family (of `spec.outcome` when given), or the
+  // outcome most common among the trials the regex finds. The line the report quotes is the
+  // most common line as printed among the bad end's hunted trials. NotFound when the bad end
+  // never failed and the spec does not say what to hunt.
   static absl::StatusOr<Hunt> Resolve(const HuntSpec& spec, const std::vector<TrialResult>& bad_end_trials);
 
   enum class TrialClass { kPass, kHunted, kOther, kSkip };
   TrialClass Classify(const TrialResult& trial) const;
+  // The hunted failure in other words than the line hunted (a release that words the same
+  // error differently): hunted, and its line (without " [ranks ...]") is not example().
+  bool Reworded(const TrialResult& trial) const;
 
   Outcome outcome() const { return outcome_; }
+  // The regex: --hunt-signature's, or for a family hunt its example matched literally.
   const std::string& signature_regex() const { return regex_.pattern(); }
+  const std::optional<FailureFamily>& family() const { return family_; }
+  // The failing line as printed that the reports quote ("" when the bad end never showed it).
+  const std::string& example() const { return example_; }
   bool other_as_bad() const { return other_as_bad_; }
   std::string ToString() const;
 
  private:
-  Hunt(Outcome outcome, Regex regex, bool other_as_bad)
-      : outcome_(outcome), regex_(std::move(regex)), other_as_bad_(other_as_bad) {}
+  bool Matches(const TrialResult& trial) const;  // of the outcome, and of the family or the regex
+  Hunt(Outcome outcome, Regex regex, std::optional<FailureFamily> family, std::string example, bool other_as_bad)
+      : outcome_(outcome), regex_(std::move(regex)), family_(std::move(family)), example_(std::move(example)),
+        other_as_bad_(other_as_bad) {}
   Outcome outcome_;
-  Regex regex_;  // compiled once, searched in every trial's signature
+  Regex regex_;  // compiled once, searched in every trial's signature (regex hunts)
+  std::optional<FailureFamily> family_;
+  std::string example_;
   bool other_as_bad_;
 };
+
+// The most common of `lines` (the first seen wins ties); "" when there are none.
+std::string MostCommonLine(const std::vector<std::string>& lines);
 
 // A regex matching `signature` literally, without the " [ranks 1,3]" suffix the rank reduction
 // appends (which ranks fail may vary between trials).
 std::string SignatureToRegex(const std::string& signature);
 
+// kOther: the version failed, but not with the failure hunted ("failed differently"): it cannot
+// be classified. No verdict but kBad and kOther ever holds a failed trial.
 enum class ProbeVerdict { kUndecided, kGood, kBad, kOther, kSkip };
 std::string_view ProbeVerdictName(ProbeVerdict verdict);  // "undecided", "good", "bad", "other", "skip"
 absl::StatusOr<ProbeVerdict> ParseProbeVerdict(std::string_view name);
+// For people: "good", "bad", "failed differently", "could not be tested", "undecided".
+std::string_view ProbeVerdictText(ProbeVerdict verdict);
 
 // Counts over a version's trials and the verdict they give.
 struct ProbeTally {
@@ -97,6 +132,7 @@ struct ProbeTally {
   int hunted = 0;
   int others = 0;
   int skips = 0;
+  int reworded = 0;  // of the hunted, those in other words than the line hunted (Hunt::Reworded)
   std::map<std::string, int> signatures;  // "<outcome>: <signature>" -> trials, non-pass only
   ProbeVerdict verdict = ProbeVerdict::kUndecided;
   bool truncated = false;  // decided at the trial cap without reaching an SPRT boundary
@@ -114,14 +150,32 @@ struct ProbeTally {
 // A probe skipped because of `trial` (unrunnable): its verdict and setup_failure or infra_failure.
 void MarkUnrunnable(const TrialResult& trial, ProbeTally& tally);
 
-// Classifies `trials` in order and stops at the first trial after which the verdict is known:
-// an unrunnable trial (set-up failure, infra on every attempt) or a skipped trial -> skip; the hunted-failure SPRT accepting "bad" -> bad;
-// the other-failure SPRT accepting "bad" while no hunted failure was seen -> other; both
-// accepting "good" -> good. Trials after the deciding one are not counted; the infra attempts
-// retried under the counted ones (and the deciding one) are, in infra_retried.
-// Adds one trial to the tally's counts (trials, passes, hunted, others, skips, signatures,
-// infra_retried).
+// How a probe's trials decide its verdict: Wald's test (sprt.h), or, once the bad end has shown
+// a deterministic failure, the first trial alone (as git bisect decides a commit).
+struct ProbeRule {
+  SprtConfig sprt;
+  bool first_trial_decides = false;
+};
+
+// Adds one trial to the tally's counts (trials, passes, hunted, reworded, others, skips,
+// signatures, infra_retried).
 void CountTrial(const Hunt& hunt, const TrialResult& trial, ProbeTally& tally);
+
+// Counts over every trial of a version, no verdict (the bad end's estimate, pooled probes, a
+// confirmed pair).
+ProbeTally CountEveryTrial(const Hunt& hunt, const std::vector<TrialResult>& trials);
+
+// Classifies `trials` in order and stops at the first trial after which the verdict is known:
+// an unrunnable trial (set-up failure, infra on every attempt) or a skipped trial -> skip. With
+// first_trial_decides the first trial decides: a pass good, the hunted failure bad, another
+// failure other. Else by the tests: the hunted-failure SPRT accepting "bad" -> bad; the
+// other-failure SPRT accepting "bad" while no hunted failure was seen -> other; the hunted test
+// accepting "good" -> good when no trial failed, other when only other failures were seen, and
+// (any hunted failure makes a version bad, never good) undecided until the cap, bad there. At
+// the cap the sign of the llr decides the rest (truncated). Trials after the deciding one are
+// not counted; the infra attempts retried under the counted ones (and the deciding one) are, in
+// infra_retried.
+ProbeTally TallyTrials(const Hunt& hunt, const ProbeRule& rule, const std::vector<TrialResult>& trials);
 ProbeTally TallyTrials(const Hunt& hunt, const SprtConfig& sprt, const std::vector<TrialResult>& trials);
 
 }  // namespace gh

@@ -59,7 +59,56 @@ TEST(HuntTest, ResolveTakesTheBadEndsMostCommonFailure) {
   ASSERT_TRUE(hunt.ok()) << hunt.status();
   EXPECT_EQ(hunt->outcome(), Outcome::kFail);
   EXPECT_EQ(hunt->signature_regex(), "wrong data");
-  EXPECT_EQ(hunt->ToString(), "fail ~ /wrong data/");
+  ASSERT_TRUE(hunt->family().has_value());
+  EXPECT_EQ(hunt->example(), "wrong data");
+  EXPECT_EQ(hunt->ToString(), "fail \"wrong data\" (family: fail: 'wrong data')");
+}
+
+// A release words the removed API's error one way, later releases another; both are raised by
+// the same line of the user's program.
+constexpr char kUsersLine[] = "prog.py: s = jax.sharding.PositionalSharding(devices)";
+TrialResult Removed(const std::string& message) {
+  return {Outcome::kError, absl::StrCat("AttributeError: ", message), false, "", 0, "", kUsersLine};
+}
+constexpr char kNoAttribute[] = "module 'jax.sharding' has no attribute 'PositionalSharding'";
+constexpr char kDeprecated[] =
+    "jax.sharding.PositionalSharding was deprecated in JAX v0.6.0 and removed in JAX v0.7.0";
+
+TEST(HuntTest, TheBadEndsFamilyFindsTheSameFailureInOtherWords) {
+  absl::StatusOr<Hunt> hunt = Hunt::Resolve(HuntSpec(), {Removed(kNoAttribute), Removed(kNoAttribute)});
+  ASSERT_TRUE(hunt.ok()) << hunt.status();
+  EXPECT_EQ(hunt->example(), absl::StrCat("AttributeError: ", kNoAttribute));
+  EXPECT_EQ(hunt->ToString(),
+            absl::StrCat("error \"AttributeError: ", kNoAttribute, "\" (family: error AttributeError at ", kUsersLine,
+                         ")"));
+  EXPECT_EQ(hunt->Classify(Removed(kDeprecated)), Hunt::TrialClass::kHunted);
+  EXPECT_TRUE(hunt->Reworded(Removed(kDeprecated)));
+  EXPECT_FALSE(hunt->Reworded(Removed(kNoAttribute)));
+  // Another exception at that line, or the same one elsewhere in other words, is another failure.
+  EXPECT_EQ(hunt->Classify({Outcome::kError, "ImportError: no jax", false, "", 0, "", kUsersLine}),
+            Hunt::TrialClass::kOther);
+  EXPECT_EQ(hunt->Classify({Outcome::kError, "AttributeError: 'NoneType' object has no attribute 'x'", false, "", 0,
+                            "", "prog.py: y = x.x"}),
+            Hunt::TrialClass::kOther);
+  EXPECT_FALSE(hunt->Reworded(Pass()));
+}
+
+TEST(HuntTest, ARegexHuntQuotesTheBadEndsLineAsPrinted) {
+  HuntSpec spec;
+  spec.signature = "PositionalSharding";  // --hunt-signature alone: the outcome from the bad end
+  absl::StatusOr<Hunt> hunt = Hunt::Resolve(spec, {Crash("SIGSEGV"), Removed(kNoAttribute), Removed(kNoAttribute)});
+  ASSERT_TRUE(hunt.ok()) << hunt.status();
+  EXPECT_EQ(hunt->outcome(), Outcome::kError);
+  EXPECT_FALSE(hunt->family().has_value());
+  EXPECT_EQ(hunt->signature_regex(), "PositionalSharding");
+  EXPECT_EQ(hunt->example(), absl::StrCat("AttributeError: ", kNoAttribute));
+  EXPECT_EQ(hunt->ToString(), "error ~ /PositionalSharding/");
+  // A bad end that never shows what the regex finds still names an outcome: it failed differently.
+  absl::StatusOr<Hunt> none = Hunt::Resolve(spec, {Crash("SIGSEGV")});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->outcome(), Outcome::kCrash);
+  EXPECT_EQ(none->Classify(Crash("SIGSEGV")), Hunt::TrialClass::kOther);
+  EXPECT_TRUE(absl::IsNotFound(Hunt::Resolve(spec, {Pass()}).status()));
 }
 
 TEST(HuntTest, ResolveKeepsWhatTheUserGave) {
@@ -205,6 +254,36 @@ TEST(TallyTrialsTest, FlakyBadFoundBetweenPasses) {
   EXPECT_EQ(tally.Counts(), "4 trials: 2 pass, 2 hunted");
 }
 
+TEST(TallyTrialsTest, AVersionThatFailedIsNeverGood) {
+  // One hunted failure among passes: the test leans to good, the version is bad at the cap.
+  std::vector<TrialResult> trials(20, Pass());
+  trials[0] = Fail("wrong data");
+  ProbeTally hunted = TallyTrials(WrongDataHunt(), SprtConfig(), trials);
+  EXPECT_EQ(hunted.verdict, ProbeVerdict::kBad);
+  EXPECT_TRUE(hunted.truncated);
+  EXPECT_EQ(hunted.trials, 20);
+  trials.resize(19);
+  EXPECT_EQ(TallyTrials(WrongDataHunt(), SprtConfig(), trials).verdict, ProbeVerdict::kUndecided);
+  // Another failure once among passes: failed differently, once the hunted test says good.
+  std::vector<TrialResult> other(20, Pass());
+  other[3] = Crash("SIGSEGV in step 'init'");
+  ProbeTally differently = TallyTrials(WrongDataHunt(), SprtConfig(), other);
+  EXPECT_EQ(differently.verdict, ProbeVerdict::kOther);
+  EXPECT_EQ(differently.trials, 14);
+  EXPECT_EQ(ProbeVerdictText(differently.verdict), "failed differently");
+}
+
+TEST(TallyTrialsTest, TheFirstTrialDecidesUnderTheDeterministicRule) {
+  const ProbeRule rule{SprtConfig(), /*first_trial_decides=*/true};
+  EXPECT_EQ(TallyTrials(WrongDataHunt(), rule, {Pass(), Fail("wrong data")}).verdict, ProbeVerdict::kGood);
+  ProbeTally bad = TallyTrials(WrongDataHunt(), rule, {Fail("wrong data"), Pass()});
+  EXPECT_EQ(bad.verdict, ProbeVerdict::kBad);
+  EXPECT_EQ(bad.trials, 1);
+  EXPECT_FALSE(bad.truncated);
+  EXPECT_EQ(TallyTrials(WrongDataHunt(), rule, {Crash("SIGSEGV")}).verdict, ProbeVerdict::kOther);
+  EXPECT_EQ(TallyTrials(WrongDataHunt(), rule, {SetupFailed()}).verdict, ProbeVerdict::kSkip);
+}
+
 TEST(TallyTrialsTest, CapTruncatesAndSaysSo) {
   SprtConfig config;
   config.max_trials = 3;
@@ -221,6 +300,9 @@ TEST(ProbeVerdictTest, NamesRoundTrip) {
     EXPECT_EQ(*parsed, v);
   }
   EXPECT_FALSE(ParseProbeVerdict("maybe").ok());
+  EXPECT_EQ(ProbeVerdictText(ProbeVerdict::kOther), "failed differently");
+  EXPECT_EQ(ProbeVerdictText(ProbeVerdict::kSkip), "could not be tested");
+  EXPECT_EQ(ProbeVerdictText(ProbeVerdict::kGood), "good");
 }
 
 }  // namespace

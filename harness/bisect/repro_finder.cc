@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/failure_family.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/path_under.h"
@@ -43,6 +44,18 @@ absl::StatusOr<std::string> Observed(const StateJson& trial) {
   return outcome == "pass" ? outcome : absl::StrCat(outcome, ": ", signature);
 }
 
+// The family of a recorded trial's failure (its outcome, signature and "where"); none for a pass.
+absl::StatusOr<std::optional<FailureFamily>> FamilyOfTrial(const StateJson& trial) {
+  GH_ASSIGN_OR_RETURN(std::string name, trial.StringOr("outcome", ""));
+  GH_ASSIGN_OR_RETURN(std::string signature, trial.StringOr("signature", ""));
+  GH_ASSIGN_OR_RETURN(std::string where, trial.StringOr("where", ""));
+  if (name.empty()) return std::optional<FailureFamily>();
+  absl::StatusOr<Outcome> outcome = ParseOutcome(name);
+  if (!outcome.ok()) return trial.ErrorAt("outcome", outcome.status().message());
+  if (*outcome == Outcome::kPass || *outcome == Outcome::kSkip) return std::optional<FailureFamily>();
+  return std::optional<FailureFamily>(FailureFamilyOf(*outcome, signature, where));
+}
+
 // The arm of one probe trial recorded in a bisect's or minimize's summary.json.
 absl::StatusOr<ReproArm> ArmOfTrial(const StateJson& trial, const std::string& name, const std::string& title) {
   GH_ASSIGN_OR_RETURN(std::string detail, trial.String("detail"));
@@ -53,6 +66,7 @@ absl::StatusOr<ReproArm> ArmOfTrial(const StateJson& trial, const std::string& n
   arm.name = name;
   arm.title = title;
   GH_ASSIGN_OR_RETURN(arm.observed, Observed(trial));
+  GH_ASSIGN_OR_RETURN(arm.family, FamilyOfTrial(trial));
   MakeAbsolute(arm);
   return arm;
 }
@@ -252,6 +266,7 @@ absl::StatusOr<ReproArms> FromSweep(const std::string& dir, const std::string& p
   arms.failing.name = "failing";
   arms.failing.title = LabelText(failing->cell);
   arms.failing.observed = absl::StrCat(std::string(OutcomeName(failing->result.outcome)), ": ", failing->result.signature);
+  arms.failing.family = FailureFamilyOf(failing->result.outcome, failing->result.signature, FailureWhere(failing->result));
   // The workaround: a cell where every trial of the point passed, fewest differing labels.
   std::map<std::map<std::string, std::string>, bool> all_passed;
   std::map<std::map<std::string, std::string>, Outcome> worst;

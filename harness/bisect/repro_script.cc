@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "harness/bisect/repro_script_checks.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
@@ -80,15 +81,25 @@ std::string RenderCommand(const std::vector<std::string>& argv) {
   return absl::StrJoin(words, " ");
 }
 
+// The version's set-up, run again whenever its activation is incomplete: a directory left
+// without its venv would otherwise run the system's programs in the version's name.
 void AppendSetup(std::string& out, const ReproArm& arm) {
   if (arm.setup.empty() || arm.version_dir.empty()) return;
-  absl::StrAppend(&out, ShellComment(absl::StrCat("Version ", arm.version, ": its set-up, once (skipped when ",
-                                                 arm.version_dir, " exists).")));
-  absl::StrAppend(&out, "if [ ! -d ", ShellQuote(arm.version_dir), " ]; then\n",
+  std::string check = absl::StrCat("activation_incomplete ", ShellQuote(arm.version_dir));
+  for (const std::string& path : ActivationPaths(arm)) absl::StrAppend(&check, " ", ShellQuote(path));
+  const std::string version = ShellQuote(arm.version);
+  absl::StrAppend(&out, ShellComment(absl::StrCat("Version ", arm.version, ": its set-up, again whenever ",
+                                                 arm.version_dir, " lacks what its activation uses.")));
+  absl::StrAppend(&out, "if why=$(", check, "); then\n",
+                  "  echo \"version \"", version, "\": setting it up ($why)\" >&2\n",
                   "  mkdir -p ", ShellQuote(arm.version_dir), " && (cd ", ShellQuote(arm.version_dir),
-                  " && GH_VERSION=", ShellQuote(arm.version), " GH_VERSION_DIR=", ShellQuote(arm.version_dir),
+                  " && GH_VERSION=", version, " GH_VERSION_DIR=", ShellQuote(arm.version_dir),
                   " /bin/sh -c ", ShellQuote(arm.setup), ") || { ",
                   ShellPrintLine(absl::StrCat("set-up of version ", arm.version, " failed")), " >&2; exit 3; }\n",
+                  "  touch ", ShellQuote(arm.version_dir + "/.repro-setup-done"), "\n",
+                  "  if why=$(", check, "); then\n",
+                  "    echo \"set-up of version \"", version, "\" left its activation incomplete: $why\" >&2; exit 3\n",
+                  "  fi\n",
                   "fi\n\n");
 }
 
@@ -124,7 +135,7 @@ void AppendRanksArm(std::string& out, const ReproArm& arm) {
   const int n = static_cast<int>(arm.ranks.size());
   absl::StrAppend(&out, arm.name, "_arm() {\n",
                   "  local dir=\"$OUT/", arm.name, "$run_suffix\" coordinator pids=() status=0 r s\n",
-                  "  mkdir -p \"$dir\"\n",
+                  "  mkdir -p \"$dir\"\n", "  ", arm.name, "_logs=() ", arm.name, "_statuses=()\n",
                   "  coordinator=\"127.0.0.1:$(free_port)\"\n");
   for (int r = 0; r < n; ++r) {
     const ReproRank& rank = arm.ranks[r];
@@ -146,6 +157,7 @@ void AppendRanksArm(std::string& out, const ReproArm& arm) {
                   "    wait \"${pids[$r]}\"; s=$?\n",
                   "    if [ \"$s\" -ne \"${passing[$r]}\" ]; then\n",
                   "      status=1\n",
+                  "      ", arm.name, "_logs+=(\"$dir/rank$r.log\"); ", arm.name, "_statuses+=(\"$s\")\n",
                   "      echo \"-- rank $r of ", n, " exited $s; the last lines of $dir/rank$r.log:\"\n",
                   "      tail -n 20 \"$dir/rank$r.log\"\n",
                   "    fi\n",
@@ -172,25 +184,41 @@ std::string Seen(const ReproArm& arm) {
                       arm.seen_trials == 1 ? " time" : " times");
 }
 
-// Runs arm `name` $repeat times, counting its failed runs in <name>_failed.
-void AppendRunLoop(std::string& out, const ReproArm& arm) {
+// The failure the arm is expected to show, as recorded ("" when none is).
+std::string Recorded(const ReproArm& arm) {
+  return arm.family && !arm.family->example.empty() ? arm.family->example : arm.observed;
+}
+
+// Runs arm `name` $repeat times, counting its failed runs in <name>_failed; an arm expected to
+// fail (`compare`) also counts in <name>_differently the runs that failed otherwise than recorded.
+void AppendRunLoop(std::string& out, const ReproArm& arm, bool compare) {
   const std::string& f = arm.name;
   const std::string records = arm.ranks.empty() ? "records: $OUT/" + f + "$run_suffix/records.jsonl"
                                                 : "output: $OUT/" + f + "$run_suffix/rank*.log";
-  absl::StrAppend(&out, "run_", f, "() {\n  ", f, "_failed=0\n",
+  absl::StrAppend(&out, "run_", f, "() {\n  ", f, "_failed=0 ", f, "_differently=0 ", f, "_other=\"\"\n",
                   "  for run in $(seq 1 \"$repeat\"); do\n",
                   "    run_suffix=\"\"; [ \"$run\" -gt 1 ] && run_suffix=\".run$run\"\n",
                   "    ", ShellPrintLine(absl::StrCat("== ", f, " arm: ", arm.title)), "\n",
                   "    [ \"$repeat\" -gt 1 ] && echo \"   run $run of $repeat\"\n",
                   "    ", f, "_arm; ", f, "_status=$?\n",
                   "    echo \"   exit status $", f, "_status; ", records, "\"\n",
-                  "    [ \"$", f, "_status\" -ne 0 ] && ", f, "_failed=$((", f, "_failed + 1))\n",
-                  "  done\n",
+                  "    [ \"$", f, "_status\" -ne 0 ] && ", f, "_failed=$((", f, "_failed + 1))\n");
+  if (compare) {
+    absl::StrAppend(&out, "    if [ \"$", f, "_status\" -ne 0 ] && ! ", f, "_as_recorded; then\n",
+                    "      ", f, "_differently=$((", f, "_differently + 1)) ", f, "_other=$", f, "_line\n",
+                    "      echo \"   failed differently: $", f, "_line\"\n",
+                    "    fi\n");
+  }
+  absl::StrAppend(&out, "  done\n",
                   "  echo \"", f, " arm: failed $", f, "_failed of $repeat runs\"\n");
+  if (compare) {
+    absl::StrAppend(&out, "  [ \"$", f, "_differently\" -gt 0 ] && echo \"   $", f,
+                    "_differently of them failed differently (recorded: \"", ShellQuote(Recorded(arm)), "\")\"\n");
+  }
   if (const std::string seen = Seen(arm); !seen.empty()) {
     absl::StrAppend(&out, "  ", ShellPrintLine(absl::StrCat("   ", seen)), "\n");
   }
-  absl::StrAppend(&out, "}\n\n");
+  absl::StrAppend(&out, "  return 0\n}\n\n");
 }
 
 }  // namespace
@@ -243,28 +271,36 @@ std::string RenderReproScript(const std::string& point, const std::string& sourc
                   "  python3 -c 'import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])' 2>/dev/null ||\n",
                   "    echo $((20000 + RANDOM % 20000))\n",
                   "}\n\n");
+  absl::StrAppend(&out, ActivationCheckFunctions());
   AppendSetup(out, failing);
   if (workaround && (workaround->version_dir != failing.version_dir)) AppendSetup(out, *workaround);
   AppendArm(out, failing, point);
   if (workaround) AppendArm(out, *workaround, point);
-  AppendRunLoop(out, failing);
-  if (workaround) AppendRunLoop(out, *workaround);
+  const bool compare = f == "failing";
+  if (compare) absl::StrAppend(&out, FamilyCheckFunction(failing));
+  AppendRunLoop(out, failing, compare);
+  if (workaround) AppendRunLoop(out, *workaround, false);
   absl::StrAppend(&out, "if [ -n \"$only\" ]; then\n  \"run_$only\"\n",
                   "  failed_var=\"${only}_failed\"; [ \"${!failed_var}\" -eq 0 ]; exit $?\nfi\n");
   absl::StrAppend(&out, "run_", f, "\n");
+  // A failing arm that only failed otherwise than recorded did not reproduce the failure.
+  const std::string differently = absl::StrCat(
+      "if [ \"$failing_failed\" -gt 0 ] && [ \"$failing_differently\" -eq \"$failing_failed\" ]; then\n",
+      "  echo \"not reproduced: failed differently: $failing_other (recorded: \"", ShellQuote(Recorded(failing)),
+      "\")\"; exit 1\n", "fi\n");
   if (workaround) {
     absl::StrAppend(&out, "run_workaround\n",
-                    "if [ \"$failing_failed\" -gt 0 ] && [ \"$workaround_failed\" -eq 0 ]; then\n",
+                    "if [ \"$((failing_failed - failing_differently))\" -gt 0 ] && [ \"$workaround_failed\" -eq 0 ]; then\n",
                     "  echo \"reproduced: the failing arm fails, the workaround arm passes\"; exit 0\n",
-                    "fi\n",
+                    "fi\n", differently,
                     "echo \"not reproduced (failing arm: failed $failing_failed of $repeat, workaround arm: failed "
                     "$workaround_failed of $repeat)\"; exit 1\n");
   } else if (f == "passing") {
     absl::StrAppend(&out, "if [ \"$passing_failed\" -eq 0 ]; then echo \"as recorded: the arm passes\"; exit 0; fi\n",
                     "echo \"not as recorded: the arm failed $passing_failed of $repeat runs\"; exit 1\n");
   } else {
-    absl::StrAppend(&out, "if [ \"$failing_failed\" -gt 0 ]; then echo \"reproduced: the failing arm fails\"; exit 0; fi\n",
-                    "echo \"not reproduced: the failing arm passed\"; exit 1\n");
+    absl::StrAppend(&out, "if [ \"$((failing_failed - failing_differently))\" -gt 0 ]; then echo \"reproduced: the failing arm fails\"; exit 0; fi\n",
+                    differently, "echo \"not reproduced: the failing arm passed\"; exit 1\n");
   }
   return out;
 }

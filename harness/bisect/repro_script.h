@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "harness/bisect/repro_script_ranks.h"
+#include "harness/core/failure_family.h"
 #include "harness/core/state_json.h"
 
 namespace gh {
@@ -20,6 +21,8 @@ struct ReproArm {
   std::string name;      // "failing", "workaround": the arm's output folder under $OUT
   std::string title;     // "nccl=2.28.9", "with NCCL_CUMEM_ENABLE=0"
   std::string observed;  // what the recorded job showed: "fail: wrong data [ranks 1]"
+  // The recorded failure's family (a failing arm): a run that fails otherwise did not reproduce it.
+  std::optional<FailureFamily> family;
   std::vector<std::string> argv;            // the job's command line as recorded
   std::map<std::string, std::string> env;   // the variables the configuration set
   std::string cwd;
@@ -50,10 +53,12 @@ std::vector<std::string> RetargetRunArgs(const std::vector<std::string>& argv, c
 
 // The script: every user string in it (point, paths, labels, titles, signatures, argv, env)
 // goes through core/shell_quote, so none can run a command or end a comment. A header naming the point, where it was recorded and what each arm showed; a
-// set-up step per version (skipped when its directory exists); each arm in a subshell with its
+// set-up step per version (run again whenever the version's directory lacks its set-up's record or a
+// path its activation uses); each arm in a subshell with its
 // environment exported and its command exec'd, writing under $OUT (GH_REPRO_OUT or a mktemp
 // dir); at the end the arms' exit statuses and whether the failure reproduced (exit 0 when
-// the failing arm failed and the workaround arm, if any, passed; 1 otherwise).
+// the failing arm failed as recorded, of the arm's `family`, and the workaround arm, if any, passed;
+// 1 otherwise, "not reproduced: failed differently: <line>" when every failure was of another family).
 // The arms are named "failing" and "workaround" in the script whatever their `name`.
 // An arm with `ranks` starts each rank's own command in the background (its output in
 // $OUT/<arm>/rank<r>.log, the coordinator 127.0.0.1 at a free port), waits for all, and prints

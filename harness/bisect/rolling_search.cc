@@ -32,9 +32,9 @@ struct OpenProbe {
 
 class Rolling {
  public:
-  Rolling(const BisectConfig& config, TrialRunner& runner, const Hunt& hunt, const SprtConfig& sprt,
+  Rolling(const BisectConfig& config, TrialRunner& runner, const Hunt& hunt, const ProbeRule& rule,
           BisectResult& result, const ProbeCallback& on_probe)
-      : config_(config), runner_(runner), hunt_(hunt), sprt_(sprt), result_(result), on_probe_(on_probe),
+      : config_(config), runner_(runner), hunt_(hunt), rule_(rule), result_(result), on_probe_(on_probe),
         search_(static_cast<int>(config.versions.size()), config.good, config.bad, config.jobs) {}
 
   absl::Status Run() {
@@ -93,8 +93,8 @@ class Rolling {
 
   void Settle(std::map<int, OpenProbe>::iterator it) {
     ProbeRecord& record = it->second.record;
-    record.tally = TallyTrials(hunt_, sprt_, record.trials);
-    const bool capped = static_cast<int>(record.trials.size()) >= sprt_.max_trials;
+    record.tally = TallyTrials(hunt_, rule_, record.trials);
+    const bool capped = static_cast<int>(record.trials.size()) >= rule_.sprt.max_trials;
     if (record.tally.verdict != ProbeVerdict::kUndecided || capped || record.trials.back().unrunnable()) {
       Finish(it, /*decided=*/true);
     } else if (!Inside(it->first)) {
@@ -120,7 +120,7 @@ class Rolling {
   const BisectConfig& config_;
   TrialRunner& runner_;
   const Hunt& hunt_;
-  const SprtConfig& sprt_;
+  const ProbeRule& rule_;
   BisectResult& result_;
   const ProbeCallback& on_probe_;
   BisectSearch search_;
@@ -131,9 +131,9 @@ class Rolling {
 
 }  // namespace
 
-absl::Status RunRolling(const BisectConfig& config, TrialRunner& runner, const Hunt& hunt, const SprtConfig& sprt,
+absl::Status RunRolling(const BisectConfig& config, TrialRunner& runner, const Hunt& hunt, const ProbeRule& rule,
                         BisectResult& result, const ProbeCallback& on_probe) {
-  return Rolling(config, runner, hunt, sprt, result, on_probe).Run();
+  return Rolling(config, runner, hunt, rule, result, on_probe).Run();
 }
 
 }  // namespace gh

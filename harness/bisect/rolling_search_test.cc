@@ -77,7 +77,7 @@ TEST(RunRollingTest, StartsTheNextProbeWhenASlotFreesWithoutWaitingForTheSlowest
   absl::StatusOr<Hunt> hunt = Hunt::Create(Outcome::kFail, "wrong data", false);
   ASSERT_TRUE(hunt.ok());
   BisectResult result;
-  ASSERT_TRUE(RunRolling(config, versions, *hunt, config.sprt, result, nullptr).ok());
+  ASSERT_TRUE(RunRolling(config, versions, *hunt, ProbeRule{config.sprt, false}, result, nullptr).ok());
   EXPECT_EQ(result.answer.first_bad, 8);
   EXPECT_EQ(result.answer.last_good, 7);
   EXPECT_EQ(versions.max_in_flight, 3);

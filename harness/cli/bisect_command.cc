@@ -87,7 +87,8 @@ int BisectCommand(int argc, char** argv) {
               "bug (default): the first bad version; fix: the first good version after bad ones "
               "(--bad comes before --good)")
       .Int("--estimate-trials", {"N", "an integer"}, 0, &options.estimate_trials,
-           "trials of the bad end that measure its failure rate first (default 8; 0: none)");
+           "trials of the bad end that measure its failure rate first; all failing:\n"
+           "one trial per probe, the answer's pair confirmed (default 2; 0: none)");
   AddProbeFlags(flags, options, resources);
   std::string hunt_metric, threshold, direction;
   flags.String("--hunt-metric", {"NAME", "a metric"}, &hunt_metric,

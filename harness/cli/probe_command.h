@@ -51,16 +51,17 @@ void AddProbeFlags(CommandLine& flags, Options& options, ProbeResources& resourc
   flags.Custom("--hunt-signature", {"RE", "a regex"}, [hunt](const std::string& v) {
     hunt->signature = v;
     return absl::OkStatus();
-  }, "regex searched in the signature (default: the bad end's, literally)");
+  }, "regex searched in the signature (default: the bad end's failure family,\nhowever a version words it)");
   flags.Bool("--other-as-bad", &hunt->other_as_bad,
              "count other failures as bad (default: skip them like set-up failures)")
       .Int("--min-trials", kCountValue, 1, &options.sprt.min_trials, "trials before any verdict (default 1)")
       .Int("--max-trials", kCountValue, 1, &options.sprt.max_trials,
-           "trial cap per probe; the SPRT is truncated there (default 20;\n1 for a deterministic failure)")
+           "trial cap per probe; the SPRT is truncated there (default 20)")
       .Double("--p-good", kNumberValue, &options.sprt.p_good, "failure rate of a good version (default 0.01)")
       .Double("--p-bad", kNumberValue, &options.sprt.p_bad, "failure rate of a bad version (default 0.3)")
       .Double("--alpha", {"A", "a number"}, &options.sprt.alpha, "the SPRT's false-bad rate (default 0.01)")
-      .Double("--beta", {"B", "a number"}, &options.sprt.beta, "the SPRT's false-good rate (default 0.01)")
+      .Double("--beta", {"B", "a number"}, &options.sprt.beta,
+              "the SPRT's false-good rate, and the risk a deterministic bisect's\nanswer may take (default 0.01)")
       .Int("--gpus", kCountValue, 0, &resources.gpus, "GPUs for the jobs (default: detected; 0 = CPU slots)")
       .Int("--slots", kCountValue, 1, &resources.slots, "CPU slots when there is no GPU (default: nproc)")
       .Duration("--kill-grace", &options.kill_grace, "SIGTERM to SIGKILL delay for a timed-out job (default 10s)")

@@ -1,4 +1,5 @@
 #include "harness/driver/version_provider.h"
+#include "harness/driver/version_provenance.h"
 
 #include <fnmatch.h>
 
@@ -148,13 +149,18 @@ absl::Status ReadPip(YamlMap& versions, const ProviderInput& in, MatrixAxis* axi
   }
   auto settings = [&](const std::string& version) {
     CellSettings s;
-    std::vector<std::string> reqs;
+    std::vector<std::string> reqs, raw;
     for (absl::string_view r : absl::StrSplit(absl::StrReplaceAll(requirements, {{"{version}", version}}), ' ', absl::SkipWhitespace())) {
       reqs.push_back(ShellQuote(r));
+      raw.emplace_back(r);
     }
+    // What the set-up asks for, checked against what it installs (driver/version_provenance.h).
+    const std::string pins = ProvenancePins(raw);
     const std::string cache_dir = cache.empty() ? "\"$HOME/.cache/gpuharness-pip\"" : ShellQuote(cache);
     s.setup = absl::StrCat(
         "set -e\nexport PIP_CACHE_DIR=", cache_dir, " PIP_DISABLE_PIP_VERSION_CHECK=1\n",
+        pins.empty() ? std::string("rm -f provenance.expected\n")
+                     : absl::StrCat("printf '%s' ", ShellQuote(pins), " > provenance.expected\n"),
         "rm -rf venv\n", ShellQuote(python), " -m venv venv\n",
         "venv/bin/python -m pip install --no-input ",
         wheelhouse.empty() ? "" : absl::StrCat("--find-links ", ShellQuote(wheelhouse), " "),

@@ -66,6 +66,8 @@ TEST(PipProvider, ListsTheIndexInRangeOldestFirstAndWritesAVenvSetUp) {
   EXPECT_THAT(s.setup, HasSubstr("venv/bin/python -m pip install --no-input --find-links /mats/wheels "
                                  "jax==0.4.38 jaxlib==0.4.38\n"))
       << "{matrix_dir} resolved in the set-up";
+  EXPECT_THAT(s.setup, HasSubstr("printf '%s' 'jax==0.4.38\njaxlib==0.4.38\n' > provenance.expected\n"))
+      << "the pins it asks for, checked against what it installs";
   EXPECT_EQ(s.env_prepend.at("PATH"), "{version_dir}/venv/bin");
   EXPECT_EQ(s.env.at("VIRTUAL_ENV"), "{version_dir}/venv");
 }

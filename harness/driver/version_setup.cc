@@ -19,6 +19,7 @@
 #include "harness/core/regex.h"
 #include "harness/core/state_json.h"
 #include "harness/driver/cell_plan.h"
+#include "harness/driver/version_provenance.h"
 #include "nlohmann/json.hpp"
 
 namespace gh::driver {
@@ -72,7 +73,7 @@ VersionSetupJob::VersionSetupJob(VersionSetupRequest request, ProcessRunner& run
 VersionSetupJob::VersionSetupJob(VersionSetupJob&& o) noexcept
     : request_(std::move(o.request_)), runner_(o.runner_), clock_(o.clock_), deadline_(o.deadline_),
       lock_fd_(std::exchange(o.lock_fd_, -1)), id_(std::exchange(o.id_, std::nullopt)),
-      timed_out_(o.timed_out_), done_(std::move(o.done_)) {}
+      timed_out_(o.timed_out_), stale_(std::move(o.stale_)), done_(std::move(o.done_)) {}
 
 VersionSetupJob& VersionSetupJob::operator=(VersionSetupJob&& o) noexcept {
   if (this != &o) {
@@ -84,6 +85,7 @@ VersionSetupJob& VersionSetupJob::operator=(VersionSetupJob&& o) noexcept {
     lock_fd_ = std::exchange(o.lock_fd_, -1);
     id_ = std::exchange(o.id_, std::nullopt);
     timed_out_ = o.timed_out_;
+    stale_ = std::move(o.stale_);
     done_ = std::move(o.done_);
   }
   return *this;
@@ -97,9 +99,19 @@ VersionSetupJob::~VersionSetupJob() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
 }
 
+std::optional<VersionSetupResult> VersionSetupJob::Cached() {
+  if (!stale_.empty() || !CachedSuccess(request_)) return std::nullopt;
+  const VersionProvenance p = CheckVersionProvenance(request_.version_dir);
+  if (!p.mismatch.empty()) {
+    stale_ = p.mismatch;  // rebuilt once: the fresh set-up's check decides
+    return std::nullopt;
+  }
+  return VersionSetupResult{true, true, ""};
+}
+
 std::optional<VersionSetupResult> VersionSetupJob::TryStart() {
   const VersionSetupRequest& r = request_;
-  if (CachedSuccess(r)) return VersionSetupResult{true, true, ""};
+  if (std::optional<VersionSetupResult> cached = Cached()) return cached;
   if (absl::Status st = MakeDirectories(r.version_dir); !st.ok()) {
     return VersionSetupResult{false, false, absl::StrCat("cannot create ", r.version_dir, ": ", st.message())};
   }
@@ -119,7 +131,7 @@ std::optional<VersionSetupResult> VersionSetupJob::TryStart() {
     }
     return std::nullopt;  // another driver sets this version up: wait, then look again
   }
-  if (CachedSuccess(r)) return VersionSetupResult{true, true, ""};  // it just finished
+  if (std::optional<VersionSetupResult> cached = Cached()) return cached;  // it just finished
   ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", r.command};
   std::vector<std::string> env = r.base_env;
@@ -185,6 +197,13 @@ std::optional<VersionSetupResult> VersionSetupJob::Poll() {
     const std::string cause = text.ok() ? SetupCauseLine(*text) : "";
     return Finish({false, false, absl::StrCat("setup ", exit->ToString(), " (log ", log, ")",
                                               cause.empty() ? "" : ": ", cause)});
+  }
+  const VersionProvenance p = CheckVersionProvenance(request_.version_dir);
+  if (!p.mismatch.empty()) {
+    return Finish({false, false,
+                   absl::StrCat("provenance: ", p.mismatch, " (log ", log, ")",
+                                stale_.empty() ? "" : absl::StrCat("; set up again after the cached set-up "
+                                                                   "held the wrong packages: ", stale_))});
   }
   return Finish({true, false, ""});
 }

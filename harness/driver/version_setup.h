@@ -22,6 +22,8 @@ struct VersionSetupResult {
   bool ok = true;
   bool cached = false;  // a previous sweep's success
   // On failure: "setup exited with status 1 (log DIR/versions/v/setup.log): ERROR: No matching ..."
+  // ("provenance: asked jax 3.0, the set-up installed jax 2.0 (log ...)": what it installed is not
+  // what the label names; what was checked is in the version's provenance.json).
   std::string detail;
 };
 
@@ -35,7 +37,10 @@ struct VersionSetupRequest {
 
 // One set-up in flight, advanced by Poll without blocking, so a driver runs several at once
 // (--setup-jobs) between its other work. GH_VERSION and GH_VERSION_DIR are set for the command;
-// its process group is killed after `timeout`.
+// its process group is killed after `timeout`. A set-up that names what it asks for
+// (provenance.expected) is checked against what it installed: a cached one that no longer holds
+// it (a pruned or replaced venv) is stale and runs again, once; a fresh one that does not hold it
+// fails ("provenance: asked jax 3.0, the set-up installed jax 2.0").
 class VersionSetupJob {
  public:
   VersionSetupJob(VersionSetupRequest request, ProcessRunner& runner, Clock& clock);
@@ -50,6 +55,8 @@ class VersionSetupJob {
 
  private:
   std::optional<VersionSetupResult> TryStart();
+  // The cached success, checked; nullopt when there is none or it is stale (then stale_ says why).
+  std::optional<VersionSetupResult> Cached();
   VersionSetupResult Finish(VersionSetupResult result);
 
   VersionSetupRequest request_;
@@ -59,6 +66,7 @@ class VersionSetupJob {
   int lock_fd_ = -1;
   std::optional<ProcessId> id_;
   bool timed_out_ = false;
+  std::string stale_;  // why a cached set-up runs again ("" when it did not)
   std::optional<VersionSetupResult> done_;
 };
 

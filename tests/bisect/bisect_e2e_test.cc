@@ -106,27 +106,32 @@ TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
   EXPECT_EQ(summary["answer"]["unclassified"], nlohmann::json::array({"v07"}));
   EXPECT_EQ(summary["hunt"]["outcome"], "fail");
   EXPECT_EQ(summary["hunt"]["signature"], "elements wrong");
-  // Ends, then v07 (the middle of v04..v10) cannot be set up, so its neighbour v06 is probed,
-  // then v09 and v08. Good versions pass both trials (truncated SPRT at the cap of 2); bad
-  // ones fail both.
+  // Ends (the bad end fails both its trials: deterministic), then v07 (the middle of v04..v10)
+  // cannot be set up, so its neighbour v06 is probed, then v09 and v08, one trial each; the
+  // answer's pair then takes a second trial each, the cap of 2.
   std::map<std::string, std::string> probes = Probes(summary);
-  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 2/2/0/0/0"},
+  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 1/1/0/0/0"},
                                                         {"v06", "good 2/2/0/0/0"},
                                                         {"v07", "skip 0/0/0/0/0"},
                                                         {"v08", "bad 2/0/2/0/0"},
-                                                        {"v09", "bad 2/0/2/0/0"},
+                                                        {"v09", "bad 1/0/1/0/0"},
                                                         {"v11", "bad 2/0/2/0/0"}}));
   for (const auto& p : summary["probes"]) {
     if (p["version"] == "v07") {
       EXPECT_THAT(p["setup_failure"].get<std::string>(), HasSubstr("v07 does not build"));
     }
     if (p["verdict"] == "bad") {
-      EXPECT_EQ(p["signatures"], nlohmann::json({{"fail: 1 of 1024 elements wrong, first at 0 [ranks 1]", 2}}));
+      EXPECT_EQ(p["signatures"], nlohmann::json({{"fail: 1 of 1024 elements wrong, first at 0 [ranks 1]",
+                                                  p["trials"]}}));
     }
   }
-  EXPECT_EQ(summary["total_trials"], 10);
+  EXPECT_EQ(summary["total_trials"], 8);
+  EXPECT_EQ(summary["economy"]["risk_note"], "the pair is at the trial cap (2 per version)");
   const std::string md = ReadWholeFile(out + "/summary.md");
-  EXPECT_THAT(md, HasSubstr("**First bad: `v08`** · last good: `v06` · could not be classified between them: `v07`"));
+  EXPECT_THAT(md, HasSubstr("**First bad: `v08`** · last good: `v06` · between them could not be tested: `v07` "
+                            "(`set-up failed: setup exit 1 (log "));
+  EXPECT_THAT(md, HasSubstr("- Could not be tested between them: `v07` (`set-up failed: setup exit 1 (log "
+                            "<DIR>/versions/v07/setup.log): error: v07 does not build (planted set-up failure)`)"));
   EXPECT_THAT(md, HasSubstr("| v08 | 2/2 failed (fail: 1 of 1024 elements wrong, first at 0 [ranks 1]) | bad · **first bad** |"));
 
   // Resume: the same command runs no job; every trial comes from the state file.
@@ -134,15 +139,17 @@ TEST(BisectE2eTest, FindsTheFirstBadVersionAcrossASetUpFailureAndResumes) {
   CommandRun again = Bisect(With(kHuntWrongData, {"--good", "v03", "--bad", "v11", "--out", out}));
   ASSERT_EQ(again.exit_code, 0) << again.console;
   EXPECT_THAT(again.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07; 6 probes, "
-                                       "10 trials (10 from the state file)"));
+                                       "8 trials (8 from the state file)"));
   EXPECT_FALSE(std::filesystem::exists(out + "/probes/v08"));
   // v07's set-up failure is not cached: it was retried.
   EXPECT_THAT(again.console, HasSubstr("version v07: set-up FAILED"));
 }
 
-TEST(BisectE2eTest, ADeterministicFailureCostsThreeTrialsPerGoodProbe) {
-  // The default test (up to 20 trials): the bad end's 8 trials all fail, so a good probe needs
-  // 3 passes and a bad one 2 failures (the plain test took 14 passes per good probe).
+TEST(BisectE2eTest, ADeterministicFailureTakesOneTrialPerProbeThenConfirmsThePair) {
+  // The default test (up to 20 trials): the bad end's 2 trials both fail, so each probe takes one
+  // trial, as git bisect; the first bad then fails again and the last good passes until the risk
+  // a flaky failure would have given these trials is at most 1 % (the plain test took 14 passes
+  // per good probe, the 8-trial estimate 18 trials here).
   const std::string out = FreshDir("economy");
   CommandRun run = Bisect({"--hunt-outcome", "fail", "--hunt-signature", "elements wrong", "--good", "v03", "--bad",
                            "v11", "--out", out});
@@ -150,19 +157,24 @@ TEST(BisectE2eTest, ADeterministicFailureCostsThreeTrialsPerGoodProbe) {
   EXPECT_THAT(run.console, HasSubstr("first bad: v08, last good: v06, unclassified between: v07;"));
   nlohmann::json summary = Summary(out);
   EXPECT_EQ(summary["economy"]["deterministic"], true);
-  EXPECT_EQ(summary["economy"]["bad_end_runs"], 8);
-  EXPECT_EQ(summary["economy"]["bad_end_hunted"], 8);
+  EXPECT_EQ(summary["economy"]["one_trial_per_probe"], true);
+  EXPECT_EQ(summary["economy"]["bad_end_runs"], 2);
+  EXPECT_EQ(summary["economy"]["bad_end_hunted"], 2);
+  EXPECT_LE(summary["economy"]["risk"].get<double>(), 0.01);
+  EXPECT_EQ(summary["economy"]["confirmation"], "first bad v08 failed 2 of 2 runs, last good v06 passed 4 of 4 runs");
   std::map<std::string, std::string> probes = Probes(summary);
-  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 3/3/0/0/0"},
-                                                        {"v06", "good 3/3/0/0/0"},
+  EXPECT_EQ(probes, (std::map<std::string, std::string>{{"v03", "good 1/1/0/0/0"},
+                                                        {"v06", "good 4/4/0/0/0"},
                                                         {"v07", "skip 0/0/0/0/0"},
                                                         {"v08", "bad 2/0/2/0/0"},
-                                                        {"v09", "bad 2/0/2/0/0"},
-                                                        {"v11", "bad 8/0/8/0/0"}}));
-  EXPECT_EQ(summary["total_trials"], 18);
+                                                        {"v09", "bad 1/0/1/0/0"},
+                                                        {"v11", "bad 2/0/2/0/0"}}));
+  EXPECT_EQ(summary["total_trials"], 10);
   EXPECT_THAT(ReadWholeFile(out + "/summary.md"),
-              HasSubstr("- Trial economy: the bad end failed 8 of 8 trials: deterministic; probes decided by SPRT "
-                        "p_good=0.01 p_bad=0.888889"));
+              HasSubstr("- Trial economy: the bad end failed 2 of 2 trials: deterministic; one trial per probe (as git "
+                        "bisect); the answer's pair: first bad v08 failed 2 of 2 runs, last good v06 passed 4 "
+                        "of 4 runs. Risk taken: were the failure flaky (failing 30% of runs or more) rather than "
+                        "deterministic, trials like these would come from a change elsewhere with probability at most "));
 }
 
 TEST(BisectE2eTest, ReproScriptReplaysTheFirstBadAndLastGoodVersions) {
@@ -218,7 +230,7 @@ TEST(BisectE2eTest, FindFixNamesTheFirstGoodVersionAfterBadOnes) {
   EXPECT_FALSE(summary["answer"].contains("first_bad"));
   std::map<std::string, std::string> probes = Probes(summary);
   EXPECT_EQ(probes["v00"], "bad 2/0/2/0/0");
-  EXPECT_EQ(probes["v06"], "good 2/2/0/0/0");
+  EXPECT_EQ(probes["v06"], "good 1/1/0/0/0");  // one trial per probe, the pair confirmed
   EXPECT_EQ(probes["v02"], "bad 2/0/2/0/0");
   EXPECT_EQ(probes["v03"], "good 2/2/0/0/0");
   const std::string md = ReadWholeFile(out + "/summary.md");
@@ -240,10 +252,10 @@ TEST(BisectE2eTest, CrashingGoodEndStopsWithTheOtherFailure) {
   nlohmann::json summary = Summary(out);
   EXPECT_EQ(summary["status"], "good_end_not_good");
   const std::string message = summary["message"];
-  EXPECT_THAT(message, HasSubstr("the good end 'v01' is other (2 trials: 2 other; most recent: "));
+  EXPECT_THAT(message, HasSubstr("the good end 'v01' failed differently (1 trial: 1 other; most recent: "));
   EXPECT_THAT(message, HasSubstr("SIGSEGV"));
   EXPECT_THAT(message, HasSubstr("when hunting fail ~ /elements wrong/"));
-  EXPECT_THAT(run.console, HasSubstr("no answer: the good end 'v01' is other"));
+  EXPECT_THAT(run.console, HasSubstr("no answer: the good end 'v01' failed differently"));
 }
 
 TEST(BisectE2eTest, PassingBadEndStops) {

@@ -3,7 +3,9 @@
 # "mpi"): over six fake versions (tests/bisect/exec_repro/: v4 plants a ValueError), summary.md's
 # first screen is a bug report with the exact sections and no path of this test's directories,
 # and the repro script, run from another directory, runs the user's own command on 2 processes:
-# the failing arm exits 1 with the traceback's line, the last good arm 0, --repeat counts.
+# the failing arm exits 1 with the traceback's line, the last good arm 0, --repeat counts; with
+# the version's environment removed it sets the version up again, and a failure of another
+# family is "not reproduced: failed differently".
 # usage: exec_repro_test.sh GPUHARNESS WORKDIR
 . "$(dirname "$0")/../common/e2e_preamble.sh"
 here=$here/exec_repro
@@ -43,7 +45,7 @@ done
 want() { printf '%s\n' "$first" | grep -qF -- "$1" || fail "first screen lacks: $1
 $first"; }
 want '- First bad: `v4` (failed 2 of 2 runs)'
-want '- Last good: `v3` (passed 3 of 3 runs)'
+want '- Last good: `v3` (passed 4 of 4 runs)'  # one trial per probe, then the pair confirmed
 want '- The failure: an error, `ValueError: the answer is 41, not 42`'
 want '2 processes, started by `mpirun'
 want '    # process 0'
@@ -89,4 +91,31 @@ grep -q "^   the bisect saw this fail 2 of 2 times$" repeat.txt || fail "no 'the
 [ "$lrc" = 0 ] || fail "repro_last_good.sh exit $lrc: $(cat last_good.txt)"
 [ "$xrc" = 2 ] || fail "--repeat x: exit $xrc, expected 2"
 grep -q -- "--repeat: expected a whole number >= 1, got 'x'" bad_arg.txt || fail "$(cat bad_arg.txt)"
+
+# The version's environment removed (its directory kept, as a pruned venv leaves it): the script
+# sets the version up again rather than run whatever `fakeprog` the system has, and reproduces.
+rm -rf "$work/out/versions/v4/bin" "$work/out/versions/v4/venv"
+set +e
+GH_REPRO_OUT=$work/r6 "$script" > pruned.txt 2>&1; prc=$?
+set -e
+[ "$prc" = 0 ] || fail "repro with v4's environment removed: exit $prc: $(cat pruned.txt)"
+grep -q "^version v4: setting it up (.*/versions/v4/bin is missing)$" pruned.txt || fail "v4 not set up again: $(cat pruned.txt)"
+grep -q "^reproduced: the failing arm fails, the workaround arm passes$" pruned.txt || fail "$(cat pruned.txt)"
+[ -x "$work/out/versions/v4/bin/fakeprog" ] || fail "the set-up did not put fakeprog back"
+# The version set up, its program failing otherwise (as a venv without the package would): a
+# failure of another family is no reproduction.
+cat > "$work/out/versions/v4/bin/fakeprog" <<'PROG'
+#!/bin/sh
+echo "Traceback (most recent call last):"
+echo '  File "fakeprog.py", line 1, in <module>'
+echo "ModuleNotFoundError: No module named 'fakelib'"
+exit 1
+PROG
+set +e
+GH_REPRO_OUT=$work/r7 "$script" > other.txt 2>&1; orc=$?
+set -e
+[ "$orc" = 1 ] || fail "a failure of another family: exit $orc, expected 1: $(cat other.txt)"
+grep -qxF "   failed differently: ModuleNotFoundError: No module named 'fakelib'" other.txt || fail "$(cat other.txt)"
+grep -qxF "not reproduced: failed differently: ModuleNotFoundError: No module named 'fakelib' (recorded: ValueError: the answer is 41, not 42)" other.txt ||
+  fail "no 'not reproduced: failed differently': $(cat other.txt)"
 echo "PASS"

@@ -49,6 +49,11 @@ run jobs matrix.yaml --good 1024 --bad 8192 --numeric --jobs 2
 grep -q "boundary: count in (1500, 1501\]" jobs.txt || fail "--jobs 2: $(tail -2 jobs.txt)"
 run step matrix.yaml --good 1000 --bad 2000 --numeric --step 100
 grep -q "boundary: count in (1500, 1600\]" step.txt || fail "--step 100: $(tail -2 step.txt)"
+# How the values were spaced, as the user asked for them.
+grep -qF "Searched 7169 values of count (every integer from 1024 to 8192)." numeric/summary.md ||
+  fail "numeric summary.md: $(grep Searched numeric/summary.md)"
+grep -qF "Searched 11 values of count (from 1000 to 2000 in steps of 100, 2000 included)." step/summary.md ||
+  fail "--step summary.md: $(grep Searched step/summary.md)"
 # Resume: nothing runs again.
 run numeric matrix.yaml --good 1024 --bad 8192 --numeric
 line=$(tail -1 numeric.txt)
