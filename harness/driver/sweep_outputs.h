@@ -41,6 +41,7 @@ struct SweepBaseline {
   const std::vector<Record>* records = nullptr;
   std::string dir;      // as the user named it (the reports show it relative to DIR)
   BaselineMatch match;  // which cell axes a point is matched across
+  std::string filter = {};  // --filter, which narrowed the baseline's records too
 };
 
 // Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed cells.

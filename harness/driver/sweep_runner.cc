@@ -743,7 +743,7 @@ absl::StatusOr<SweepResult> Sweep::Run() {
 
   absl::StatusOr<SweepOutputsResult> outputs =
       WriteSweepOutputs(plan_, status_, out_dir_,
-                        {baseline ? &baseline->records : nullptr, options_.baseline_dir, match});
+                        {baseline ? &baseline->records : nullptr, options_.baseline_dir, match, options_.filter});
   if (!outputs.ok()) return outputs.status();
   result_.records = outputs->records;
   result_.unmet = outputs->unmet;
