@@ -8,6 +8,8 @@
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
+#include "harness/core/status_macros.h"
+#include "harness/driver/rank_log_links.h"
 #include "harness/report/report_writer.h"
 
 namespace gh::driver {
@@ -48,6 +50,8 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
     absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path);
     if (!contents.ok()) return contents.status();
     for (Record& r : contents->records) records.push_back(std::move(r));
+    // Each rank's log at DIR/logs/<cell>/..., whichever of the cell's jobs ran its point.
+    GH_RETURN_IF_ERROR(GatherRankLogs(out_dir, plan.cells[i].plan.dir_name));
   }
   SweepInfo info = MakeSweepInfo(plan, cells);
   absl::Status st = WriteRecordsFile(out_dir + "/records.jsonl", records);

@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
 #include "harness/core/path_under.h"
 #include "harness/core/rank_log_path.h"
@@ -54,31 +55,50 @@ bool RunLogs::Exists(const std::string& path_in_results) const {
   return fs::is_regular_file(fs::path(results_dir_) / path_in_results, error);
 }
 
-std::string RunLogs::JobsBase(const PointTrials& point) const {
+std::string RunLogs::CellDir(const PointTrials& point) const {
   std::string id;
   for (const SweepCellInfo& cell : sweep_->cells) {
     if (cell.axes == point.cell) id = cell.id;
   }
   if (id.empty()) id = FailureCellName(point.cell, sweep_);  // the cell's id: its axes in matrix order
-  std::string base = absl::StrCat("cells/", SafeDirName(id));
+  return SafeDirName(id);
+}
+
+std::string RunLogs::JobsBase(const PointTrials& point) const {
+  std::string base = absl::StrCat("cells/", CellDir(point));
   const int process = point.evidence.process.value_or(0);
   if (process > 0) absl::StrAppend(&base, "/process", process);
   return base;
 }
 
-const std::vector<std::string>& RunLogs::JobsUnder(const std::string& base) const {
-  auto [it, inserted] = jobs_.try_emplace(base);
-  if (!inserted) return it->second;
+std::vector<std::string> JobDirsInRunOrder(const std::string& results_dir, const std::string& base) {
   std::vector<std::string> names;
   std::error_code error;
-  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(results_dir_) / base, error)) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(fs::path(results_dir) / base, error)) {
     const std::string name = entry.path().filename().string();
     if (!entry.is_directory(error)) continue;
-    if (absl::StartsWith(name, "job") || Exists(Join(Join(base, name), kPlannedRunsFile))) names.push_back(name);
+    std::error_code missing;
+    if (absl::StartsWith(name, "job") ||
+        fs::is_regular_file(fs::path(results_dir) / base / name / kPlannedRunsFile, missing)) {
+      names.push_back(name);
+    }
   }
   std::sort(names.begin(), names.end(),
             [](const std::string& a, const std::string& b) { return RunOrder(a) < RunOrder(b); });
-  for (const std::string& name : names) it->second.push_back(Join(base, name));
+  std::vector<std::string> dirs;
+  for (const std::string& name : names) dirs.push_back(Join(base, name));
+  return dirs;
+}
+
+std::string GatheredRankLog(const std::string& cell_dir, int process, const std::string& rank_log) {
+  std::string path = absl::StrCat("logs/", cell_dir);
+  if (process > 0) absl::StrAppend(&path, "/process", process);
+  return absl::StrCat(path, "/", absl::StripPrefix(rank_log, "logs/"));
+}
+
+const std::vector<std::string>& RunLogs::JobsUnder(const std::string& base) const {
+  auto [it, inserted] = jobs_.try_emplace(base);
+  if (inserted) it->second = JobDirsInRunOrder(results_dir_, base);
   return it->second;
 }
 
@@ -108,9 +128,15 @@ std::optional<std::string> RunLogs::JobDir(const PointTrials& point) const {
 
 std::string RunLogs::RankLog(const PointTrials& point, int rank) const {
   if (point.evidence.empty()) return "";
+  const std::string rank_log = RankLogPath(point.key.point, ParamNames(point), rank, point.evidence.trial);
+  if (sweep_ != nullptr) {
+    // Where the sweep gathered it; else in the job that ran it (a directory the sweep did not finish).
+    const std::string gathered = GatheredRankLog(CellDir(point), point.evidence.process.value_or(0), rank_log);
+    if (Exists(gathered)) return gathered;
+  }
   std::optional<std::string> job = JobDir(point);
   if (!job) return "";
-  const std::string log = Join(*job, RankLogPath(point.key.point, ParamNames(point), rank, point.evidence.trial));
+  const std::string log = Join(*job, rank_log);
   return Exists(log) ? log : "";
 }
 

@@ -5,8 +5,11 @@
 // A plain run's DIR is its job's directory. A sweep cell's jobs are
 // DIR/cells/<cell>/[process<k>/]<job>[.retry<a>][.cont<c>]/, each with <job>...log beside it
 // (docs/sweeps.md); the job that ran a trial is the last one, in run order, whose planned.runs
-// lists it (a continuation lists only what its predecessors left). This file is the one place
-// that knows that layout on the reading side.
+// lists it (a continuation lists only what its predecessors left). At its end the sweep gathers
+// each cell's rank logs, whichever job wrote them, at one path a person can guess:
+// DIR/logs/<cell>/[process<k>/]<scenario>/<param>=<value>/.../np=<n>/rank<r>[.trial<t>].log
+// (driver/rank_log_links.h); the reports link there. This file is the one place that knows that
+// layout on the reading side.
 #ifndef GPUHARNESS_REPORT_RUN_LOGS_H_
 #define GPUHARNESS_REPORT_RUN_LOGS_H_
 
@@ -21,6 +24,14 @@
 #include "harness/report/sweep_info.h"
 
 namespace gh {
+
+// The job directories under DIR/`base` ("cells/<cell>" or "cells/<cell>/process<k>"), in run
+// order (<job>, <job>.retry<a>, <job>.retry<a>.cont<c>), relative to DIR.
+std::vector<std::string> JobDirsInRunOrder(const std::string& results_dir, const std::string& base);
+
+// Where the sweep gathers a cell's rank log, relative to DIR: "logs/<cell dir>[/process<k>]/"
+// and `rank_log` (core/rank_log_path.h) without its leading "logs/".
+std::string GatheredRankLog(const std::string& cell_dir, int process, const std::string& rank_log);
 
 class RunLogs {
  public:
@@ -40,6 +51,8 @@ class RunLogs {
  private:
   // The job's directory relative to DIR ("" for DIR itself), nullopt when none is known.
   std::optional<std::string> JobDir(const PointTrials& point) const;
+  // The cell's folder name (under DIR/cells and DIR/logs).
+  std::string CellDir(const PointTrials& point) const;
   // Where a cell process's jobs live, relative to DIR.
   std::string JobsBase(const PointTrials& point) const;
   // The job directories under `base`, in run order, relative to DIR.
