@@ -87,3 +87,17 @@ if(GH_REPORT_PYTHON3)
   set_tests_properties(gpuharness.report.HtmlInAHeadlessBrowser PROPERTIES
     LABELS browser TIMEOUT 300 SKIP_RETURN_CODE 77)
 endif()
+
+# From a red result to its cause (label "browser"; skips, 77, without chromium): a baseline night
+# and a broken night of ring shift with planted faults and a Python framework repro on the host
+# backend; the console, summary.md, `report DIR` again, report.html's first screen in headless
+# Chromium, junit.xml against Jenkins' classname rule and `history status` each show the
+# regression first, with its traceback and the link to its rank's log (broken_night_check.py).
+if(GH_REPORT_PYTHON3)
+  add_test(NAME gpuharness.report.BrokenNightFromRedToCause
+           COMMAND ${GH_REPORT_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/broken_night_check.py
+                   --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/report_broken_night)
+  set_tests_properties(gpuharness.report.BrokenNightFromRedToCause PROPERTIES
+    LABELS "browser;mpi" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+endif()
