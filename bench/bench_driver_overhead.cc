@@ -1,6 +1,7 @@
 // The sweep driver's own cost, without the work of the jobs:
 //   BM_SweepPerCell: a whole `gpuharness sweep` (plan, launch, poll, collect, write every
 //     output) over cells whose job is /bin/true through the direct launcher; reported per cell.
+//     Such a job records nothing: infrastructure, so each cell starts 3 times (job_pool.h).
 //     Arg 0: cells; arg 1: the poll interval in ms (the latency a finished job may wait).
 //   BM_CollectPerPoint: reading a job's records.jsonl and matching it to the expected points,
 //     per point (arg: points in the job).
@@ -63,7 +64,7 @@ void BM_SweepPerCell(benchmark::State& state) {
       .IgnoreError();
   gh::driver::PosixProcessRunner runner;
   gh::driver::RealClock clock;
-  gh::driver::SweepEnvironment env;
+  gh::driver::DriverEnv env;
   env.runner = &runner;
   env.clock = &clock;
   env.resources.slots = 1;  // one cell at a time: the overhead, not the parallelism

@@ -18,6 +18,7 @@ packages=(cmake g++ make pkg-config python3 python3-pip openmpi-bin libopenmpi-d
           nlohmann-json3-dev libcli11-dev libre2-dev libsqlite3-dev libgtest-dev libgmock-dev
           libbenchmark-dev ccache
           libxml2-utils   # xmllint: junit.xml checked against junit-10.xsd (tests/report.cmake)
+          python3-venv    # the pip version provider's venvs (docs/tutorials/bisect-wheels.md)
           slurm-wlm munge)  # slurm-wlm, munge: the one-node Slurm test (tests/slurm.cmake)
 missing=()
 for p in "${packages[@]}"; do

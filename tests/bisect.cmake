@@ -8,22 +8,19 @@ endif()
 
 find_program(GH_BISECT_MPIRUN NAMES mpirun mpiexec REQUIRED)
 
-# One fake version's library: wraps MPI_Sendrecv (symbols looked up at call time, so it links
-# nothing but libdl).
-add_library(gh_bisect_fake_version SHARED ${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions/fake_version.cc)
-target_include_directories(gh_bisect_fake_version PRIVATE
-  $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)
-target_link_libraries(gh_bisect_fake_version PRIVATE ${CMAKE_DL_LIBS})
-
-gh_harness_test_program(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc
+gh_harness_test_suite(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc
+  NAME bisect LABEL mpi TIMEOUT 600 SERIAL
   LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
   DEFINES GH_BISECT_TESTDATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions"
           GH_BISECT_FAKE_LIB_PATH="$<TARGET_FILE:gh_bisect_fake_version>"
   DEPENDS gh_bisect_fake_version)
 
-include(GoogleTest)
-gtest_discover_tests(gh_bisect_e2e_test TEST_PREFIX "gpuharness.bisect." DISCOVERY_TIMEOUT 60
-  PROPERTIES LABELS "mpi" TIMEOUT 600 RUN_SERIAL TRUE)
+# One fake version's library (the program above preloads it): wraps MPI_Sendrecv (symbols looked
+# up at call time, so it links nothing but libdl).
+add_library(gh_bisect_fake_version SHARED ${CMAKE_CURRENT_SOURCE_DIR}/bisect_versions/fake_version.cc)
+target_include_directories(gh_bisect_fake_version PRIVATE
+  $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)
+target_link_libraries(gh_bisect_fake_version PRIVATE ${CMAKE_DL_LIBS})
 
 # An exec bisect's summary.md as a bug report and its standalone repro script
 # (tests/bisect/exec_repro_test.sh).

@@ -9,8 +9,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
+#include "harness/core/child_process.h"
 #include "harness/core/file_util.h"
-#include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
 #include "harness/driver/sweep_plan.h"
@@ -28,29 +28,8 @@ const std::vector<std::string>& RefineKeys() {
   return keys;
 }
 
-// The matrix file parsed again: the loader skips `versions.refine`, whose range exists only once
-// the coarse level has answered.
-struct RefineNode {
-  YamlDoc doc;
-  YAML::Node node;  // versions.refine
-};
-
-absl::StatusOr<RefineNode> FindRefineNode(const std::string& matrix_path) {
-  GH_ASSIGN_OR_RETURN(std::string text, ReadFileToString(matrix_path));
-  GH_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, ParseYamlDocuments(text, matrix_path));
-  const YAML::Node root = docs.empty() ? YAML::Node() : docs[0];
-  const YAML::Node versions = root.IsMap() ? root["versions"] : YAML::Node();
-  const YAML::Node refine = versions.IsMap() ? versions["refine"] : YAML::Node();
-  if (!refine.IsDefined() || refine.IsNull()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--refine: ", matrix_path, " has no versions.refine (the finer version axis between the coarse answer's "
-        "ends, e.g. refine: {name: commit, git: {repo: ..., range: \"{good}..{bad}\", build: ...}})"));
-  }
-  return RefineNode{YamlDoc(matrix_path), refine};
-}
-
-// Calls `visit` on every scalar under `node`, in place.
-void ForEachScalar(YAML::Node node, const std::function<void(YAML::Node&)>& visit) {
+// Calls `visit` on every scalar under `node`.
+void ForEachScalar(const YAML::Node& node, const std::function<void(const YAML::Node&)>& visit) {
   if (node.IsScalar()) {
     visit(node);
   } else if (node.IsSequence()) {
@@ -77,15 +56,22 @@ absl::StatusOr<std::string> RefineProvider(YamlMap& map) {
 
 }  // namespace
 
-absl::StatusOr<RefineSpec> ReadRefineSpec(const std::string& matrix_path) {
-  GH_ASSIGN_OR_RETURN(RefineNode found, FindRefineNode(matrix_path));
-  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(found.doc, found.node, "versions.refine", RefineKeys()));
+absl::StatusOr<RefineSpec> ReadRefineSpec(const driver::Matrix& matrix) {
+  if (!matrix.refine.IsDefined() || matrix.refine.IsNull()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--refine: ", matrix.file, " has no versions.refine (the finer version axis between the coarse answer's "
+        "ends, e.g. refine: {name: commit, git: {repo: ..., range: \"{good}..{bad}\", build: ...}})"));
+  }
+  const YamlDoc doc(matrix.file);
+  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(doc, matrix.refine, "versions.refine", RefineKeys()));
   RefineSpec spec;
-  spec.matrix_path = matrix_path;
+  spec.matrix_path = matrix.file;
+  spec.matrix_dir = std::string(absl::StripSuffix(AbsolutePath(matrix.dir), "/"));
+  spec.node = matrix.refine;
   GH_ASSIGN_OR_RETURN(spec.name, map.String("name", true));
   GH_ASSIGN_OR_RETURN(spec.provider, RefineProvider(map));
   bool good = false, bad = false;
-  ForEachScalar(map.Child(spec.provider), [&](YAML::Node& scalar) {
+  ForEachScalar(map.Child(spec.provider), [&](const YAML::Node& scalar) {
     const std::string& text = scalar.Scalar();
     good = good || absl::StrContains(text, "{good}");
     bad = bad || absl::StrContains(text, "{bad}");
@@ -113,22 +99,16 @@ absl::Status CheckRefineSpec(const RefineSpec& spec, const std::string& good, co
 absl::StatusOr<driver::MatrixAxis> ReadRefineAxis(const RefineSpec& spec, const std::string& good,
                                                   const std::string& bad,
                                                   const driver::ListCommandRunner& list_runner) {
-  GH_ASSIGN_OR_RETURN(RefineNode found, FindRefineNode(spec.matrix_path));
-  std::error_code ec;
-  std::filesystem::path dir = std::filesystem::path(spec.matrix_path).parent_path();
-  const std::string matrix_dir = std::filesystem::absolute(dir.empty() ? "." : dir, ec).lexically_normal().string();
-  ForEachScalar(found.node[spec.provider], [&](YAML::Node& scalar) {
-    scalar = absl::StrReplaceAll(scalar.Scalar(), {{"{good}", good}, {"{bad}", bad}, {"{matrix_dir}", matrix_dir}});
-  });
-  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(found.doc, found.node, "versions.refine", RefineKeys()));
+  const YamlDoc doc(spec.matrix_path);
+  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(doc, spec.node, "versions.refine", RefineKeys()));
   map.Child("name");
   driver::MatrixAxis axis;
   axis.name = spec.name;
   axis.is_version = true;
   axis.loc = map.Loc();
   // The provider names its keys under the map's own path: versions.refine.<provider>.
-  GH_RETURN_IF_ERROR(driver::ReadVersionProvider(map, spec.provider, std::string(absl::StripSuffix(matrix_dir, "/")),
-                                                 list_runner, &axis));
+  GH_RETURN_IF_ERROR(driver::ReadVersionProvider(map, spec.provider, spec.matrix_dir, list_runner, &axis,
+                                                 {{"{good}", good}, {"{bad}", bad}}));
   if (axis.values.size() < 2) {
     std::vector<std::string> labels;
     for (const driver::AxisValue& v : axis.values) labels.push_back(v.label);
@@ -219,14 +199,7 @@ nlohmann::json LevelsJson(const std::vector<LevelAnswer>& levels) {
 std::string CommitSubject(const std::string& src) {
   std::error_code ec;
   if (!std::filesystem::exists(std::filesystem::path(src) / ".git", ec)) return "";
-  const std::string command = absl::StrCat("git -C ", ShellQuote(src), " log -1 --format=%s 2>/dev/null");
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  std::string out;
-  char buffer[256];
-  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
-  pclose(pipe);
-  return std::string(absl::StripTrailingAsciiWhitespace(out));
+  return CommandFirstLine({"git", "-C", src, "log", "-1", "--format=%s"});
 }
 
 }  // namespace gh

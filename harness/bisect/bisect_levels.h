@@ -33,20 +33,24 @@ namespace gh {
 // `versions.refine` as written: the finer axis's name and provider, checked before anything runs.
 struct RefineSpec {
   std::string matrix_path;  // the file it was read from (errors name it)
+  std::string matrix_dir;   // its absolute directory: {matrix_dir}
+  YAML::Node node;          // versions.refine, from the matrix's one parse
   std::string name;         // the finer axis's name
   std::string provider;     // pip, git or container
 };
 
-// Reads and checks `versions.refine` of the matrix at `matrix_path`. InvalidArgument naming
-// file:line:col and the key when it is missing ("--refine: ... has no versions.refine"), has no
-// single provider, or its provider does not name both {good} and {bad} (its range would not
-// follow the coarse answer). The provider's own fields are checked by ReadRefineAxis with the
-// ends substituted; CheckRefineSpec does that with --good/--bad and a listing that runs nothing.
-absl::StatusOr<RefineSpec> ReadRefineSpec(const std::string& matrix_path);
+// Reads and checks `versions.refine` of `matrix` (as loaded: the file is not read again).
+// InvalidArgument naming file:line:col and the key when it is missing ("--refine: ... has no
+// versions.refine"), has no single provider, or its provider does not name both {good} and {bad}
+// (its range would not follow the coarse answer). The provider's own fields are checked by
+// ReadRefineAxis with the ends filled in; CheckRefineSpec does that with --good/--bad and a
+// listing that runs nothing.
+absl::StatusOr<RefineSpec> ReadRefineSpec(const driver::Matrix& matrix);
 absl::Status CheckRefineSpec(const RefineSpec& spec, const std::string& good, const std::string& bad);
 
 // The finer version axis between the coarse answer's ends `good` and `bad` (labels): the provider
-// of `versions.refine` with {good}, {bad} (and {matrix_dir}) substituted, listed by `list_runner`.
+// of `versions.refine` with {good}, {bad} (and {matrix_dir}) filled in (quoted for the shell in
+// its shell fields), listed by `list_runner`.
 // InvalidArgument (at versions.refine) when the listing holds fewer than 2 versions: there is
 // then no finer level between the ends.
 absl::StatusOr<driver::MatrixAxis> ReadRefineAxis(const RefineSpec& spec, const std::string& good,

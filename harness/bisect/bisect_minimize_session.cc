@@ -7,11 +7,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "harness/core/file_util.h"
+#include "harness/core/status_macros.h"
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_plan.h"
 #include "harness/bisect/bisect_session_setup.h"
 #include "harness/bisect/bisect_state.h"
-#include "harness/bisect/infra_retry.h"
 #include "harness/bisect/bisect_summary.h"
 #include "harness/bisect/ddmin.h"
 #include "harness/bisect/repro_script.h"
@@ -278,28 +278,19 @@ nlohmann::json MinimizeSummaryJson(const MinimizeOptions& options, const Minimiz
 
 }  // namespace
 
-absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& options, BisectSessionEnv& env) {
-  absl::StatusOr<MinimizeEnds> ends = PrepareMinimize(options);
-  if (!ends.ok()) return ends.status();
-  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
-      options.out_dir, options.program, ends->plan.job, options.kill_grace, options.setup_timeout, env);
-  if (!job_options.ok()) return job_options.status();
-  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
-  if (!guard.ok()) return guard.status();
-  const std::string out_dir = job_options->out_dir;  // absolute
-  std::vector<ProbeConfig> configs = {ends->passing, ends->failing};
-  JobTrialRunner jobs(*std::move(job_options), configs, *(*guard)->runner, *env.clock);
-  // An infra attempt is no trial of the configuration: it runs again.
-  InfraRetryingTrialRunner runner(jobs, driver::kMaxJobAttempts,
-                                  [&](const TrialRunner::Request& retry, const TrialResult& failed) {
-                                    PrintProgress(env, InfraRetryLine(configs.at(retry.version).label, retry, failed));
-                                  });
+absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& options, driver::DriverEnv& env) {
+  GH_ASSIGN_OR_RETURN(MinimizeEnds ends, PrepareMinimize(options));
+  GH_ASSIGN_OR_RETURN(ProbeDir dir, ClaimProbeDir(options, ends.plan.job, env));
+  const std::string out_dir = dir.jobs.out_dir;  // absolute
+  std::vector<ProbeConfig> configs = {ends.passing, ends.failing};
+  // An infra attempt is no trial of the configuration: the jobs run it again.
+  JobTrialRunner runner(dir.jobs, configs, env, dir.claim->runner());
   const ProbeCallback print = [&](const ProbeRecord& p) {
-    PrintProgress(env, absl::StrCat(p.label, ": ", std::string(ProbeVerdictName(p.tally.verdict)), " (", ProbeCell(p), ")"));
+    env.Print(absl::StrCat(p.label, ": ", std::string(ProbeVerdictName(p.tally.verdict)), " (", ProbeCell(p), ")"));
   };
 
   MinimizeSessionResult out;
-  out.changes = ends->changes;
+  out.changes = ends.changes;
   // The two configurations, checked like a bisect's ends (the failing one names the hunt).
   BisectConfig end_config;
   end_config.versions = {"passing", "failing"};
@@ -319,19 +310,19 @@ absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& 
         Hunt::Create(found.checked.hunt_outcome, found.checked.hunt_signature, options.hunt.other_as_bad);
     if (!resolved.ok()) return resolved.status();
     found.hunt = *resolved;
-    ChangeProber prober(options, *ends, configs, runner, print);
-    if (absl::Status st = SearchMinimalChange(*ends, prober, found, out); !st.ok()) return st;
+    ChangeProber prober(options, ends, configs, runner, print);
+    if (absl::Status st = SearchMinimalChange(ends, prober, found, out); !st.ok()) return st;
   }
 
-  out.headline = MinimizeHeadline(*ends, found, out);
+  out.headline = MinimizeHeadline(ends, found, out);
   std::vector<ProbeRecord> probes = found.checked.probes;
   for (const TestRow& test : found.tests) probes.push_back(test.probe);
   if (found.workaround) probes.push_back(*found.workaround);
   out.failures = ProbeFailureLines(probes, "", found.hunt ? &*found.hunt : nullptr);
   out.exit_status = found.hunt && out.workaround_verified ? 0 : 1;
-  if (absl::Status st = WriteMinimizeRepro(options, *ends, out_dir, out, found); !st.ok()) return st;
-  if (absl::Status st = WriteSummaries(out_dir, MinimizeMarkdown(options, *ends, found, out),
-                                       MinimizeSummaryJson(options, *ends, found, out));
+  if (absl::Status st = WriteMinimizeRepro(options, ends, out_dir, out, found); !st.ok()) return st;
+  if (absl::Status st = WriteSummaries(out_dir, MinimizeMarkdown(options, ends, found, out),
+                                       MinimizeSummaryJson(options, ends, found, out));
       !st.ok()) {
     return st;
   }

@@ -39,7 +39,7 @@ struct MinimizeSessionResult {
 };
 
 // InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.
-absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& options, BisectSessionEnv& env);
+absl::StatusOr<MinimizeSessionResult> RunMinimizeSession(const MinimizeOptions& options, driver::DriverEnv& env);
 
 }  // namespace gh
 

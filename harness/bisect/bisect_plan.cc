@@ -1,7 +1,6 @@
 #include "harness/bisect/bisect_plan.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -11,6 +10,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
 #include "harness/bisect/bisect_state.h"
 #include "harness/driver/cell_plan.h"
@@ -44,27 +44,22 @@ std::string FormatLabelSet(const LabelSet& labels) {
 
 namespace {
 
-// A scenario file (a document with `kind:` and no `scenarios:`) as a matrix of that one scenario.
+// The matrix, read and parsed once; with scenario_may_stand_for_matrix, a scenario file (a
+// document with `kind:` and no `scenarios:`) stands for a matrix of that one scenario.
 absl::StatusOr<driver::SweepPlan> PlanProbeSweep(const ProbePlanOptions& options) {
-  if (options.scenario_may_stand_for_matrix) {
-    absl::StatusOr<std::string> text = ReadFileToString(options.matrix_path);
-    absl::StatusOr<std::vector<YAML::Node>> docs =
-        text.ok() ? ParseYamlDocuments(*text, options.matrix_path) : text.status();
-    if (docs.ok() && !docs->empty() && (*docs)[0].IsMap()) {
-      const YAML::Node& first = (*docs)[0];
-      if (first["kind"].IsDefined() && !first["scenarios"].IsDefined()) {
-        std::error_code ec;
-        std::filesystem::path path = std::filesystem::absolute(options.matrix_path, ec).lexically_normal();
-        const std::string matrix = absl::StrCat("name: ", nlohmann::json(path.stem().string()).dump(),
-                                                "\nscenarios: [", nlohmann::json(path.string()).dump(), "]\n");
-        absl::StatusOr<driver::Matrix> loaded =
-            driver::LoadMatrixText(matrix, options.matrix_path, path.parent_path().string());
-        if (!loaded.ok()) return loaded.status();
-        return driver::PlanSweepOfMatrix(*std::move(loaded));
-      }
-    }
+  absl::StatusOr<std::string> text = ReadFileToString(options.matrix_path);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(options.matrix_path, ": cannot read the matrix file: ", text.status().message()));
   }
-  return driver::PlanSweep(options.matrix_path);
+  GH_ASSIGN_OR_RETURN(std::vector<YAML::Node> docs, ParseYamlDocuments(*text, options.matrix_path));
+  if (options.scenario_may_stand_for_matrix && !docs.empty() && docs[0].IsMap() && docs[0]["kind"].IsDefined() &&
+      !docs[0]["scenarios"].IsDefined()) {
+    return driver::PlanSweepOfMatrix(driver::MatrixOfScenarioFile(options.matrix_path));
+  }
+  GH_ASSIGN_OR_RETURN(driver::Matrix matrix, driver::LoadMatrixDocuments(docs, options.matrix_path,
+                                                                          DirectoryOf(options.matrix_path)));
+  return driver::PlanSweepOfMatrix(std::move(matrix));
 }
 
 }  // namespace
@@ -78,10 +73,7 @@ absl::StatusOr<ProbePlan> PlanProbes(const ProbePlanOptions& options) {
     absl::StatusOr<std::vector<ScenarioSpec>> specs = LoadScenarioFile(options.scenario_path);
     if (!specs.ok()) return specs.status();
     driver::JobScenarioFile file;
-    // Absolute: jobs run in their own directories.
-    std::error_code ec;
-    std::filesystem::path absolute = std::filesystem::absolute(options.scenario_path, ec);
-    file.path = ec ? options.scenario_path : absolute.lexically_normal().string();
+    file.path = AbsolutePath(options.scenario_path);  // jobs run in their own directories
     file.specs = std::make_shared<const std::vector<ScenarioSpec>>(*std::move(specs));
     plan.job.files.push_back(std::move(file));
   } else {

@@ -25,7 +25,7 @@ class TrialRunner {
   struct Request {
     int version = 0;  // index into the version list
     int trial = 0;    // 0-based trial number of that version
-    int attempt = 1;  // 2 and up: the trial again after its attempt ended infra (infra_retry.h)
+    int attempt = 1;  // 2 and up: the trial again after its attempt ended infra (driver/job_pool.h)
   };
   struct Finished {
     Request request;

@@ -6,15 +6,17 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
 #include "harness/core/path_under.h"
+#include "harness/core/writable_dir.h"
 #include "harness/driver/version_list_command.h"
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_plan.h"
 #include "harness/bisect/bisect_session_setup.h"
 #include "harness/bisect/bisect_state.h"
-#include "harness/bisect/infra_retry.h"
 #include "harness/bisect/bisect_summary.h"
 #include "harness/bisect/repro_script.h"
 
@@ -87,15 +89,30 @@ absl::StatusOr<BisectInputs> PrepareBisect(const BisectOptions& options) {
   config.estimate_trials = options.estimate_trials;
   if (absl::Status st = ValidateBisectConfig(config); !st.ok()) return st;
   if (options.refine) {
-    absl::StatusOr<RefineSpec> spec = ReadRefineSpec(options.matrix_path);
+    absl::StatusOr<RefineSpec> spec = ReadRefineSpec(in.plan.sweep.matrix);
     if (!spec.ok()) return spec.status();
     if (absl::Status st = CheckRefineSpec(*spec, options.good, options.bad); !st.ok()) return st;
     in.refine = *std::move(spec);
   }
+  // DIR holds the state file: an unwritable one is said as such (exit 3), before it is read.
+  if (absl::Status st = EnsureWritableDir(AbsolutePath(options.out_dir)); !st.ok()) return st;
   absl::StatusOr<ProbeCache> cache = ProbeCache::Load(options.out_dir + "/bisect_state.json");
   if (!cache.ok()) return cache.status();
   in.cache = *std::move(cache);
   return in;
+}
+
+// 0 found; 3 when an end could not run at all (its set-up failed, or every attempt of its trials
+// ended infra): that is no verdict on the code; 1 when an end is not what it was said to be.
+int BisectExitStatus(const BisectResult& result) {
+  if (result.status == BisectStatus::kFound) return 0;
+  for (const ProbeRecord& p : result.probes) {
+    if (p.round != 0 || p.trials.empty()) continue;
+    bool unrunnable = true;
+    for (const TrialResult& t : p.trials) unrunnable = unrunnable && t.unrunnable();
+    if (unrunnable) return kExitInfrastructure;
+  }
+  return 1;
 }
 
 // The progress line of one finished probe.
@@ -123,12 +140,20 @@ BisectContext MakeContext(const BisectOptions& options, const BisectInputs& in, 
   context.cell = FormatLabelSet(in.cell);
   context.version_axis = level.versions->axis;
   context.excluded = level.versions->excluded;
+  if (options.perf.has_value()) {  // what "worse" meant: the threshold and the direction
+    const PerfHunt& perf = *options.perf;
+    context.perf_hunt = absl::StrCat(perf.metric, " worse by ", absl::StrFormat("%g", perf.threshold * 100),
+                                     "% or more (--threshold) at the bad end than at the good end; ",
+                                     !perf.lower_is_worse ? "which way is worse: by the metric's unit"
+                                     : *perf.lower_is_worse ? "lower is worse"
+                                                            : "higher is worse");
+  }
   return context;
 }
 
 // Repro scripts: the first bad version as the failing arm, the last good as the workaround. Only a
 // write failure is an error; arms that cannot be read leave no script (said on progress).
-absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, const BisectSessionEnv& env,
+absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, const driver::DriverEnv& env,
                                BisectSessionResult& out, BisectContext& context) {
   if (out.result.status != BisectStatus::kFound) return absl::OkStatus();
   absl::StatusOr<Hunt> hunt =
@@ -144,7 +169,7 @@ absl::Status WriteBisectRepros(const Level& level, const std::string& out_dir, c
       *bad_trial, absl::StrCat(axis, "=", bad_probe->label, fix ? " (last bad)" : " (first bad)"), *good_trial,
       absl::StrCat(axis, "=", good_probe->label, fix ? " (first good, the fix)" : " (last good)"));
   if (!arms.ok()) {
-    PrintProgress(env, absl::StrCat("no repro script: ", arms.status().message()));
+    env.Print(absl::StrCat("no repro script: ", arms.status().message()));
     return absl::OkStatus();
   }
   auto& [failing, working] = *arms;
@@ -226,36 +251,32 @@ absl::Status WriteLevelReport(const std::string& dir, const LevelReport& report,
   return WriteSummaries(dir, InsertSection(report.markdown, LevelsMarkdown(levels)), json);
 }
 
-// Runs one level through `jobs_options` and the DIR guard: its probes, its repro scripts and its
+// Runs one level through `job_options` and the DIR claim: its probes, its repro scripts and its
 // reports (written to level.report_dir; `report` keeps them for the levels' section).
 absl::StatusOr<BisectSessionResult> RunLevel(const BisectOptions& options, BisectInputs& in, const Level& level,
-                                             const ProbeJobOptions& job_options, ProbeDirGuard& guard,
-                                             BisectSessionEnv& env, LevelReport& report) {
+                                             const ProbeJobOptions& job_options, driver::ResultsDirClaim& claim,
+                                             driver::DriverEnv& env, LevelReport& report) {
   const BisectConfig& config = level.config;
   const std::string state_path = job_options.out_dir + "/bisect_state.json";
-  JobTrialRunner jobs(job_options, level.versions->configs, *guard.runner, *env.clock);
-  // An infra attempt is no trial of the version: it runs again (below the state file's cache).
-  InfraRetryingTrialRunner retrying(jobs, driver::kMaxJobAttempts,
-                                    [&](const TrialRunner::Request& retry, const TrialResult& failed) {
-                                      PrintProgress(env, InfraRetryLine(config.versions.at(retry.version), retry, failed));
-                                    });
-  TrialRunner* measured = &retrying;
+  // An infra attempt is no trial of the version: the jobs run it again (below the state file's cache).
+  JobTrialRunner jobs(job_options, level.versions->configs, env, claim.runner());
+  TrialRunner* measured = &jobs;
   std::optional<PreparingTrialRunner> preparing;  // inside the perf probe, which runs jobs itself
-  if (level.prepare) measured = &preparing.emplace(retrying, level.prepare);
+  if (level.prepare) measured = &preparing.emplace(jobs, level.prepare);
   std::optional<PerfTrialRunner> perf;
   if (options.perf.has_value()) measured = &perf.emplace(*measured, *options.perf, config.good, config.bad);
   CachingTrialRunner caching(*measured, in.cache, config.versions, level.versions->settings, state_path);
-  PrintProgress(env, absl::StrCat("bisect ", options.matrix_path, " over ", level.versions->axis, ": ",
+  env.Print(absl::StrCat("bisect ", options.matrix_path, " over ", level.versions->axis, ": ",
                                   config.versions.size(), " versions, good ", config.versions[config.good], ", bad ",
                                   config.versions[config.bad], ", up to ", config.jobs, " at once"));
   absl::StatusOr<BisectResult> result =
-      RunBisect(config, caching, [&](const ProbeRecord& p) { PrintProgress(env, ProbeLine(p)); });
+      RunBisect(config, caching, [&](const ProbeRecord& p) { env.Print(ProbeLine(p)); });
   if (!result.ok()) return result.status();
 
   BisectSessionResult out;
   out.result = *std::move(result);
   out.cached_trials = caching.hits();
-  out.exit_status = out.result.status == BisectStatus::kFound ? 0 : 1;
+  out.exit_status = BisectExitStatus(out.result);
   BisectContext context = MakeContext(options, in, level);
   context.out_dir = job_options.out_dir;
   if (absl::Status st = WriteBisectRepros(level, job_options.out_dir, env, out, context); !st.ok()) return st;
@@ -310,7 +331,7 @@ absl::StatusOr<Level> PlanFinerLevel(const BisectInputs& in, const BisectConfig&
 // the levels' section. `out` holds the coarse level's result and becomes the session's.
 absl::Status RefineBisect(const BisectOptions& options, BisectInputs& in, const Level& coarse,
                           const LevelReport& coarse_report, const ProbeJobOptions& job_options,
-                          ProbeDirGuard& guard, BisectSessionEnv& env, BisectSessionResult& out) {
+                          driver::ResultsDirClaim& claim, driver::DriverEnv& env, BisectSessionResult& out) {
   const std::string report_dir = job_options.out_dir + "/refine";
   std::error_code ec;
   std::filesystem::create_directories(report_dir, ec);
@@ -318,12 +339,12 @@ absl::Status RefineBisect(const BisectOptions& options, BisectInputs& in, const 
   BisectVersions storage;
   absl::StatusOr<Level> fine = PlanFinerLevel(in, coarse.config, out.result, report_dir, storage);
   if (!fine.ok()) return fine.status();
-  PrintProgress(env, absl::StrCat("refine: ", coarse.versions->axis, " answered; ", in.refine->name, " between ",
+  env.Print(absl::StrCat("refine: ", coarse.versions->axis, " answered; ", in.refine->name, " between ",
                                   coarse.config.versions[out.result.answer.last_good], " and ",
                                   coarse.config.versions[out.result.answer.first_bad], ": ",
                                   storage.configs.size(), " versions"));
   LevelReport fine_report;
-  absl::StatusOr<BisectSessionResult> finer = RunLevel(options, in, *fine, job_options, guard, env, fine_report);
+  absl::StatusOr<BisectSessionResult> finer = RunLevel(options, in, *fine, job_options, claim, env, fine_report);
   if (!finer.ok()) return finer.status();
   std::vector<LevelAnswer> levels = {MakeLevelAnswer(coarse.versions->axis, coarse.config, out.result, "summary.md"),
                                      MakeLevelAnswer(in.refine->name, fine->config, finer->result, "refine/summary.md")};
@@ -339,7 +360,7 @@ absl::Status RefineBisect(const BisectOptions& options, BisectInputs& in, const 
   std::vector<std::string> written = out.written;
   for (const std::string& name : finer->written) written.push_back("refine/" + name);
   out = *std::move(finer);
-  out.exit_status = std::max(out.exit_status, levels[0].found ? 0 : 1);
+  out.exit_status = std::max(out.exit_status, levels[0].found ? 0 : 1);  // (the coarse level answered)
   out.written = std::move(written);
   out.levels = std::move(levels);
   out.headline = BisectHeadline(options, LevelsLine(out.levels), probes, trials, cached);
@@ -348,14 +369,13 @@ absl::Status RefineBisect(const BisectOptions& options, BisectInputs& in, const 
 
 }  // namespace
 
-absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env) {
+absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, driver::DriverEnv& env) {
   absl::StatusOr<BisectInputs> in = PrepareBisect(options);
   if (!in.ok()) return in.status();
-  absl::StatusOr<ProbeJobOptions> job_options = SetUpProbeJobs(
-      options.out_dir, options.program, in->plan.job, options.kill_grace, options.setup_timeout, env);
-  if (!job_options.ok()) return job_options.status();
-  absl::StatusOr<std::unique_ptr<ProbeDirGuard>> guard = GuardProbeDir(*job_options, env);
-  if (!guard.ok()) return guard.status();
+  absl::StatusOr<ProbeDir> dir = ClaimProbeDir(options, in->plan.job, env);
+  if (!dir.ok()) return dir.status();
+  const ProbeJobOptions* job_options = &dir->jobs;
+  driver::ResultsDirClaim* claim = dir->claim.get();
   Level coarse{&in->versions, in->config, job_options->out_dir};
   if (in->param.has_value()) {
     coarse.prepare = [&in, &job_options](int version) {
@@ -363,7 +383,7 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
     };
   }
   LevelReport report;
-  absl::StatusOr<BisectSessionResult> out = RunLevel(options, *in, coarse, *job_options, **guard, env, report);
+  absl::StatusOr<BisectSessionResult> out = RunLevel(options, *in, coarse, *job_options, *claim, env, report);
   if (!out.ok()) return out.status();
   out->written.push_back("bisect_state.json");
   const std::string answer = in->param.has_value() && out->result.status == BisectStatus::kFound
@@ -372,7 +392,7 @@ absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& option
   out->headline = BisectHeadline(options, answer, out->result.probes.size(),
                                  out->result.total_trials, out->cached_trials);
   if (in->refine.has_value() && out->result.status == BisectStatus::kFound) {
-    if (absl::Status st = RefineBisect(options, *in, coarse, report, *job_options, **guard, env, *out); !st.ok()) {
+    if (absl::Status st = RefineBisect(options, *in, coarse, report, *job_options, *claim, env, *out); !st.ok()) {
       return st;
     }
   }

@@ -16,9 +16,7 @@
 #include "harness/bisect/bisect_runner.h"
 #include "harness/bisect/param_bisect.h"
 #include "harness/bisect/perf_probe.h"
-#include "harness/driver/clock.h"
-#include "harness/driver/process_runner.h"
-#include "harness/driver/resource_pool.h"
+#include "harness/driver/driver_env.h"
 #include "harness/report/failure_lines.h"
 
 namespace gh {
@@ -48,18 +46,11 @@ struct BisectOptions {
   absl::Duration setup_timeout = absl::Minutes(30);
 };
 
-struct BisectSessionEnv {
-  driver::ProcessRunner* runner = nullptr;
-  driver::Clock* clock = nullptr;
-  driver::Resources resources;
-  std::vector<std::string> base_env;
-  std::FILE* progress = stdout;  // one line per probe
-  const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: stop the trials, exit 3
-};
-
 struct BisectSessionResult {
   BisectResult result;  // the last level's (with --refine: the finer level's, when it ran)
-  int exit_status = 0;     // 0 found, 1 an end contradicts what it was said to be
+  // 0 found, 1 an end contradicts what it was said to be, 3 an end could not run at all (its
+  // set-up failed, or its trials ended infra on every attempt): no verdict on the code
+  int exit_status = 0;
   int cached_trials = 0;   // served from DIR/bisect_state.json
   std::vector<std::string> written;  // files written into DIR
   // "first bad: v07, last good: v06; 9 probes, 23 trials (4 cached); see DIR/summary.md", or
@@ -71,7 +62,8 @@ struct BisectSessionResult {
 };
 
 // InvalidArgument for bad input (exit 2, nothing written); other errors are infrastructure.
-absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, BisectSessionEnv& env);
+// Progress (one line per probe) goes to env.progress; env.stop stops the trials (Cancelled).
+absl::StatusOr<BisectSessionResult> RunBisectSession(const BisectOptions& options, driver::DriverEnv& env);
 
 }  // namespace gh
 

@@ -18,34 +18,21 @@ absl::Status CheckHuntSignature(const HuntSpec& hunt) {
   return CompileHuntSignature(*hunt.signature).status();
 }
 
-absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,
-                                               const driver::PlannedJob& job, absl::Duration kill_grace,
-                                               absl::Duration setup_timeout, const BisectSessionEnv& env) {
-  std::error_code ec;
-  std::filesystem::path absolute_out = std::filesystem::absolute(out_dir, ec);
-  ProbeJobOptions options;
-  options.out_dir = ec ? out_dir : absolute_out.lexically_normal().string();
-  if (absl::Status st = EnsureWritableDir(options.out_dir); !st.ok()) return st;
-  options.program = program;
-  options.job = job;
-  options.base_env = env.base_env;
-  options.resources = env.resources;
-  options.kill_grace = kill_grace;
-  options.setup_timeout = setup_timeout;
-  options.progress = env.progress;
-  options.stop = env.stop;
-  return options;
-}
-
-absl::StatusOr<std::unique_ptr<ProbeDirGuard>> GuardProbeDir(const ProbeJobOptions& options,
-                                                             const BisectSessionEnv& env) {
-  absl::StatusOr<driver::DirLock> lock = driver::DirLock::Acquire(options.out_dir);
-  if (!lock.ok()) return lock.status();
-  auto guard = std::make_unique<ProbeDirGuard>(ProbeDirGuard{*std::move(lock), driver::JobLedger(options.out_dir), nullptr});
-  absl::StatusOr<int> stopped = guard->ledger.StopLeftovers(options.kill_grace, *env.clock, env.progress);
-  if (!stopped.ok()) return stopped.status();
-  guard->runner = std::make_unique<driver::LedgeredProcessRunner>(*env.runner, guard->ledger);
-  return guard;
+absl::StatusOr<ProbeDir> ClaimProbeDir(const std::string& out_dir, const std::string& program,
+                                       const driver::PlannedJob& job, absl::Duration kill_grace,
+                                       absl::Duration setup_timeout, const driver::DriverEnv& env) {
+  ProbeDir dir;
+  dir.jobs.out_dir = AbsolutePath(out_dir);
+  if (absl::Status st = EnsureWritableDir(dir.jobs.out_dir); !st.ok()) return st;
+  dir.jobs.program = program;
+  dir.jobs.job = job;
+  dir.jobs.kill_grace = kill_grace;
+  dir.jobs.setup_timeout = setup_timeout;
+  absl::StatusOr<std::unique_ptr<driver::ResultsDirClaim>> claim =
+      driver::ResultsDirClaim::Claim(dir.jobs.out_dir, kill_grace, env);
+  if (!claim.ok()) return claim.status();
+  dir.claim = *std::move(claim);
+  return dir;
 }
 
 const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool want_hunted) {
@@ -68,12 +55,6 @@ absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::strin
                       ? "pass"
                       : absl::StrCat(std::string(OutcomeName(trial.outcome)), ": ", trial.signature);
   return arm;
-}
-
-void PrintProgress(const BisectSessionEnv& env, const std::string& line) {
-  if (!env.progress) return;
-  std::fprintf(env.progress, "%s\n", line.c_str());
-  std::fflush(env.progress);
 }
 
 absl::StatusOr<std::pair<ReproArm, ReproArm>> ArmsFromTrials(const TrialResult& failing_trial,

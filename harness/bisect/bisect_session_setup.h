@@ -15,8 +15,6 @@
 #include "harness/bisect/bisect_jobs.h"
 #include "harness/bisect/bisect_session.h"
 #include "harness/bisect/repro_script.h"
-#include "harness/driver/dir_lock.h"
-#include "harness/driver/job_ledger.h"
 
 namespace gh {
 
@@ -24,25 +22,26 @@ namespace gh {
 // a valid regex (RE2 syntax).
 absl::Status CheckHuntSignature(const HuntSpec& hunt);
 
-// Creates `out_dir` (--out) and returns the options of the probe jobs that run there, with
-// `out_dir` made absolute: jobs run in their own directories, so every path they are given is
-// absolute. InvalidArgument ("--out: ...") when the directory cannot be created.
-absl::StatusOr<ProbeJobOptions> SetUpProbeJobs(const std::string& out_dir, const std::string& program,
-                                               const driver::PlannedJob& job, absl::Duration kill_grace,
-                                               absl::Duration setup_timeout, const BisectSessionEnv& env);
-
-// What a session holds while it runs in its DIR, as a sweep does: the DIR lock (a second
-// sweep, bisect or minimize there is refused), and the job ledger, through which its jobs run.
-struct ProbeDirGuard {
-  driver::DirLock lock;
-  driver::JobLedger ledger;
-  std::unique_ptr<driver::LedgeredProcessRunner> runner;  // env.runner behind the ledger
+// A session's results DIR, held while its probes run: the probe jobs' options (`out_dir` made
+// absolute: jobs run in their own directories) and the DIR's claim (its lock and job ledger).
+struct ProbeDir {
+  ProbeJobOptions jobs;
+  std::unique_ptr<driver::ResultsDirClaim> claim;
 };
 
-// Takes DIR's lock (Unavailable when another run holds it), then stops whatever jobs an earlier
-// run left running there (said on env.progress), before anything is started.
-absl::StatusOr<std::unique_ptr<ProbeDirGuard>> GuardProbeDir(const ProbeJobOptions& options,
-                                                             const BisectSessionEnv& env);
+// Creates `out_dir` (--out) and proves it writable (FailedPrecondition "--out DIR: not writable:
+// ...", an infrastructure failure: exit 3), then claims it (ResultsDirClaim::Claim: Unavailable
+// when another run holds it; an earlier run's leftovers stopped).
+absl::StatusOr<ProbeDir> ClaimProbeDir(const std::string& out_dir, const std::string& program,
+                                       const driver::PlannedJob& job, absl::Duration kill_grace,
+                                       absl::Duration setup_timeout, const driver::DriverEnv& env);
+// The same from a session's options (BisectOptions, MinimizeOptions): their --out, --program,
+// --kill-grace and --setup-timeout.
+template <typename Options>
+absl::StatusOr<ProbeDir> ClaimProbeDir(const Options& options, const driver::PlannedJob& job,
+                                       const driver::DriverEnv& env) {
+  return ClaimProbeDir(options.out_dir, options.program, job, options.kill_grace, options.setup_timeout, env);
+}
 
 // The trial of `probe` that best shows its verdict: for a bad probe (`want_hunted`) the first
 // hunted trial, for a good one the first passing trial; null when there is none.
@@ -50,9 +49,6 @@ const TrialResult* ShowingTrial(const ProbeRecord& probe, const Hunt& hunt, bool
 
 // A repro script arm from the job.json of `trial`'s job, named and titled.
 absl::StatusOr<ReproArm> ArmFromTrial(const TrialResult& trial, const std::string& name, const std::string& title);
-
-// Prints `line` and a newline to the session's progress stream, if it has one, and flushes it.
-void PrintProgress(const BisectSessionEnv& env, const std::string& line);
 
 // The failing and the workaround arms of a repro script, from the trials that show them; the first
 // error when either job.json cannot be read.

@@ -8,16 +8,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "harness/core/file_util.h"
+#include "harness/core/stable_hash.h"
 
 namespace gh {
 
 std::string SettingsHash(const nlohmann::json& settings) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : settings.dump()) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return absl::StrFormat("%016x", hash);
+  // Its own basis (one digit short of FNV's) since the first state files: cached trials stay found.
+  return absl::StrFormat("%016x", Fnv1a64(settings.dump(), 1469598103934665603ull));
 }
 
 const TrialResult* ProbeCache::Find(const Key& key) const {

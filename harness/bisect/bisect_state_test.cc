@@ -1,5 +1,6 @@
 #include "harness/bisect/bisect_state.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "absl/strings/str_cat.h"
-#include "harness/bisect/infra_retry.h"
+#include "harness/driver/job_pool.h"
 #include "harness/core/file_util.h"
 
 namespace gh {
@@ -89,20 +90,22 @@ TEST(ProbeCacheTest, LoadMissingIsEmptyAndGarbageIsAnError) {
   EXPECT_EQ(bad.status().message(), dir + "/bad.json: not valid JSON");
 }
 
-// A bisect over `config` through `cache` (saved to `state`, keyed by `settings_hash`) with a
-// fresh CountingRunner behind it: its result, the trials the runner ran and the cache hits.
+// A bisect over `config` through `cache` (saved to `state`, keyed by `settings_hash`) with
+// `inner` (a fresh CountingRunner when null) behind it: its result, the trials the runner ran
+// and the cache hits.
 struct CachedBisect {
   absl::StatusOr<BisectResult> result;
   int ran = 0;
   int hits = 0;
 };
-CachedBisect RunCachedBisect(const BisectConfig& config, ProbeCache& cache,
-                             const std::string& settings_hash, const std::string& state) {
-  CountingRunner inner;
-  CachingTrialRunner caching(inner, cache, config.versions, settings_hash, state);
+CachedBisect RunCachedBisect(const BisectConfig& config, ProbeCache& cache, const std::string& settings_hash,
+                             const std::string& state, CountingRunner* inner = nullptr) {
+  CountingRunner fresh;
+  if (inner == nullptr) inner = &fresh;
+  CachingTrialRunner caching(*inner, cache, config.versions, settings_hash, state);
   CachedBisect run;
   run.result = RunBisect(config, caching);
-  run.ran = inner.ran;
+  run.ran = inner->ran;
   run.hits = caching.hits();
   return run;
 }
@@ -117,8 +120,7 @@ BisectConfig FiveVersions() {
 }
 
 TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   BisectConfig config = FiveVersions();
   ProbeCache cache;
   const CachedBisect first = RunCachedBisect(config, cache, "h1", state);
@@ -142,43 +144,58 @@ TEST(CachingTrialRunnerTest, SavesAfterEveryBatchAndResumesWithoutRerunning) {
   EXPECT_EQ(changed.ran, first.result->total_trials);
 }
 
-// Issue 20: version b's trials fail to start (infra) on their first `bad_attempts` attempts.
+// Version b's trials fail to start (infra) on their first `bad_attempts` attempts. Returned as the
+// job trial runner returns them, whose job pool runs an infra attempt again (up to
+// driver::kMaxJobAttempts): the trial that counted with the infra attempts under it, or infra.
 class InfraAtBRunner : public CountingRunner {
  public:
   explicit InfraAtBRunner(int bad_attempts) : bad_attempts_(bad_attempts) {}
   absl::StatusOr<std::vector<TrialResult>> RunTrials(const std::vector<Request>& batch) override {
     std::vector<TrialResult> out;
     for (const Request& r : batch) {
-      if (r.version == 1 && r.attempt <= bad_attempts_) {
-        ++ran;
-        out.push_back({Outcome::kInfra, "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)",
-                       false, absl::StrCat("probes/b/trial", r.trial), 0, ""});
-      } else {
-        absl::StatusOr<std::vector<TrialResult>> one = CountingRunner::RunTrials({r});
-        out.push_back(one->front());
+      const TrialResult infra = {Outcome::kInfra,
+                                 "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)",
+                                 false, absl::StrCat("probes/b/trial", r.trial), 0, ""};
+      if (r.version != 1 || bad_attempts_ == 0) {
+        out.push_back(CountingRunner::RunTrials({r})->front());
+        continue;
       }
+      const int failed = std::min(bad_attempts_, driver::kMaxJobAttempts);
+      ran += failed;
+      retried += failed == driver::kMaxJobAttempts ? failed - 1 : failed;
+      TrialResult result = failed == driver::kMaxJobAttempts ? infra : CountingRunner::RunTrials({r})->front();
+      for (int a = 0; a < std::min(failed, driver::kMaxJobAttempts - 1); ++a) {
+        result.infra_attempts.push_back({infra.signature, infra.detail});
+      }
+      out.push_back(result);
     }
     return out;
   }
+  int retried = 0;  // infra attempts run again
 
  private:
   int bad_attempts_;
 };
 
-TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunAgain) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config = FiveVersions();
-  InfraAtBRunner inner(/*bad_attempts=*/1);
-  InfraRetryingTrialRunner retrying(inner);
+// A first run of FiveVersions() on `inner`, its state saved to `state` under settings "h1".
+CachedBisect RunWithInfraAtB(const BisectConfig& config, InfraAtBRunner& inner, const std::string& state) {
   ProbeCache cache;
-  CachingTrialRunner caching(retrying, cache, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
-  ASSERT_TRUE(first.ok()) << first.status();
+  CachedBisect ran = RunCachedBisect(config, cache, "h1", state, &inner);
+  EXPECT_TRUE(ran.result.ok()) << ran.result.status();
+  return ran;
+}
+
+TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunAgain) {
+  const std::string state = TempDir() + "/bisect_state.json";
+  const BisectConfig config = FiveVersions();
+  InfraAtBRunner inner(/*bad_attempts=*/1);
+  const CachedBisect ran = RunWithInfraAtB(config, inner, state);
+  const absl::StatusOr<BisectResult>& first = ran.result;
+  ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->answer.first_bad, 2);
   EXPECT_EQ(first->answer.last_good, 1);
-  EXPECT_EQ(retrying.retried(), 2);  // b's two trials, once each
-  EXPECT_EQ(inner.ran, first->total_trials + 2);
+  EXPECT_EQ(inner.retried, 2);  // b's two trials, once each
+  EXPECT_EQ(ran.ran, first->total_trials + 2);
 
   // The state file keeps the trials that counted, each with the attempt under it.
   absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
@@ -192,28 +209,21 @@ TEST(CachingTrialRunnerTest, ARetriedTrialResumesWithItsInfraAttemptAndIsNotRunA
             "infrastructure: srun: error: Node failure on ghnode2 (job exited with status 0)");
   EXPECT_EQ(b0->infra_attempts[0].detail, "probes/b/trial0");
 
-  CountingRunner second_inner;
-  InfraRetryingTrialRunner second_retrying(second_inner);
-  CachingTrialRunner resumed(second_retrying, *loaded, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
-  ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_EQ(second_inner.ran, 0);
-  EXPECT_EQ(second->answer.last_good, 1);
-  for (const ProbeRecord& p : second->probes) {
+  const CachedBisect resumed = RunCachedBisect(config, *loaded, "h1", state);
+  ASSERT_TRUE(resumed.result.ok()) << resumed.result.status();
+  EXPECT_EQ(resumed.ran, 0);
+  EXPECT_EQ(resumed.result->answer.last_good, 1);
+  for (const ProbeRecord& p : resumed.result->probes) {
     EXPECT_EQ(p.tally.infra_retried, p.label == "b" ? 2 : 0) << p.label;
   }
 }
 
 TEST(CachingTrialRunnerTest, InfraOnEveryAttemptIsNotCachedAndARerunRetriesIt) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config = FiveVersions();
+  const std::string state = TempDir() + "/bisect_state.json";
+  const BisectConfig config = FiveVersions();
   InfraAtBRunner inner(/*bad_attempts=*/3);
-  InfraRetryingTrialRunner retrying(inner);
-  ProbeCache cache;
-  CachingTrialRunner caching(retrying, cache, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> first = RunBisect(config, caching);
-  ASSERT_TRUE(first.ok()) << first.status();
+  const absl::StatusOr<BisectResult> first = RunWithInfraAtB(config, inner, state).result;
+  ASSERT_TRUE(first.ok());
   EXPECT_EQ(first->answer.last_good, 0);
   EXPECT_EQ(first->answer.unclassified, std::vector<int>{1});
   absl::StatusOr<ProbeCache> loaded = ProbeCache::Load(state);
@@ -221,15 +231,12 @@ TEST(CachingTrialRunnerTest, InfraOnEveryAttemptIsNotCachedAndARerunRetriesIt) {
   EXPECT_EQ(loaded->Find({"b", "h1", 0}), nullptr);
 
   // The infrastructure is back: the rerun runs b and answers exactly.
-  CountingRunner second_inner;
-  InfraRetryingTrialRunner second_retrying(second_inner);
-  CachingTrialRunner resumed(second_retrying, *loaded, config.versions, "h1", state);
-  absl::StatusOr<BisectResult> second = RunBisect(config, resumed);
-  ASSERT_TRUE(second.ok()) << second.status();
-  EXPECT_GT(second_inner.ran, 0);
-  EXPECT_EQ(second->answer.first_bad, 2);
-  EXPECT_EQ(second->answer.last_good, 1);
-  EXPECT_TRUE(second->answer.unclassified.empty());
+  const CachedBisect rerun = RunCachedBisect(config, *loaded, "h1", state);
+  ASSERT_TRUE(rerun.result.ok()) << rerun.result.status();
+  EXPECT_GT(rerun.ran, 0);
+  EXPECT_EQ(rerun.result->answer.first_bad, 2);
+  EXPECT_EQ(rerun.result->answer.last_good, 1);
+  EXPECT_TRUE(rerun.result->answer.unclassified.empty());
 }
 
 TEST(ProbeCacheTest, MalformedInfraAttemptsNameTheKey) {
@@ -257,8 +264,7 @@ class DyingRunner : public CountingRunner {
 };
 
 TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   BisectConfig config = FiveVersions();
   DyingRunner dying(3);
   ProbeCache cache;
@@ -280,8 +286,7 @@ TEST(CachingTrialRunnerTest, InterruptedBisectContinuesWhereItStopped) {
 }
 
 TEST(CachingTrialRunnerTest, RollingTrialsAreServedFromTheCacheAndSavedAfterEach) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
+  const std::string state = TempDir() + "/bisect_state.json";
   const std::vector<std::string> labels = {"v0", "v1", "v2", "v3"};
   ProbeCache cache;
   cache.Insert({"v1", "h", 0}, {Outcome::kPass, "", false, "cached", 0, ""});
@@ -308,15 +313,13 @@ TEST(CachingTrialRunnerTest, RollingTrialsAreServedFromTheCacheAndSavedAfterEach
 }
 
 TEST(CachingTrialRunnerTest, RollingBisectResumesWithoutRerunning) {
-  const std::string dir = TempDir();
-  const std::string state = dir + "/bisect_state.json";
-  BisectConfig config;
-  for (int i = 0; i < 20; ++i) config.versions.push_back("v" + std::to_string(i));
-  config.good = 0;
+  const std::string state = TempDir() + "/bisect_state.json";
+  BisectConfig config = FiveVersions();
+  for (int i = 5; i < 20; ++i) config.versions.push_back("v" + std::to_string(i));  // a to e, v5 to v19
   config.bad = 19;
+  config.sprt = BisectConfig().sprt;
   config.jobs = 3;
-  config.hunt.outcome = Outcome::kFail;
-  config.hunt.signature = "wrong data";
+  config.hunt = {Outcome::kFail, "wrong data"};
   ProbeCache cache;
   const CachedBisect ran = RunCachedBisect(config, cache, "h", state);
   ASSERT_TRUE(ran.result.ok()) << ran.result.status();

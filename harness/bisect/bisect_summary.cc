@@ -106,6 +106,7 @@ std::string RenderBisectMarkdown(const BisectConfig& config, const BisectResult&
     absl::StrAppend(&md, "**No answer: ", Cell(result.message), "**\n\n");
   }
   absl::StrAppend(&md, "- Hunted: ", result.hunt.empty() ? "(unresolved)" : Code(result.hunt), "\n");
+  if (!context.perf_hunt.empty()) absl::StrAppend(&md, "- Perf hunt: ", context.perf_hunt, "\n");
   absl::StrAppend(&md, "- Scenario: ", Code(context.scenario),
                   context.points.empty() ? "" : absl::StrCat(", points ", Code(context.points)), "\n");
   absl::StrAppend(&md, "- Matrix: ", Code(context.matrix),
@@ -193,7 +194,7 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
     answer["contradictions"] = contradictions;
   }
   const BisectEconomy& e = result.economy;
-  return {{"kind", "bisect"},
+  nlohmann::json summary = {{"kind", "bisect"},
           {"schema_version", 1},
           {"find", std::string(BisectFindName(result.find))},
           {"economy", {{"text", e.ToString()},
@@ -227,6 +228,8 @@ nlohmann::json BisectSummaryJson(const BisectConfig& config, const BisectResult&
           {"total_trials", result.total_trials},
           {"probes", probes},
           {"repro_scripts", context.repro_scripts}};
+  if (!context.perf_hunt.empty()) summary["perf_hunt"] = context.perf_hunt;
+  return summary;
 }
 
 std::vector<FailureLine> ProbeFailureLines(const std::vector<ProbeRecord>& probes, const std::string& axis,

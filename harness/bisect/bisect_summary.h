@@ -25,6 +25,9 @@ struct BisectContext {
   std::string version_axis;
   std::vector<std::string> excluded;  // versions the matrix excludes for this cell
   std::vector<std::string> repro_scripts;  // file names written beside the summary
+  // A perf bisect's hunt in words: "time_median_us worse by 5% or more (higher is worse)";
+  // "" for a bisect of outcomes.
+  std::string perf_hunt = {};
 };
 
 // A probe's trials in a few words: "2/2 failed (wrong data [ranks 1])", "14/14 passed",

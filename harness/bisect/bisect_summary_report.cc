@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "harness/bisect/bisect_summary.h"
 #include "harness/bisect/repro_script_ranks.h"
+#include "harness/core/child_process.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/shell_quote.h"
@@ -28,14 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Absolute(const std::string& path) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(path, ec);
-  if (ec) return path;
-  fs::path canonical = fs::weakly_canonical(abs, ec);
-  return (ec ? abs : canonical).lexically_normal().string();
-}
-
 std::optional<nlohmann::json> ReadJson(const std::string& path) {
   absl::StatusOr<std::string> text = ReadFileToString(path);
   if (!text.ok()) return std::nullopt;
@@ -46,17 +39,6 @@ std::optional<nlohmann::json> ReadJson(const std::string& path) {
 
 std::string JsonString(const nlohmann::json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : "";
-}
-
-// The first line a command prints ("" when it cannot run).
-std::string CommandLine(const std::string& command) {
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  char buffer[512];
-  std::string line;
-  if (std::fgets(buffer, sizeof(buffer), pipe) != nullptr) line = buffer;
-  ::pclose(pipe);
-  return std::string(absl::StripAsciiWhitespace(line));
 }
 
 // The trial that shows what its version did: the first failing one, or the first passing one.
@@ -99,13 +81,15 @@ Side MakeSide(const BisectResult& result, int version, bool failing, std::string
 }
 
 std::string PlainFailure(Outcome outcome) {
-  switch (outcome) {
-    case Outcome::kFail: return "a wrong result";
-    case Outcome::kError: return "an error";
-    case Outcome::kCrash: return "a crash";
-    case Outcome::kTimeout: return "a hang (it ran past its time limit)";
-    default: return std::string(OutcomeName(outcome));
+  static constexpr std::pair<Outcome, std::string_view> kPlain[] = {
+      {Outcome::kFail, "a wrong result"},
+      {Outcome::kError, "an error"},
+      {Outcome::kCrash, "a crash"},
+      {Outcome::kTimeout, "a hang (it ran past its time limit)"}};
+  for (const auto& [plain, words] : kPlain) {
+    if (plain == outcome) return std::string(words);
   }
+  return std::string(OutcomeName(outcome));
 }
 
 // "failed 2 of 2 runs", "passed 3 of 3 runs".
@@ -231,7 +215,7 @@ std::string PythonVersion(const std::vector<const Side*>& sides) {
       }
     }
   }
-  return CommandLine("python3 --version 2>&1");
+  return CommandFirstLine({"python3", "--version"});
 }
 
 // What a version is: its venv's packages (as pip freeze lists them), its git commit, or its set-up.
@@ -257,7 +241,7 @@ std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
     return absl::StrCat("pip freeze: ", Quoted(absl::StrJoin(packages, " ")));
   }
   if (fs::exists(dir + "/src/.git", ec)) {
-    const std::string commit = CommandLine(absl::StrCat("git -C ", ShellQuote(dir + "/src"), " rev-parse HEAD 2>/dev/null"));
+    const std::string commit = CommandFirstLine({"git", "-C", dir + "/src", "rev-parse", "HEAD"});
     if (!commit.empty()) return absl::StrCat("git commit ", Quoted(commit));
   }
   const std::string setup = JsonString(side.job, "setup");
@@ -304,16 +288,16 @@ std::string EnvironmentSection(const BisectConfig& config, const BisectContext& 
 
 PathPlaceholders BugReportPlaceholders(const BisectContext& context) {
   PathPlaceholders places;
-  if (!context.out_dir.empty()) places.emplace_back(Absolute(context.out_dir), "<DIR>");
-  if (!context.matrix.empty()) places.emplace_back(fs::path(Absolute(context.matrix)).parent_path().string(), "<matrix_dir>");
+  if (!context.out_dir.empty()) places.emplace_back(CanonicalPath(context.out_dir), "<DIR>");
+  if (!context.matrix.empty()) places.emplace_back(fs::path(CanonicalPath(context.matrix)).parent_path().string(), "<matrix_dir>");
   for (absl::string_view file : absl::StrSplit(context.scenario, ' ', absl::SkipEmpty())) {
-    places.emplace_back(fs::path(Absolute(std::string(file))).parent_path().string(), "<scenario_dir>");
+    places.emplace_back(fs::path(CanonicalPath(std::string(file))).parent_path().string(), "<scenario_dir>");
   }
   if (const char* home = std::getenv("HOME"); home != nullptr && std::string(home).size() > 1) {
-    places.emplace_back(Absolute(home), "~");
+    places.emplace_back(CanonicalPath(home), "~");
   }
   // The directory as given too, when it differs (a path through a symlink).
-  if (!context.out_dir.empty() && context.out_dir[0] == '/' && context.out_dir != Absolute(context.out_dir)) {
+  if (!context.out_dir.empty() && context.out_dir[0] == '/' && context.out_dir != CanonicalPath(context.out_dir)) {
     places.emplace_back(context.out_dir, "<DIR>");
   }
   std::stable_sort(places.begin(), places.end(),

@@ -63,12 +63,19 @@ absl::StatusOr<std::vector<std::string>> NumericValues(const Axis& axis, const P
     return absl::InvalidArgumentError(absl::StrCat("--bad: ", search.bad, " is --good's value; a boundary lies between two values"));
   }
   const int64_t low = std::min(good, bad), high = std::max(good, bad);
-  if ((high - low) / search.step + 2 > kMaxValues) {
-    return absl::InvalidArgumentError(absl::StrCat("--step: ", (high - low) / search.step + 1, " values from ", low,
-                                                   " to ", high, " (at most ", kMaxValues, "); take a larger --step"));
+  // Unsigned: the span between any two int64 values fits, where high - low could overflow.
+  const uint64_t span = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  const uint64_t steps = span / static_cast<uint64_t>(search.step);  // values: steps + 1, or + 2 with high
+  if (steps >= static_cast<uint64_t>(kMaxValues) - 1) {
+    const std::string count = steps < UINT64_MAX ? absl::StrCat(steps + 1) : absl::StrCat("more than ", steps);
+    return absl::InvalidArgumentError(absl::StrCat("--step: ", count, " values from ", low, " to ", high,
+                                                   " (at most ", kMaxValues, "); take a larger --step"));
   }
   std::vector<std::string> values;
-  for (int64_t v = low; v < high; v += search.step) values.push_back(FormatParamValue(axis.type, ParamValue(v)));
+  for (uint64_t i = 0; i * static_cast<uint64_t>(search.step) < span; ++i) {
+    const int64_t v = static_cast<int64_t>(static_cast<uint64_t>(low) + i * static_cast<uint64_t>(search.step));
+    values.push_back(FormatParamValue(axis.type, ParamValue(v)));
+  }
   values.push_back(FormatParamValue(axis.type, ParamValue(high)));
   return values;
 }

@@ -15,7 +15,7 @@
 
 namespace gh {
 
-// An infrastructure failure under a trial that was then run again (InfraRetryingTrialRunner):
+// An infrastructure failure under a trial that was then run again (driver/job_pool.h):
 // not a trial of the version, kept so the reports can show it.
 struct InfraAttempt {
   std::string signature;  // "infrastructure: srun: error: ... (job exited with status 1)"
@@ -29,7 +29,7 @@ struct TrialResult {
   bool setup_failed = false;  // the version could not be set up: no trial ran
   std::string detail;         // set-up failure text, or the trial's directory
   double wall_s = 0;
-  std::string point;          // the point whose record gave the outcome ("" when none ran)
+  std::string point = {};     // the point whose record gave the outcome ("" when none ran)
   // The passing records' metrics with their samples pooled (the perf bisect's measurements,
   // bisect/perf_probe.h); not kept in bisect_state.json.
   std::vector<Metric> metrics = {};

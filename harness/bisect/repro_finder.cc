@@ -30,12 +30,6 @@ absl::StatusOr<nlohmann::json> ReadStateJson(const std::string& path) {
   return j;
 }
 
-std::string AbsolutePath(const std::string& path) {
-  std::error_code ec;
-  fs::path abs = fs::absolute(path, ec);
-  return ec ? path : abs.lexically_normal().string();
-}
-
 // The script runs from anywhere: a repro of a relative DIR names every place absolutely.
 void MakeAbsolute(ReproArm& arm) {
   if (!arm.cwd.empty()) arm.cwd = AbsolutePath(arm.cwd);

@@ -1,13 +1,16 @@
 // `gpuharness bisect MATRIX.yaml --good V --bad V --out DIR [options]`: the first version in the
 // matrix's version axis where a scenario's failure appears, with trials decided by a sequential
 // test, K versions probed at once, resumable from DIR.
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/cli/command_line.h"
 #include "harness/core/perf_comparison.h"
+#include "harness/core/timing_stats.h"
 #include "harness/cli/probe_command.h"
 #include "harness/report/console_style.h"
 #include "harness/report/failure_lines.h"
@@ -26,7 +29,8 @@ constexpr char kBisectEpilog[] =
     "repro_last_good.sh, and probes/<version>/trial<k>/ (each job's records and log);\n"
     "--refine: the finer level's reports in DIR/refine/; --param: DIR/params/ (each value's scenario).\n"
     "ends with a FAILED line per probe, point and failure its trials showed.\n"
-    "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n";
+    "exit: 0 found, 1 an end is not what it was said to be, 2 bad input, 3 infrastructure\n"
+    "(an end that could not run at all: its set-up failed, or its jobs on every attempt)\n";
 
 // --hunt-metric makes each probe one trial decided by bisect/perf_probe.h, hunted as a fail
 // "perf regression: ...".
@@ -40,6 +44,12 @@ std::optional<int> ApplyPerfHunt(const CommandLine& flags, const std::string& me
   }
   if (options.hunt.outcome.has_value() || options.hunt.signature.has_value()) {
     return flags.BadArgument("--hunt-metric hunts a slowdown: leave out --hunt-outcome and --hunt-signature");
+  }
+  const std::vector<std::string>& known = SampledMetricNames();
+  if (std::find(known.begin(), known.end(), metric) == known.end()) {  // refused before any trial runs
+    return flags.BadArgument(absl::StrCat("--hunt-metric: '", metric,
+                                          "' is no metric with samples; a perf bisect hunts one of ",
+                                          absl::StrJoin(known, ", ")));
   }
   PerfHunt perf;
   perf.metric = metric;
@@ -84,7 +94,8 @@ int BisectCommand(int argc, char** argv) {
                "a perf bisect: hunt the version where metric NAME (with samples,\n"
                "e.g. time_median_us) got worse by --threshold")
       .String("--threshold", {"PCT", "a percentage"}, &threshold,
-              "with --hunt-metric: how much worse the bad end must be (default 5%)")
+              "with --hunt-metric: how much worse the bad end must be, with its %\n"
+              "sign (default 5%)")
       .String("--direction", {"D", "lower-is-worse or higher-is-worse"}, &direction,
               "with --hunt-metric: which way is worse (default: by the metric's unit)");
   std::string param;

@@ -38,12 +38,12 @@ nlohmann::json KindListingJson(const std::vector<const KindInfo*>& kinds) {
     k["ranks"] = {{"min", kind->ranks.min}, {"max", nullptr}};
     if (kind->ranks.max != INT_MAX) k["ranks"]["max"] = kind->ranks.max;
     k["isolate_trials"] = kind->isolate_trials;
-    k["takes_exec_block"] = kind->takes_exec_block;
+    k["block"] = kind->block_key.empty() ? nlohmann::json(nullptr) : nlohmann::json(kind->block_key);
     k["params"] = nlohmann::json::array();
     for (const ParamDef& param : kind->params) k["params"].push_back(ParamJson(param));
     list.push_back(std::move(k));
   }
-  return {{"schema_version", 1}, {"gpuharness_version", GH_VERSION}, {"kinds", std::move(list)}};
+  return {{"schema_version", 2}, {"gpuharness_version", GH_VERSION}, {"kinds", std::move(list)}};
 }
 
 }  // namespace gh

@@ -20,11 +20,11 @@ TEST(KindListingTest, EveryFieldOfAKind) {
       {"check", ParamType::kBool, true, "verify", {}, {}, {}},
   };
   const nlohmann::json listing = KindListingJson({&kind});
-  EXPECT_EQ(listing["schema_version"], 1);
+  EXPECT_EQ(listing["schema_version"], 2);
   EXPECT_EQ(listing["gpuharness_version"], GH_VERSION);
   EXPECT_EQ(listing["kinds"], nlohmann::json::parse(R"([{
     "name": "demo", "description": "a demo", "backends": ["host", "cuda"],
-    "ranks": {"min": 2, "max": null}, "isolate_trials": false, "takes_exec_block": false,
+    "ranks": {"min": 2, "max": null}, "isolate_trials": false, "block": null,
     "params": [
       {"name": "size", "type": "bytes", "default": 4096, "choices": [], "min": 4, "max": 1048576,
        "help": "block size"},

@@ -80,7 +80,7 @@ int RunProbeSession(const CommandLine& flags, Options& options, const ProbeResou
 
   driver::PosixProcessRunner runner;
   driver::RealClock clock;
-  BisectSessionEnv env;
+  driver::DriverEnv env;
   env.runner = &runner;
   env.clock = &clock;
   // Inside a Slurm allocation (no --gpus/--slots) the probes are packed across its nodes.

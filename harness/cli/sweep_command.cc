@@ -90,7 +90,7 @@ int SweepCommand(int argc, char** argv) {
 
   driver::PosixProcessRunner runner;
   driver::RealClock clock;
-  driver::SweepEnvironment env;
+  driver::DriverEnv env;
   env.runner = &runner;
   env.clock = &clock;
   absl::StatusOr<driver::Resources> resources = driver::DetectResourcesWithAllocation(gpus, slots);

@@ -203,6 +203,47 @@ const Metric* PointTrials::FindMetric(const std::string& name) const {
   return nullptr;
 }
 
+namespace {
+
+// A point's first record: what every trial of it shares.
+PointTrials NewPointTrials(const PointKey& key, const Record& record) {
+  PointTrials fresh;
+  fresh.key = key;
+  fresh.cell = record.cell;
+  fresh.scenario = record.scenario;
+  fresh.kind = record.kind;
+  fresh.params = record.params;
+  fresh.nranks = record.nranks;
+  fresh.expected = record.expected;
+  fresh.description = record.description;
+  fresh.metric_bounds = record.metric_bounds;
+  fresh.measured_on = MeasuredOn{record.backend, record.hardware, record.gpu_shared};
+  return fresh;
+}
+
+// A trial that did not pass (nor skip): counted by its short signature, and by class unless infra.
+void AddFailedTrial(const Record& record, PointTrials& point, std::set<std::string>& classes) {
+  const Outcome outcome = record.result.outcome;
+  ++point.failed;
+  if (outcome == Outcome::kInfra) ++point.infra;
+  if (point.first_failure_signature.empty()) point.first_failure_signature = record.result.signature;
+  if (point.first_hang_trial < 0 && !record.result.hang.empty()) {
+    point.first_hang = record.result.hang;
+    point.first_hang_trial = record.trial;
+  }
+  std::string label = ShortSignature(outcome, record.result.signature);
+  auto found = std::find_if(point.failure_counts.begin(), point.failure_counts.end(),
+                            [&](const auto& entry) { return entry.first == label; });
+  if (found == point.failure_counts.end()) {
+    point.failure_counts.push_back({label, 1});
+  } else {
+    ++found->second;
+  }
+  if (outcome != Outcome::kInfra) classes.insert(SignatureClass(outcome, record.result.signature));
+}
+
+}  // namespace
+
 std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
   std::vector<PointTrials> points;
   std::map<PointKey, size_t> index;
@@ -215,18 +256,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     PointKey key{CellKey(record.cell), record.point};
     auto [it, inserted] = index.try_emplace(key, points.size());
     if (inserted) {
-      PointTrials fresh;
-      fresh.key = key;
-      fresh.cell = record.cell;
-      fresh.scenario = record.scenario;
-      fresh.kind = record.kind;
-      fresh.params = record.params;
-      fresh.nranks = record.nranks;
-      fresh.expected = record.expected;
-      fresh.description = record.description;
-      fresh.metric_bounds = record.metric_bounds;
-      fresh.measured_on = MeasuredOn{record.backend, record.hardware, record.gpu_shared};
-      points.push_back(std::move(fresh));
+      points.push_back(NewPointTrials(key, record));
       metric_values.emplace_back();
       classes.emplace_back();
       outcomes.emplace_back();
@@ -275,24 +305,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       ++point.skipped;
       if (point.skip_reason.empty()) point.skip_reason = record.result.signature;
     } else {
-      ++point.failed;
-      if (outcome == Outcome::kInfra) ++point.infra;
-      if (point.first_failure_signature.empty()) point.first_failure_signature = record.result.signature;
-      if (point.first_hang_trial < 0 && !record.result.hang.empty()) {
-        point.first_hang = record.result.hang;
-        point.first_hang_trial = record.trial;
-      }
-      std::string label = ShortSignature(outcome, record.result.signature);
-      auto found = std::find_if(point.failure_counts.begin(), point.failure_counts.end(),
-                                [&](const auto& entry) { return entry.first == label; });
-      if (found == point.failure_counts.end()) {
-        point.failure_counts.push_back({label, 1});
-      } else {
-        ++found->second;
-      }
-      if (outcome != Outcome::kInfra) {
-        classes[it->second].insert(SignatureClass(outcome, record.result.signature));
-      }
+      AddFailedTrial(record, point, classes[it->second]);
     }
   }
   for (size_t i = 0; i < points.size(); ++i) {

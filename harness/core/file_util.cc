@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -28,13 +29,6 @@ absl::Status WriteErrno(const std::string& path, absl::string_view action, int e
   }
 }
 
-std::string DirectoryOf(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 }  // namespace
 
 bool WriteAll(int fd, const char* data, size_t size) {
@@ -50,6 +44,26 @@ bool WriteAll(int fd, const char* data, size_t size) {
   return true;
 }
 
+std::string DirectoryOf(const std::string& path) {
+  size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+std::string AbsolutePath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::absolute(path.empty() ? "." : path, ec);
+  return ec ? path : p.lexically_normal().string();
+}
+
+std::string CanonicalPath(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(path.empty() ? "." : path, ec);
+  if (ec) return path;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(abs, ec);
+  return (ec ? abs : canonical).lexically_normal().string();
+}
 
 absl::StatusOr<std::string> ReadFileToString(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

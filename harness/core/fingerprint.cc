@@ -1,5 +1,7 @@
 #include "harness/core/fingerprint.h"
 
+#include <set>
+
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -53,6 +55,10 @@ EnvironmentFacts EnvironmentFingerprint::Facts() const {
   facts.values["backend"] = backend;
   facts.values["nranks"] = absl::StrCat(nranks);
   facts.values["gpu_shared"] = gpu_shared ? "true" : "false";
+  // Distinct hosts of the ranks: reference floors (core/reference_floors.h) are per node count.
+  if (!hosts.empty()) {
+    facts.values["nodes"] = absl::StrCat(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  }
   if (!nccl_runtime.empty()) facts.values["nccl_version"] = nccl_runtime;
   for (const auto& [name, value] : env) facts.values[absl::StrCat("env.", name)] = value;
   // Rank 0's GPU: the one its device ordinal names, else the node's first.
@@ -92,6 +98,13 @@ absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& 
   if (auto it = json.find("cpu_model"); it != json.end()) {
     if (!it->is_string()) return wrong("cpu_model", "a string");
     fp.cpu_model = it->get<std::string>();
+  }
+  if (auto it = json.find("hosts"); it != json.end()) {
+    if (!it->is_array()) return wrong("hosts", "an array of strings");
+    for (const auto& host : *it) {
+      if (!host.is_string()) return wrong("hosts", "an array of strings");
+      fp.hosts.push_back(host.get<std::string>());
+    }
   }
   if (auto it = json.find("devices"); it != json.end()) {
     if (!it->is_array()) return wrong("devices", "an array of integers");

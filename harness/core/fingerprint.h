@@ -55,14 +55,14 @@ struct EnvironmentFingerprint {
   std::string started_at;
 
   nlohmann::json ToJson() const;
-  // backend, nranks, gpu_shared, nccl_version, env.NAME, gpu (rank 0's GPU model) and
+  // backend, nranks, gpu_shared, nodes (distinct hosts), nccl_version, env.NAME, gpu (rank 0's GPU model) and
   // hardware (that model, or "cpu: <cpu_model>" on the host backend): what records carry.
   EnvironmentFacts Facts() const;
 };
 
 // The facts of a job read back from the environment.json it wrote (ToJson's form): the same as
 // the job's own Facts(). Only the fields facts come from are read: backend and nranks (both
-// required), gpu_shared, nccl_runtime, env, devices, gpus[].ordinal/name and cpu_model. A field of the wrong type is InvalidArgument
+// required), gpu_shared, nccl_runtime, env, hosts, devices, gpus[].ordinal/name and cpu_model. A field of the wrong type is InvalidArgument
 // naming it.
 absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& json);
 

@@ -64,6 +64,10 @@ TEST(FingerprintTest, Facts) {
   EXPECT_EQ(facts.values.at("env.XLA_FLAGS"), "--xla_gpu_enable_nccl_user_buffers=true");
   EXPECT_EQ(facts.values.at("gpu"), "NVIDIA H200");
   EXPECT_EQ(facts.values.at("hardware"), "NVIDIA H200");
+  EXPECT_EQ(facts.values.at("nodes"), "1");  // two ranks on host n1
+  EnvironmentFingerprint two_nodes = Sample();
+  two_nodes.hosts = {"n1", "n2", "n1"};
+  EXPECT_EQ(two_nodes.Facts().values.at("nodes"), "2");
   EnvironmentFingerprint host;
   host.backend = "host";
   EXPECT_EQ(host.Facts().values.count("nccl_version"), 0u);  // no NCCL: no fact
@@ -80,6 +84,7 @@ TEST(FingerprintTest, FactsReadBackFromEnvironmentJsonAreTheJobsOwn) {
   ASSERT_TRUE(facts.ok()) << facts.status();
   EXPECT_EQ(facts->values, fp.Facts().values);
   EXPECT_EQ(facts->values.at("gpu_shared"), "true");
+  EXPECT_EQ(facts->values.at("nodes"), "1");
   // Through text, as the driver reads it.
   facts = FactsFromEnvironmentJson(nlohmann::json::parse(Sample().ToJson().dump(2)));
   ASSERT_TRUE(facts.ok()) << facts.status();
@@ -109,6 +114,9 @@ TEST(FingerprintTest, MalformedEnvironmentJsonNamesTheField) {
   j = good;
   j["env"]["NCCL_CUMEM_ENABLE"] = 0;
   EXPECT_EQ(error_of(j), "env.NCCL_CUMEM_ENABLE: expected a string");
+  j = good;
+  j["hosts"] = nlohmann::json{"n1", 2};
+  EXPECT_EQ(error_of(j), "hosts: expected an array of strings");
 }
 
 TEST(FingerprintTest, FingerprintedEnvVars) {

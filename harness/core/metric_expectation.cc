@@ -53,6 +53,12 @@ std::vector<MetricBound> MetricBoundsFor(const std::vector<MetricBoundRule>& rul
   for (const MetricBoundRule& rule : rules) {
     if (!ConditionsHold(rule.when, point, facts)) continue;
     MetricBound bound{rule.metric, rule.min, rule.max, "", rule.reason};
+    if (rule.min_reference != nullptr) {
+      const ReferenceRow* row = FindReference(*rule.min_reference, rule.metric, point, facts);
+      if (row == nullptr) continue;  // no reference for this machine and point: no bound
+      bound.min = row->floor();
+      bound.reference = row->Describe();
+    }
     if (!rule.vs.empty()) {
       bound.reference_point = ReferencePointName(point.name, rule.vs);
       if (bound.reference_point.empty() || bound.reference_point == point.name) continue;
@@ -84,6 +90,11 @@ std::vector<std::string> MissedMetricBounds(const std::vector<MetricBound>& boun
     const bool below = bound.min.has_value() && !(value >= *bound.min);
     const bool above = bound.max.has_value() && !(value <= *bound.max);
     if (!below && !above) continue;
+    if (below && !bound.reference.empty()) {
+      missed.push_back(absl::StrCat("metric ", bound.metric, " = ", shown, ", below the reference for ",
+                                    bound.reference, " (floor ", Number(*bound.min), ")"));
+      continue;
+    }
     missed.push_back(absl::StrCat("metric ", bound.metric, " = ", shown, ", ",
                                   below ? "below" : "above", " the bound ", BoundText(bound)));
   }
@@ -98,6 +109,7 @@ nlohmann::json MetricBoundsToJson(const std::vector<MetricBound>& bounds) {
     if (bound.max.has_value()) entry["max"] = *bound.max;
     if (!bound.reference_point.empty()) entry["vs"] = bound.reference_point;
     if (!bound.reason.empty()) entry["reason"] = bound.reason;
+    if (!bound.reference.empty()) entry["reference"] = bound.reference;
     out.push_back(std::move(entry));
   }
   return out;
@@ -122,10 +134,11 @@ absl::StatusOr<std::vector<MetricBound>> MetricBoundsFromJson(const nlohmann::js
       if (!entry[key].is_number()) return wrong(key, "a number");
       (std::string(key) == "min" ? bound.min : bound.max) = entry[key].get<double>();
     }
-    for (const char* key : {"vs", "reason"}) {
+    for (auto [key, field] : {std::pair{"vs", &bound.reference_point}, std::pair{"reason", &bound.reason},
+                              std::pair{"reference", &bound.reference}}) {
       if (!entry.contains(key)) continue;
       if (!entry[key].is_string()) return wrong(key, "a string");
-      (std::string(key) == "vs" ? bound.reference_point : bound.reason) = entry[key].get<std::string>();
+      *field = entry[key].get<std::string>();
     }
     bounds.push_back(std::move(bound));
   }

@@ -4,15 +4,19 @@
 //     bandwidth_GBps: {min: 1800, when: {gpu: "NVIDIA H200*", bytes: ">=1G"}}
 //     bandwidth_vs_copy: {min: 0.9}                        # a ratio the kind records itself
 //     time_median_us: {max: 1.1, vs: {transport: mpi_p2p}} # relative to another point
+//     busbw_GBps: {min: reference}                         # the shipped reference floor
 // A bound with `vs:` compares the metric with the same metric of the reference point: this point
 // with the listed parameters changed, in the same cell (the same job's run). Every rule whose
 // conditions hold applies (unlike outcome rules, where the first wins). A missed bound is an
-// unmet expectation; its signature names the metric, the bound and the value.
+// unmet expectation; its signature names the metric, the bound and the value. `min: reference`
+// takes the bound from a reference table (core/reference_floors.h): the row for the point's
+// GPU, ranks, op and size, or no bound where the table has none.
 #ifndef GPUHARNESS_CORE_METRIC_EXPECTATION_H_
 #define GPUHARNESS_CORE_METRIC_EXPECTATION_H_
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "harness/core/expectation.h"
 #include "harness/core/metric.h"
+#include "harness/core/reference_floors.h"
 #include "nlohmann/json.hpp"
 
 namespace gh {
@@ -35,6 +40,8 @@ struct MetricBound {
   // then on metric / the reference point's metric.
   std::string reference_point;
   std::string reason;
+  // A min taken from a reference table: the row (ReferenceRow::Describe), else "".
+  std::string reference = {};
   // "bandwidth_GBps >= 1800", "time_median_us / ring_shift/transport=mpi_p2p/np=2 <= 1.1"
   std::string ToString() const;
 };
@@ -46,6 +53,8 @@ struct MetricBoundRule {
   std::map<std::string, std::string> vs;  // parameter -> value as formatted in point names
   std::string reason;
   ExpectationRule when;
+  // `min: reference`: min is the floor of this table's row for the point (no row: no bound).
+  std::shared_ptr<const ReferenceTable> min_reference = {};
 };
 
 // The bounds of `rules` whose conditions hold for the point in `facts`, reference points
@@ -59,7 +68,8 @@ using MetricLookup = std::function<const Metric*(const std::string& point, const
 // The signature of every missed bound of `point`: "metric bandwidth_GBps = 1650.2 GB/s, below
 // the bound >= 1800", "metric time_median_us = 1.32 x ring_shift/...=mpi_p2p/np=2, above the
 // bound <= 1.1"; a metric the point (or its reference) did not record: "metric X not recorded,
-// bound >= 1800". Empty when every bound holds.
+// bound >= 1800"; a reference floor: "metric busbw_GBps = 301.2 GB/s, below the reference for
+// <the row> (floor 324)". Empty when every bound holds.
 std::vector<std::string> MissedMetricBounds(const std::vector<MetricBound>& bounds,
                                             const std::string& point, const MetricLookup& lookup);
 

@@ -1,12 +1,17 @@
 #include "harness/core/metric_expectation_loader.h"
 
 #include <cmath>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/expectation_loader.h"
+#include "harness/core/reference_floors.h"
 #include "harness/core/regex.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_param_value.h"
@@ -59,16 +64,54 @@ absl::Status ReadVs(const YamlDoc& doc, const YAML::Node& node, const std::strin
   return absl::OkStatus();
 }
 
+// `min: reference`: the reference table named by `table:` (relative to the scenario file), else
+// the shipped one found above the scenario file. Each file is read once per process.
+absl::StatusOr<std::shared_ptr<const ReferenceTable>> ReferenceTableFor(const YamlDoc& doc, YamlMap& map) {
+  std::string path;
+  if (map.Has("table")) {
+    GH_ASSIGN_OR_RETURN(path, map.String("table", /*required=*/true));
+    if (!path.starts_with('/')) {
+      path = (std::filesystem::path(doc.file()).parent_path() / path).lexically_normal().string();
+    }
+  } else {
+    path = DefaultReferenceTablePath(doc.file());
+    if (path.empty()) {
+      return map.Error("min", "`min: reference` found no results/reference/collective_busbw.yaml in or "
+                              "above the scenario's directory; name a table with `table:`");
+    }
+  }
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const ReferenceTable>> loaded;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = loaded.find(path); it != loaded.end()) return it->second;
+  absl::StatusOr<ReferenceTable> table = LoadReferenceTable(path);
+  if (!table.ok()) {
+    return map.Error(map.Has("table") ? "table" : "min",
+                     absl::StrCat("reference table: ", table.status().message()));
+  }
+  auto shared = std::make_shared<const ReferenceTable>(*std::move(table));
+  loaded[path] = shared;
+  return shared;
+}
+
 absl::StatusOr<MetricBoundRule> ReadBound(const YamlDoc& doc, const YAML::Node& node,
                                           const std::string& path, const std::string& metric,
                                           const KindInfo& kind, const ScenarioSpec& spec) {
-  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(doc, node, path, {"min", "max", "vs", "when", "reason"},
+  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(doc, node, path, {"min", "max", "vs", "when", "reason", "table"},
                                                "a map with min and/or max (and vs, when, reason)"));
   MetricBoundRule rule;
   rule.metric = metric;
-  if (map.Has("min")) { GH_ASSIGN_OR_RETURN(rule.min, Number(doc, map.Child("min"), map.Path("min"))); }
+  const bool reference = map.Has("min") && map.Child("min").IsScalar() && map.Child("min").Scalar() == "reference";
+  if (reference) {
+    if (map.Has("vs")) return map.Error("vs", "a reference floor is absolute: it takes no `vs`");
+    GH_ASSIGN_OR_RETURN(rule.min_reference, ReferenceTableFor(doc, map));
+  } else if (map.Has("table")) {
+    return map.Error("table", "`table` names the reference table of `min: reference`");
+  } else if (map.Has("min")) {
+    GH_ASSIGN_OR_RETURN(rule.min, Number(doc, map.Child("min"), map.Path("min")));
+  }
   if (map.Has("max")) { GH_ASSIGN_OR_RETURN(rule.max, Number(doc, map.Child("max"), map.Path("max"))); }
-  if (!rule.min.has_value() && !rule.max.has_value()) {
+  if (!rule.min.has_value() && !rule.max.has_value() && rule.min_reference == nullptr) {
     return doc.Error(node, path, "expected min and/or max, got neither");
   }
   if (rule.min.has_value() && rule.max.has_value() && *rule.min > *rule.max) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/stable_hash.h"
 
 namespace gh {
 
@@ -17,15 +18,8 @@ absl::Status BadPart(const std::string& part, absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("path part '", part, "' ", why));
 }
 
-// FNV-1a, as the sweep's StableHash: names stay what earlier versions wrote.
-std::string Hash8(absl::string_view text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return absl::StrFormat("%016x", h).substr(0, 8);
-}
+// Names stay what earlier versions wrote.
+std::string Hash8(absl::string_view text) { return StableHash(text).substr(0, 8); }
 
 }  // namespace
 

@@ -67,8 +67,13 @@ std::string MetricChange::Text() const {
 
 absl::StatusOr<double> ParsePercent(std::string_view text) {
   absl::string_view number = absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size()));
-  if (absl::EndsWith(number, "%")) number = absl::StripTrailingAsciiWhitespace(number.substr(0, number.size() - 1));
+  const bool has_sign = absl::EndsWith(number, "%");
+  if (has_sign) number = absl::StripTrailingAsciiWhitespace(number.substr(0, number.size() - 1));
   double percent = 0;
+  if (!has_sign && absl::SimpleAtod(number, &percent)) {  // 0.05: 5 % or 0.05 %? said, not guessed
+    return absl::InvalidArgumentError(
+        absl::StrCat("expected a percentage with its % sign such as 5%, got '", std::string(text), "'"));
+  }
   if (!absl::SimpleAtod(number, &percent) || !(percent > 0 && percent < 100)) {
     return absl::InvalidArgumentError(absl::StrCat("expected a percentage above 0 and below 100 "
                                                    "such as 5%, got '", std::string(text), "'"));

@@ -73,8 +73,9 @@ struct MetricChange {
   std::string Text() const;
 };
 
-// "5%", "5 %" or "5" (percent) -> 0.05. InvalidArgument "expected a percentage such as 5%,
-// got 'x'" unless 0 < value < 100.
+// "5%" or "5 %" -> 0.05. InvalidArgument "expected a percentage above 0 and below 100 such as
+// 5%, got 'x'" unless 0 < value < 100; a bare number ("0.05": 5 % or 0.05 %?) is refused:
+// "expected a percentage with its % sign such as 5%, got '0.05'".
 absl::StatusOr<double> ParsePercent(std::string_view text);
 
 // Appends each metric's samples of `from` to the metric of the same name in `into` (added,

@@ -252,10 +252,12 @@ TEST(PerfComparisonTest, SamplesOfEveryPassingTrialArePooledAndRoundTrip) {
 namespace gh {
 namespace {
 
-TEST(ParsePercentTest, WithOrWithoutThePercentSign) {
+TEST(ParsePercentTest, TakesThePercentSignAndRefusesABareNumber) {
   EXPECT_DOUBLE_EQ(*ParsePercent("5%"), 0.05);
   EXPECT_DOUBLE_EQ(*ParsePercent("2.5 %"), 0.025);
-  EXPECT_DOUBLE_EQ(*ParsePercent("10"), 0.10);
+  // A bare 0.05 reads as 5 % to some and 0.05 % to others: said, not guessed.
+  EXPECT_EQ(ParsePercent("0.05").status().message(), "expected a percentage with its % sign such as 5%, got '0.05'");
+  EXPECT_EQ(ParsePercent("10").status().message(), "expected a percentage with its % sign such as 5%, got '10'");
   EXPECT_EQ(ParsePercent("0%").status().message(),
             "expected a percentage above 0 and below 100 such as 5%, got '0%'");
   EXPECT_FALSE(ParsePercent("five").ok());

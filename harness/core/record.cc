@@ -313,6 +313,37 @@ json RecordToJson(const Record& record) {
   return out;
 }
 
+namespace {
+
+// The record's `expected` (its outcome, signature regex, reason and metric bounds).
+absl::Status ExpectedFromJson(const json& e, Record& record) {
+  Fields ef(e, "expected");
+  GH_RETURN_IF_ERROR(ef.Check());
+  GH_RETURN_IF_ERROR(ef.OutcomeField("outcome", &record.expected.outcome, /*required=*/true));
+  std::string regex;
+  if (ef.Find("signature") != nullptr) {
+    GH_RETURN_IF_ERROR(ef.String("signature", &regex));
+    record.expected.signature_regex = regex;
+  }
+  GH_RETURN_IF_ERROR(ef.String("reason", &record.expected.reason));
+  if (const json* bounds = ef.Find("metrics")) {
+    GH_ASSIGN_OR_RETURN(record.metric_bounds, MetricBoundsFromJson(*bounds, "expected.metrics"));
+  }
+  return absl::OkStatus();
+}
+
+// The record's `hang` (a timeout's summary lines, divergence, NCCL's views).
+absl::Status HangFromJson(const json& hang, Record& record) {
+  Fields hf(hang, "hang");
+  GH_RETURN_IF_ERROR(hf.Check());
+  GH_RETURN_IF_ERROR(hf.Strings("summary", &record.result.hang.summary));
+  GH_RETURN_IF_ERROR(hf.String("divergence", &record.result.hang.divergence));
+  GH_RETURN_IF_ERROR(hf.String("nccl_ras", &record.result.hang.nccl_ras));
+  return hf.String("nccl_inspector", &record.result.hang.nccl_inspector);
+}
+
+}  // namespace
+
 absl::StatusOr<Record> RecordFromJson(const json& object) {
   Fields f(object, "");
   GH_RETURN_IF_ERROR(f.Check());
@@ -361,20 +392,7 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   }
   GH_RETURN_IF_ERROR(f.OutcomeField("outcome", &record.result.outcome, /*required=*/true));
   GH_RETURN_IF_ERROR(f.String("signature", &record.result.signature));
-  if (const json* e = f.Find("expected")) {
-    Fields ef(*e, "expected");
-    GH_RETURN_IF_ERROR(ef.Check());
-    GH_RETURN_IF_ERROR(ef.OutcomeField("outcome", &record.expected.outcome, /*required=*/true));
-    std::string regex;
-    if (ef.Find("signature") != nullptr) {
-      GH_RETURN_IF_ERROR(ef.String("signature", &regex));
-      record.expected.signature_regex = regex;
-    }
-    GH_RETURN_IF_ERROR(ef.String("reason", &record.expected.reason));
-    if (const json* bounds = ef.Find("metrics")) {
-      GH_ASSIGN_OR_RETURN(record.metric_bounds, MetricBoundsFromJson(*bounds, "expected.metrics"));
-    }
-  }
+  if (const json* e = f.Find("expected")) GH_RETURN_IF_ERROR(ExpectedFromJson(*e, record));
   GH_RETURN_IF_ERROR(f.Bool("matched", &record.matched));
   GH_RETURN_IF_ERROR(f.Bool("gpu_shared", &record.gpu_shared));
   GH_RETURN_IF_ERROR(f.Bool("not_run", &record.not_run));
@@ -396,14 +414,7 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
       record.result.ranks.push_back(std::move(r));
     }
   }
-  if (const json* hang = f.Find("hang")) {
-    Fields hf(*hang, "hang");
-    GH_RETURN_IF_ERROR(hf.Check());
-    GH_RETURN_IF_ERROR(hf.Strings("summary", &record.result.hang.summary));
-    GH_RETURN_IF_ERROR(hf.String("divergence", &record.result.hang.divergence));
-    GH_RETURN_IF_ERROR(hf.String("nccl_ras", &record.result.hang.nccl_ras));
-    GH_RETURN_IF_ERROR(hf.String("nccl_inspector", &record.result.hang.nccl_inspector));
-  }
+  if (const json* hang = f.Find("hang")) GH_RETURN_IF_ERROR(HangFromJson(*hang, record));
   if (const json* inspector = f.Find("nccl_inspector")) {
     GH_ASSIGN_OR_RETURN(record.nccl_inspector, InspectorViewFromJson(*inspector, "nccl_inspector"));
   }

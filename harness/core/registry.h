@@ -11,6 +11,7 @@
 #include "harness/core/outcome.h"
 #include "harness/core/param.h"
 #include "harness/core/scenario_spec.h"
+#include "harness/core/yaml_fields.h"
 
 namespace gh {
 
@@ -34,7 +35,13 @@ struct KindInfo {
   std::vector<Backend> backends;  // those compiled into this binary that support the kind
   RankRequirement ranks;          // what the kind itself can run with
   bool isolate_trials = false;    // each trial in a fresh child process
-  bool takes_exec_block = false;  // the scenario needs an `exec:` block (kind exec)
+  // A kind with a top-level block of its own (kind exec: "exec") names it and reads it; every
+  // scenario of the kind must have the block, no other kind may. `node` is undefined when the
+  // scenario has none (the reader words that error); `spec` is read but for the block.
+  std::string block_key;
+  std::function<absl::StatusOr<std::shared_ptr<const KindBlock>>(const YamlDoc& doc, const YAML::Node& node,
+                                                                 const KindInfo& kind, const ScenarioSpec& spec)>
+      read_block;
   std::function<std::unique_ptr<Scenario>()> make;
 };
 

@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/did_you_mean.h"
-#include "harness/core/exec_block_loader.h"
 #include "harness/core/expectation_loader.h"
 #include "harness/core/metric_expectation_loader.h"
 #include "harness/core/point.h"
@@ -24,11 +23,16 @@ constexpr int kMaxTrials = 10000;
 constexpr int kMaxIterations = 1000000;  // warmup and iterations alike
 constexpr absl::Duration kMaxTimeout = absl::Hours(24);
 
-const std::vector<std::string>& TopLevelKeys() {
-  static const std::vector<std::string> keys = {
-      "name",   "kind",       "description", "params", "ranks",   "trials",
-      "timeout", "warmup",    "iterations",  "expect", "verdict", "exec",
-      "expect_metrics", "nccl_inspector"};
+// The keys of every scenario, and every registered kind's own block (kind exec's `exec:`).
+std::vector<std::string> TopLevelKeys(const ScenarioRegistry& registry) {
+  std::vector<std::string> keys = {"name",   "kind",       "description", "params", "ranks",   "trials",
+                                   "timeout", "warmup",    "iterations",  "expect", "verdict",
+                                   "expect_metrics", "nccl_inspector"};
+  for (const KindInfo* kind : registry.All()) {
+    if (!kind->block_key.empty() && std::find(keys.begin(), keys.end(), kind->block_key) == keys.end()) {
+      keys.push_back(kind->block_key);
+    }
+  }
   return keys;
 }
 
@@ -58,7 +62,7 @@ class DocumentReader {
   absl::Status ReadRanks(const YAML::Node& node);
   absl::Status ReadVerdict(const YAML::Node& node);
   absl::Status ReadCounts(YamlMap& top);
-  absl::Status ReadExec(YamlMap& top);
+  absl::Status ReadBlock(YamlMap& top);
 
   const YamlDoc& doc_;
   const ScenarioRegistry& registry_;
@@ -234,18 +238,23 @@ absl::Status DocumentReader::ReadCounts(YamlMap& top) {
   return absl::OkStatus();
 }
 
-absl::Status DocumentReader::ReadExec(YamlMap& top) {
-  if (top.Has("exec") && !kind_->takes_exec_block) {
-    return YamlError(top.LocOfKeyName("exec"), "exec",
-                     absl::StrCat("kind '", kind_->name, "' takes no exec block (only kind exec does)"));
+// The kind's own block, read by the kind; another kind's block is refused, naming who takes it.
+absl::Status DocumentReader::ReadBlock(YamlMap& top) {
+  for (const KindInfo* other : registry_.All()) {
+    const std::string& key = other->block_key;
+    if (key.empty() || key == kind_->block_key || !top.Has(key)) continue;
+    std::vector<std::string> takers;
+    for (const KindInfo* k : registry_.All()) {
+      if (k->block_key == key) takers.push_back(k->name);
+    }
+    return YamlError(top.LocOfKeyName(key), key,
+                     absl::StrCat("kind '", kind_->name, "' takes no ", key, " block (only kind ",
+                                  absl::StrJoin(takers, ", kind "), takers.size() == 1 ? " does)" : " do)"));
   }
-  if (!top.Has("exec") && kind_->takes_exec_block) {
-    return YamlError(spec_.loc, "exec",
-                     absl::StrCat("missing required key (kind '", kind_->name,
-                                  "' runs the command it names)"));
-  }
-  if (!top.Has("exec")) return absl::OkStatus();
-  return LoadExecBlock(doc_, top.Child("exec"), *kind_, spec_);
+  if (kind_->block_key.empty() || !kind_->read_block) return absl::OkStatus();
+  const YAML::Node node = top.Has(kind_->block_key) ? top.Child(kind_->block_key) : YAML::Node(YAML::NodeType::Undefined);
+  GH_ASSIGN_OR_RETURN(spec_.block, kind_->read_block(doc_, node, *kind_, spec_));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<ScenarioSpec> DocumentReader::Read(const YAML::Node& node) {
@@ -254,7 +263,7 @@ absl::StatusOr<ScenarioSpec> DocumentReader::Read(const YAML::Node& node) {
     return doc_.Error(node, "scenario", absl::StrCat("expected a map with name, kind, params, ...; "
                                                      "got ", NodeKind(node)));
   }
-  GH_ASSIGN_OR_RETURN(YamlMap top, YamlMap::Of(doc_, node, "", TopLevelKeys()));
+  GH_ASSIGN_OR_RETURN(YamlMap top, YamlMap::Of(doc_, node, "", TopLevelKeys(registry_)));
   GH_RETURN_IF_ERROR(ReadName(top));
   GH_RETURN_IF_ERROR(ReadKind(top));
   if (top.Has("description")) {
@@ -269,7 +278,7 @@ absl::StatusOr<ScenarioSpec> DocumentReader::Read(const YAML::Node& node) {
     GH_RETURN_IF_ERROR(LoadMetricExpectations(doc_, top.Child("expect_metrics"), *kind_, spec_));
   }
   if (top.Has("verdict")) GH_RETURN_IF_ERROR(ReadVerdict(top.Child("verdict")));
-  GH_RETURN_IF_ERROR(ReadExec(top));
+  GH_RETURN_IF_ERROR(ReadBlock(top));
   GH_RETURN_IF_ERROR(top.Finish());
   return std::move(spec_);
 }

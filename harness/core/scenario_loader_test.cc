@@ -41,8 +41,6 @@ class LoaderTest : public ::testing::Test {
     return (*specs)[0];
   }
 
-  void AddExecKind() { registry_.Register(testing::FakeExecKind()); }
-
   ScenarioRegistry registry_ = testing::MakeFakeRegistry();
 };
 
@@ -203,7 +201,7 @@ TEST_F(LoaderTest, UnknownTopLevelKey) {
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ntrails: 3\n"),
             "scenarios/x.yaml:3:1: trails: unknown key; did you mean trials?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ncolour: red\n"),
-            "scenarios/x.yaml:3:1: colour: unknown key (allowed here: description, exec, expect, "
+            "scenarios/x.yaml:3:1: colour: unknown key (allowed here: description, expect, "
             "expect_metrics, iterations, kind, name, nccl_inspector, params, ranks, timeout, trials, verdict, warmup)");
 }
 
@@ -374,42 +372,15 @@ TEST_F(LoaderTest, TimeoutNanInfAndNegativeAreLocatedErrors) {
             "scenarios/x.yaml:3:10: timeout: must be more than 0 and at most 24h, got '-5'");
 }
 
-TEST_F(LoaderTest, ExecTimeoutTakesTheSameGrammar) {
-  AddExecKind();
-  ScenarioSpec spec = LoadOne(
-      "name: a\nkind: runs_exec\ntimeout: 60\nexec:\n  argv: [true]\n  timeout: 30\n");
-  ASSERT_TRUE(spec.exec.timeout.has_value());
-  EXPECT_EQ(*spec.exec.timeout, absl::Seconds(30));
-  EXPECT_EQ(ErrorOf("name: a\nkind: runs_exec\nexec:\n  argv: [true]\n  timeout: nan\n"),
-            "scenarios/x.yaml:5:12: exec.timeout: expected a duration such as 90s, 10m or 1h, got "
-            "'nan'");
-}
-
 // A mistyped key is named first, with the closest allowed key, before what it hides.
 TEST_F(LoaderTest, UnknownKeysSuggestTheClosest) {
-  AddExecKind();
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nexpect: {outcome: fail, reasn: x}\n"),
             "scenarios/x.yaml:3:25: expect.reasn: unknown key; did you mean reason?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nexpect: [{otcome: fail}]\n"),
             "scenarios/x.yaml:3:11: expect[0].otcome: unknown key; did you mean outcome?");
-  EXPECT_EQ(ErrorOf("name: a\nkind: runs_exec\nexec:\n  argvs: [true]\n"),
-            "scenarios/x.yaml:4:3: exec.argvs: unknown key; did you mean argv?");
-  EXPECT_EQ(ErrorOf("name: a\nkind: runs_exec\nexec:\n  argv: [true]\n  signatures:\n"
-                    "    - {name: x, regx: y}\n"),
-            "scenarios/x.yaml:6:17: exec.signatures[0].regx: unknown key; did you mean regex?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nparams:\n  valeus: 1\n"),
             "scenarios/x.yaml:4:3: params.valeus: unknown parameter of kind 'fake_ring' (its "
             "parameters: bytes, dtype, transport, iters, scale, check)");
-}
-
-// Exec rules compile through RE2 at load time: a bad one names file:line:column and the key.
-TEST_F(LoaderTest, BadExecRegexNamesTheKeyWithRe2sReason) {
-  AddExecKind();
-  EXPECT_EQ(ErrorOf("name: a\nkind: runs_exec\nexec:\n  argv: [true]\n  skip: [\"a(b\"]\n"),
-            "scenarios/x.yaml:5:10: exec.skip[0]: invalid regular expression 'a(b': missing ): a(b");
-  EXPECT_EQ(ErrorOf("name: a\nkind: runs_exec\nexec:\n  argv: [true]\n  pass: \"(?<=x)y\"\n"),
-            "scenarios/x.yaml:5:9: exec.pass: invalid regular expression '(?<=x)y': invalid perl "
-            "operator: (?<");
 }
 
 TEST_F(LoaderTest, ExpectErrors) {

@@ -3,17 +3,23 @@
 #define GPUHARNESS_CORE_SCENARIO_SPEC_H_
 
 #include <climits>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/time/time.h"
-#include "harness/core/exec_block.h"
 #include "harness/core/expectation.h"
 #include "harness/core/metric_expectation.h"
 #include "harness/core/param.h"
 #include "harness/core/trial_verdict.h"
 
 namespace gh {
+
+// A kind's own top-level block of a scenario (kind exec's `exec:`), read by the kind in its own
+// layer (KindInfo::read_block) and held here as it read it; the kind casts it back.
+struct KindBlock {
+  virtual ~KindBlock() = default;
+};
 
 // Where a YAML node came from, for error messages ("file:line:column").
 struct SourceLoc {
@@ -61,8 +67,9 @@ struct ScenarioSpec {
   // `nccl_inspector: true`: run the job under NCCL's Inspector profiler plugin and attach its
   // per-collective summary to this scenario's records (docs/hangs.md).
   bool nccl_inspector = false;
-  // `exec:` (kind exec only; KindInfo::takes_exec_block): the command and its rules.
-  ExecBlock exec;
+  // The kind's own block (KindInfo::block_key, e.g. kind exec's `exec:` with the command and its
+  // rules); null for a kind without one.
+  std::shared_ptr<const KindBlock> block;
 };
 
 }  // namespace gh

@@ -1,11 +1,13 @@
-// The one way user text enters a generated shell script (repro scripts, and any script or
-// command line the harness prints for a person to paste). Every label, path, value, signature
-// and title goes through one of these; none is ever spliced into script text raw.
+// The one way user text enters a shell string the harness builds or runs (version set-ups and
+// their placeholders, listing commands, repro scripts, and any command line it prints for a
+// person to paste). Every label, path, value, signature and title goes through one of these;
+// none is ever spliced into script text raw.
 #ifndef GPUHARNESS_CORE_SHELL_QUOTE_H_
 #define GPUHARNESS_CORE_SHELL_QUOTE_H_
 
 #include <string>
 #include "absl/strings/string_view.h"
+#include <utility>
 #include <vector>
 
 namespace gh {
@@ -22,6 +24,17 @@ std::string ShellQuoteJoin(const std::vector<std::string>& words);
 // bytes and DEL are written as visible escapes ("\n", "\r", "\x1b"), so a newline in a signature
 // cannot put its second half on a line of its own.
 std::string ShellComment(absl::string_view text);
+
+// `script`, a shell script the user wrote (a version's `setup:`, a provider's `build:`), with
+// each placeholder of `values` ({version}, {good}, {matrix_dir}) replaced so that the shell
+// reads back exactly the value and runs nothing of it, wherever the placeholder stands: outside
+// quotes and in $(...) as ShellQuote(value); inside "..." or '...' by closing the quotes around
+// ShellQuote(value) and opening them again; inside `...` with its backquotes and backslashes
+// escaped; in a here-document that expands with $, ` and \ escaped; in a comment with line
+// breaks made blanks. A value of plain characters (ShellQuote gives it back as it is) goes in as
+// it is. Placeholders are tried in the order given.
+std::string ShellSubstitute(absl::string_view script,
+                            const std::vector<std::pair<std::string, std::string>>& values);
 
 // A command that prints `text` and a newline: printf '%s\n' 'TEXT'. Unlike echo "...", nothing
 // in `text` is expanded ($, `, \ and ! are printed as they are).

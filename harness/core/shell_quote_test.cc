@@ -95,5 +95,54 @@ TEST(ShellQuote, PrintLinePrintsTheTextAsItIs) {
   EXPECT_EQ(*got, expected);
 }
 
+// Runs `script` under /bin/sh (as set-ups run) in `dir`; its exit status.
+int RunSh(const std::string& dir, const std::string& script) {
+  const std::string path = dir + "/script.sh";
+  EXPECT_TRUE(WriteFileAtomically(path, script).ok());
+  return std::system(absl::StrCat("cd ", ShellQuote(dir), " && sh ", ShellQuote(path), " >/dev/null 2>&1").c_str());
+}
+
+TEST(ShellSubstitute, EveryContextReadsBackTheValueAndRunsNothing) {
+  const std::string dir = Scratch("substitute");
+  const std::string marker = dir + "/ran";
+  // A script with {v} in each place it can stand, and what it leaves in `out` for value V.
+  struct Place {
+    std::string script;
+    std::string (*expected)(const std::string& v);
+  };
+  auto plain = [](const std::string& v) { return v + "\n"; };
+  const std::vector<Place> places = {
+      {"printf '%s\\n' {v} > out\n", plain},
+      {"printf '%s\\n' \"{v}\" > out\n", plain},
+      {"printf '%s\\n' 'pre-{v}-post' > out\n", [](const std::string& v) { return "pre-" + v + "-post\n"; }},
+      {"printf '%s\\n' \"x=$(printf '%s' \"{v}\")\" > out\n", [](const std::string& v) { return "x=" + v + "\n"; }},
+      {"x=`printf '%s' {v}`; printf '%s\\n' \"$x\" > out\n", plain},
+      {"cat > out <<EOF\n{v}\nEOF\n", plain},
+      {"cat > out <<-'EOF'\n\t{v}\n\tEOF\n", plain},
+      {"# set up {v} (it's quoted)\nprintf '%s\\n' \"{v}\" > out\n", plain},
+  };
+  for (const std::string& v : HostileStrings(marker)) {
+    if (v.find('\n') != std::string::npos) continue;  // labels never hold line breaks (name_rules.h)
+    for (const Place& place : places) {
+      SCOPED_TRACE(absl::StrCat(place.script, " with ", v));
+      fs::remove(dir + "/out");
+      const std::string script = ShellSubstitute(place.script, {{"{v}", v}});
+      ASSERT_EQ(RunSh(dir, script), 0) << script;
+      absl::StatusOr<std::string> got = ReadFileToString(dir + "/out");
+      ASSERT_TRUE(got.ok()) << script;
+      EXPECT_EQ(*got, place.expected(v)) << script;
+      EXPECT_FALSE(fs::exists(marker)) << script;
+    }
+  }
+}
+
+TEST(ShellSubstitute, PlainValuesGoInAsTheyAre) {
+  EXPECT_EQ(ShellSubstitute("pip install \"jax=={version}\" # {version}", {{"{version}", "0.4.36"}}),
+            "pip install \"jax==0.4.36\" # 0.4.36");
+  EXPECT_EQ(ShellSubstitute("git checkout {good}..{bad}", {{"{good}", "v1"}, {"{bad}", "v2 x"}}),
+            "git checkout v1..'v2 x'");
+  EXPECT_EQ(ShellSubstitute("echo \"{v}\"", {{"{v}", "a$(b)"}}), "echo \"\"'a$(b)'\"\"");
+}
+
 }  // namespace
 }  // namespace gh

@@ -49,4 +49,10 @@ std::vector<Metric> TimingMetrics(const TimingStats& stats, double bytes_per_ite
   return metrics;
 }
 
+const std::vector<std::string>& SampledMetricNames() {
+  static const std::vector<std::string> names = {"bandwidth_GBps", "bandwidth_graph_GBps", "time_graph_mean_us",
+                                                 "time_median_us"};
+  return names;
+}
+
 }  // namespace gh

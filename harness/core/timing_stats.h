@@ -23,6 +23,11 @@ TimingStats SummarizeTimings(std::vector<double> samples_us);
 // carries every sample and bandwidth_GBps every sample's bandwidth (Metric::samples).
 std::vector<Metric> TimingMetrics(const TimingStats& stats, double bytes_per_iteration);
 
+// The metrics that carry samples, which a perf comparison and a perf bisect (--hunt-metric) test:
+// TimingMetrics' time_median_us and bandwidth_GBps, and ring_shift's CUDA-graph replays
+// (time_graph_mean_us, bandwidth_graph_GBps). A kind that records another must add it here.
+const std::vector<std::string>& SampledMetricNames();
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_CORE_TIMING_STATS_H_

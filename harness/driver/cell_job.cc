@@ -69,7 +69,7 @@ absl::StatusOr<CellJobSpec> MakeCellJobSpec(const CellJobInputs& in) {
   spec.process.cwd = in.dir;
   spec.process.log_path = absl::StrCat(in.dir, "/", in.name, ".log");
   for (const std::string& name : launch.env_names) {
-    for (const std::string& entry : spec.process.env) {
+    for (const std::string& entry : *spec.process.env) {
       if (entry.compare(0, name.size() + 1, name + "=") == 0) {
         spec.cell_env[name] = entry.substr(name.size() + 1);
       }

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/stable_hash.h"
 #include "harness/core/duration_text.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
@@ -129,15 +130,6 @@ std::vector<std::string> EnvPlan::Names() const {
 
 std::map<std::string, std::string> CellPlan::LabelMap() const {
   return {labels.begin(), labels.end()};
-}
-
-std::string StableHash(const std::string& text) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return absl::StrFormat("%016x", h);
 }
 
 std::string MergeFlags(const std::string& base, const std::vector<std::string>& flags) {

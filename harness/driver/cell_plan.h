@@ -58,9 +58,6 @@ std::vector<std::string> ApplyEnvPlan(const std::vector<std::string>& base, cons
                                       const std::map<std::string, std::string>& extra,
                                       const std::string& version_dir);
 
-// 16 hex digits of a stable 64-bit hash (FNV-1a); the same on every machine and build.
-std::string StableHash(const std::string& text);
-
 }  // namespace gh::driver
 
 #endif  // GPUHARNESS_DRIVER_CELL_PLAN_H_

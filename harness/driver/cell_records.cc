@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/signal_name.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
@@ -184,6 +185,16 @@ Record SynthesizedRecord(const ExpectedPoint& point, int trial, const Environmen
   SetResult(r, std::move(result));
   r.cell = cell;
   return r;
+}
+
+std::vector<Record> SynthesizedRecords(const std::vector<ExpectedPoint>& points, const EnvironmentFacts& facts,
+                                       const std::map<std::string, std::string>& cell, Outcome outcome,
+                                       const std::string& signature) {
+  std::vector<Record> out;
+  for (const ExpectedPoint& p : points) {
+    for (int trial : p.Trials()) out.push_back(SynthesizedRecord(p, trial, facts, cell, outcome, signature));
+  }
+  return out;
 }
 
 absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,

@@ -86,6 +86,11 @@ Record SynthesizedRecord(const ExpectedPoint& point, int trial, const Environmen
                          const std::map<std::string, std::string>& cell, Outcome outcome,
                          const std::string& signature);
 
+// SynthesizedRecord for every run of `points` (each of its trials), in run order.
+std::vector<Record> SynthesizedRecords(const std::vector<ExpectedPoint>& points, const EnvironmentFacts& facts,
+                                       const std::map<std::string, std::string>& cell, Outcome outcome,
+                                       const std::string& signature);
+
 // What to run again after a job ended early: a crash, another point's timeout or a lost CUDA
 // context (the runs it recorded `not_run`). Only a job that recorded at least one run in
 // `expected` is continued (a job that dies at start-up would die again), and never one the

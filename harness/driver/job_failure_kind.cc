@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/signal_name.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "harness/core/duration_text.h"

@@ -96,10 +96,10 @@ TEST_F(JobFailureKindTest, MpirunRefusingRootIsInfrastructureQuotingMpirun) {
 }
 
 TEST_F(JobFailureKindTest, AMissingLauncherIsInfrastructure) {
-  Log("gpuharness sweep: cannot execute 'no-such-mpirun': No such file or directory\n");
+  Log("gpuharness: cannot execute 'no-such-mpirun': No such file or directory\n");
   Exited(127);
   ExpectFailure(0, JobFailureKind::kInfrastructure, Outcome::kInfra,
-                "infrastructure: gpuharness sweep: cannot execute 'no-such-mpirun': No such file "
+                "infrastructure: gpuharness: cannot execute 'no-such-mpirun': No such file "
                 "or directory (job exited with status 127)");
   Log("");
   Exited(126);

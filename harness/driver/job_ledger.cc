@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
-#include "harness/driver/process_table.h"
+#include "harness/core/process_table.h"
 #include "nlohmann/json.hpp"
 
 namespace gh::driver {
@@ -186,10 +186,7 @@ absl::StatusOr<ProcessId> LedgeredProcessRunner::Start(const ProcessSpec& spec) 
 
 std::optional<ProcessExit> LedgeredProcessRunner::Poll(ProcessId id) {
   std::optional<ProcessExit> exit = inner_.Poll(id);
-  if (exit && recorded_.erase(id) > 0) {
-    SignalSession(id, SIGKILL);  // what the leader left behind goes with it, then its entry
-    ledger_.Remove(id);
-  }
+  if (exit && recorded_.erase(id) > 0) ledger_.Remove(id);  // the keeper cleared its session
   return exit;
 }
 

@@ -44,8 +44,8 @@ class JobLedger {
 };
 
 // A ProcessRunner that keeps `ledger` up to date around `inner`: an entry from Start until the
-// job has ended and whatever it left in its session has been killed (SignalSession, for the
-// recorded jobs only: never for ids a fake runner made up).
+// job has ended (and, with the real runner, whatever it left in its session was killed). Ids a
+// fake runner made up are never recorded.
 class LedgeredProcessRunner : public ProcessRunner {
  public:
   LedgeredProcessRunner(ProcessRunner& inner, JobLedger& ledger) : inner_(inner), ledger_(ledger) {}

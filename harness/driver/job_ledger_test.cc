@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/testdata/temp_dir.h"
-#include "harness/driver/process_table.h"
+#include "harness/core/process_table.h"
 
 namespace gh::driver {
 namespace {
@@ -96,11 +96,12 @@ TEST_F(JobLedgerTest, RerunStopsWhatADeadDriverLeftAndRemovesTheEntry) {
   auto [leader, child] = StartLeader(runner, "wait");
   const std::string entry = absl::StrCat(dir_, "/.jobs/", leader, ".json");
   ASSERT_TRUE(std::filesystem::exists(entry));
-  // The driver dies without collecting the job: its leader goes (as by the parent-death
-  // signal), the child is orphaned and runs on.
+  // The driver dies without collecting the job, and its keeper with it (SIGKILL: no clean-up):
+  // the program goes by its parent-death signal, the child in its own group runs on.
   kill(leader, SIGKILL);
   int status = 0;
   waitpid(leader, &status, 0);
+  for (int i = 0; i < 500 && SessionMembers(leader).size() > 1; ++i) usleep(10000);
   ASSERT_TRUE(Alive(child));
 
   std::FILE* console = std::tmpfile();
@@ -122,7 +123,8 @@ TEST_F(JobLedgerTest, EndedJobsSessionIsClearedAndItsEntryRemoved) {
   PosixProcessRunner posix;
   JobLedger ledger(dir_);
   LedgeredProcessRunner runner(posix, ledger);
-  auto [leader, child] = StartLeader(runner, "exit 0");
+  // Ends once the child is in its group: the keeper then clears the session at once.
+  auto [leader, child] = StartLeader(runner, "while [ ! -f child.pid ]; do sleep 0.01; done; exit 0");
   std::optional<ProcessExit> exit;
   for (int i = 0; i < 500 && !exit; ++i, usleep(10000)) exit = runner.Poll(leader);
   ASSERT_TRUE(exit);

@@ -219,13 +219,7 @@ void SubstituteMatrixDir(CellSettings& s, const std::string& matrix_dir) {
   for (auto* list : {&s.args, &s.launcher_prefix, &s.points}) {
     for (auto& a : *list) sub(a);
   }
-  sub(s.setup);
-}
-
-std::string AbsoluteDir(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
-  return ec ? dir : p.lexically_normal().string();
+  s.setup = ShellSubstitute(s.setup, {{"{matrix_dir}", matrix_dir}});  // a path may hold anything
 }
 
 CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
@@ -239,7 +233,8 @@ CellSettings SubstituteVersion(CellSettings s, const std::string& version) {
   for (auto& a : s.args) SubstituteAll(&a, version);
   for (auto& a : s.launcher_prefix) SubstituteAll(&a, version);
   for (auto& a : s.points) SubstituteAll(&a, version);
-  SubstituteAll(&s.setup, version);
+  // The set-up is shell: the label (a listing printed it; it may hold anything) is quoted there.
+  s.setup = ShellSubstitute(s.setup, {{"{version}", version}});
   return s;
 }
 
@@ -251,7 +246,7 @@ absl::StatusOr<MatrixAxis> ReadVersions(const YamlDoc& doc, const YAML::Node& no
   absl::StatusOr<YamlMap> map = YamlMap::Of(doc, node, "versions", keys);
   if (!map.ok()) return map.status();
   map->Child("refine");  // a bisect's finer axis (--refine, harness/bisect/bisect_levels.h); a sweep runs this one
-  const std::string matrix_dir = AbsoluteDir(dir);
+  const std::string matrix_dir = AbsolutePath(dir);
   MatrixAxis axis;
   axis.is_version = true;
   axis.loc = map->Loc();
@@ -366,13 +361,6 @@ absl::StatusOr<std::vector<ComboRule>> ReadRules(const YamlDoc& doc, YamlMap& to
   return rules;
 }
 
-std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 // `scenarios:`: file names, or {file, points} maps; paths resolve against the matrix's dir.
 absl::Status ReadScenarios(const YamlDoc& doc, YamlMap& top, const std::string& dir, Matrix& m) {
   YAML::Node scenarios = top.Child("scenarios");
@@ -406,13 +394,20 @@ absl::Status ReadScenarios(const YamlDoc& doc, YamlMap& top, const std::string& 
   return absl::OkStatus();
 }
 
-// `defaults:` over the built-in ones (1 rank, mpirun, 10m, backend auto, no GPU sharing).
+// The built-in defaults: 1 rank, mpirun, 10m, backend auto, no GPU sharing.
+CellSettings BuiltInDefaults() {
+  CellSettings d;
+  d.ranks = 1;
+  d.launcher = "mpirun";
+  d.timeout = absl::Minutes(10);
+  d.backend = "auto";
+  d.share_gpu = false;
+  return d;
+}
+
+// `defaults:` over the built-in ones.
 absl::Status ReadDefaults(const YamlDoc& doc, YamlMap& top, Matrix& m) {
-  m.defaults.ranks = 1;
-  m.defaults.launcher = "mpirun";
-  m.defaults.timeout = absl::Minutes(10);
-  m.defaults.backend = "auto";
-  m.defaults.share_gpu = false;
+  m.defaults = BuiltInDefaults();
   m.defaults_loc = top.Loc();
   YAML::Node defaults = top.Child("defaults");
   if (defaults.IsDefined() && !defaults.IsNull()) {
@@ -442,13 +437,30 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
                                       const ListCommandRunner& list_runner) {
   absl::StatusOr<std::vector<YAML::Node>> docs = ParseYamlDocuments(text, display_name);
   if (!docs.ok()) return docs.status();
-  if (docs->size() != 1) {
+  return LoadMatrixDocuments(*docs, display_name, dir, list_runner);
+}
+
+Matrix MatrixOfScenarioFile(const std::string& path) {
+  const std::string absolute = AbsolutePath(path);
+  Matrix m;
+  m.name = std::filesystem::path(absolute).stem().string();
+  m.file = path;
+  m.dir = DirectoryOf(absolute);
+  m.defaults = BuiltInDefaults();
+  m.defaults_loc = SourceLoc{path, 1, 1};
+  m.scenarios.push_back(MatrixScenario{absolute, absolute, {}, SourceLoc{path, 1, 1}});
+  return m;
+}
+
+absl::StatusOr<Matrix> LoadMatrixDocuments(const std::vector<YAML::Node>& docs, const std::string& display_name,
+                                           const std::string& dir, const ListCommandRunner& list_runner) {
+  if (docs.size() != 1) {
     return YamlError(SourceLoc{display_name, 1, 1}, "(document)",
                      "a matrix file holds exactly one YAML document");
   }
   const YamlDoc doc(display_name);
   absl::StatusOr<YamlMap> top = YamlMap::Of(
-      doc, (*docs)[0], "",
+      doc, docs[0], "",
       {"name", "description", "scenarios", "defaults", "axes", "versions", "include", "exclude"});
   if (!top.ok()) return top.status();
   Matrix m;
@@ -494,6 +506,7 @@ absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string
     absl::StatusOr<MatrixAxis> axis = ReadVersions(doc, versions, dir, list_runner);
     if (!axis.ok()) return axis.status();
     m.axes.push_back(*std::move(axis));
+    if (versions.IsMap()) m.refine = versions["refine"];
   }
   std::set<std::string> axis_names;
   size_t cells = 1;
@@ -532,7 +545,7 @@ absl::StatusOr<Matrix> LoadMatrixFile(const std::string& path,
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": cannot read the matrix file: ", text.status().message()));
   }
-  return LoadMatrixText(*text, path, DirName(path), list_runner);
+  return LoadMatrixText(*text, path, DirectoryOf(path), list_runner);
 }
 
 }  // namespace gh::driver

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "harness/core/scenario_spec.h"
+#include "harness/core/yaml_fields.h"
 #include "harness/driver/version_list_command.h"
 
 namespace gh::driver {
@@ -72,6 +73,9 @@ struct Matrix {
   std::vector<MatrixAxis> axes;     // flag axes, then the version axis (when present) last
   std::vector<ComboRule> include;
   std::vector<ComboRule> exclude;
+  // versions.refine as written: a bisect's finer version axis (bisect_levels.h), read only once
+  // the coarse level has answered; undefined without one.
+  YAML::Node refine;
   bool has_version_axis() const { return !axes.empty() && axes.back().is_version; }
 };
 
@@ -82,6 +86,14 @@ using ListCommandRunner = std::function<absl::StatusOr<std::string>(const Versio
 
 absl::StatusOr<Matrix> LoadMatrixFile(const std::string& path,
                                       const ListCommandRunner& list_runner = RunVersionListCommand);
+// A matrix file already read and parsed (ParseYamlDocuments): one parse per command.
+absl::StatusOr<Matrix> LoadMatrixDocuments(const std::vector<YAML::Node>& docs, const std::string& display_name,
+                                           const std::string& dir,
+                                           const ListCommandRunner& list_runner = RunVersionListCommand);
+// The matrix a lone scenario file stands for (a boundary search given a scenario, not a
+// matrix): that one scenario, the matrix named after the file, the built-in defaults (1 rank,
+// mpirun, 10m, backend auto), no axes.
+Matrix MatrixOfScenarioFile(const std::string& path);
 absl::StatusOr<Matrix> LoadMatrixText(const std::string& text, const std::string& display_name,
                                       const std::string& dir,
                                       const ListCommandRunner& list_runner = RunVersionListCommand);

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/child_process.h"
 
 namespace gh::driver {
 
@@ -154,14 +155,15 @@ int CountProcGpus() {
 }
 
 int CountNvidiaSmiGpus() {
-  FILE* pipe = popen("nvidia-smi -L 2>/dev/null", "r");
-  if (pipe == nullptr) return 0;
+  CommandRequest request;
+  request.child.argv = {"nvidia-smi", "-L"};
+  request.timeout = absl::Seconds(30);  // a wedged driver makes it hang
+  absl::StatusOr<CommandResult> ran = RunCommand(request);
+  if (!ran.ok() || !ran->ok()) return 0;
   int n = 0;
-  char line[512];
-  while (fgets(line, sizeof line, pipe) != nullptr) {
+  for (absl::string_view line : absl::StrSplit(ran->out, '\n')) {
     if (absl::StartsWith(line, "GPU ")) ++n;
   }
-  pclose(pipe);
   return n;
 }
 

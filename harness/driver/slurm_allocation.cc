@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "harness/core/child_process.h"
 #include "harness/core/regex.h"
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
@@ -169,16 +170,23 @@ absl::StatusOr<std::optional<SlurmAllocation>> DiscoverSlurmAllocation(const Get
   return std::optional<SlurmAllocation>(std::move(a));
 }
 
+absl::StatusOr<std::string> RunScontrol(const std::vector<std::string>& args) {
+  CommandRequest request;
+  request.child.argv = {"scontrol"};
+  request.child.argv.insert(request.child.argv.end(), args.begin(), args.end());
+  request.timeout = kScontrolTimeout;
+  absl::StatusOr<CommandResult> ran = RunCommand(request);
+  const std::string what = ShellQuoteJoin(request.child.argv);
+  if (!ran.ok()) return absl::UnavailableError(absl::StrCat(what, ": ", ran.status().message()));
+  if (!ran->ok()) {
+    const std::string why = LastLine(ran->err);
+    return absl::UnavailableError(absl::StrCat(what, " failed (", ran->exit.ToString(), ")", why.empty() ? "" : ": ", why));
+  }
+  return std::move(ran->out);
+}
+
 absl::StatusOr<std::string> RunScontrolShowJob(const std::string& job_id) {
-  const std::string command = absl::StrCat("scontrol show job -d ", ShellQuote(job_id), " 2>/dev/null");
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return absl::UnavailableError("cannot run scontrol");
-  std::string text;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
-  if (pclose(pipe) != 0) return absl::UnavailableError(absl::StrCat("scontrol show job -d ", job_id, " failed"));
-  return text;
+  return RunScontrol({"show", "job", "-d", job_id});
 }
 
 }  // namespace gh::driver

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace gh::driver {
 
@@ -51,7 +52,12 @@ using ScontrolFn = std::function<absl::StatusOr<std::string>(const std::string& 
 absl::StatusOr<std::optional<SlurmAllocation>> DiscoverSlurmAllocation(const GetEnvFn& getenv,
                                                                      const ScontrolFn& scontrol);
 
-// The real seams: std::getenv and `scontrol show job -d` through popen.
+// `scontrol ARGS` (through core/child_process.h, at most kScontrolTimeout): its stdout, or
+// Unavailable saying what failed and scontrol's reason.
+inline constexpr absl::Duration kScontrolTimeout = absl::Seconds(60);
+absl::StatusOr<std::string> RunScontrol(const std::vector<std::string>& args);
+
+// The real seam: `scontrol show job -d JOB_ID`.
 absl::StatusOr<std::string> RunScontrolShowJob(const std::string& job_id);
 
 }  // namespace gh::driver

@@ -1,7 +1,5 @@
 #include "harness/driver/slurm_submit.h"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -12,9 +10,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/child_process.h"
 #include "harness/core/exit_codes.h"
 #include "harness/core/file_util.h"
 #include "harness/core/shell_quote.h"
+#include "harness/driver/slurm_allocation.h"
 
 namespace gh::driver {
 
@@ -40,24 +40,14 @@ std::string SbatchCommand(const std::string& sbatch_args, const std::vector<std:
 
 namespace {
 
-// The command's stdout and its wait status (-1 when it could not be started).
-std::pair<std::string, int> RunCapturing(const std::string& command) {
-  std::string text;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return {text, -1};
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) text.append(buffer, n);
-  return {text, pclose(pipe)};
-}
-
 // JobState=... of `scontrol show job -o JOB`, "" when Slurm no longer knows the job.
 std::string JobState(const std::string& job_id) {
-  auto [text, status] = RunCapturing(absl::StrCat("scontrol show job -o ", ShellQuote(job_id), " 2>/dev/null"));
-  const size_t at = text.find("JobState=");
-  if (status != 0 || at == std::string::npos) return "";
+  absl::StatusOr<std::string> text = RunScontrol({"show", "job", "-o", job_id});
+  if (!text.ok()) return "";
+  const size_t at = text->find("JobState=");
+  if (at == std::string::npos) return "";
   const size_t begin = at + 9;
-  return text.substr(begin, text.find_first_of(" \n", begin) - begin);
+  return text->substr(begin, text->find_first_of(" \n", begin) - begin);
 }
 
 }  // namespace
@@ -109,18 +99,24 @@ int SubmitSweepBatch(const std::string& sbatch_args, const std::vector<std::stri
   const std::string command = SbatchCommand(sbatch_args, sweep_argv, log);
   std::fprintf(out, "gpuharness sweep --slurm: $ %s\n", command.c_str());
   std::fflush(out);
-  auto [job_id, status] = RunCapturing(command);  // --parsable: the job id ("ID" or "ID;cluster")
-  job_id = job_id.substr(0, job_id.find_first_of(";\n"));
+  // ARGS are split as the shell splits them: the one shell string here, every other word quoted.
+  CommandRequest request;
+  request.child.argv = {"/bin/sh", "-c", command};
+  request.timeout = absl::InfiniteDuration();  // as long as the batch job runs
+  absl::StatusOr<CommandResult> sbatch = RunCommand(request);
+  // --parsable: the job id ("ID" or "ID;cluster")
+  std::string job_id = sbatch.ok() ? sbatch->out.substr(0, sbatch->out.find_first_of(";\n")) : "";
   absl::StatusOr<std::string> text = ReadFileToString(log);
   if (text.ok()) {
     std::fputs(text->c_str(), out);
     std::fflush(out);
   }
-  if (status == -1 || !WIFEXITED(status)) {
-    std::fprintf(stderr, "gpuharness sweep --slurm: sbatch did not run to its end\n");
+  if (!sbatch.ok() || sbatch->exit.signaled) {
+    std::fprintf(stderr, "gpuharness sweep --slurm: sbatch did not run to its end%s%s\n", sbatch.ok() ? "" : ": ",
+                 sbatch.ok() ? "" : std::string(sbatch.status().message()).c_str());
     return kExitInfrastructure;
   }
-  const int code = WEXITSTATUS(status);
+  const int code = sbatch->exit.code;
   if (!text.ok()) {
     std::fprintf(stderr,
                  "gpuharness sweep --slurm: sbatch exited %d and the job left no %s "

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/stable_hash.h"
 #include "harness/core/point.h"
 
 namespace gh::driver {

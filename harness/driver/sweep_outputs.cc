@@ -2,12 +2,16 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
+#include "harness/core/point.h"
 #include "harness/core/status_macros.h"
 #include "harness/driver/rank_log_links.h"
 #include "harness/report/report_writer.h"
@@ -85,6 +89,36 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
   result.comparison = std::move(comparison);
   result.sweep = std::move(info);
   return result;
+}
+
+absl::StatusOr<std::optional<ResultsDir>> LoadSweepBaseline(const std::string& baseline_dir,
+                                                            const std::string& filter) {
+  if (baseline_dir.empty()) return std::nullopt;
+  absl::StatusOr<ResultsDir> baseline = LoadResultsDir(baseline_dir);
+  if (!baseline.ok()) return absl::InvalidArgumentError(absl::StrCat("--baseline: ", baseline.status().message()));
+  if (!filter.empty()) {
+    std::erase_if(baseline->records, [&](const Record& r) { return !PointNameMatches(filter, r.point); });
+  }
+  return *std::move(baseline);
+}
+
+absl::Status CheckBaselineIgnore(const SweepPlan& plan, const BaselineMatch& match,
+                                 const std::vector<Record>* baseline, const std::string& baseline_dir) {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
+  if (baseline == nullptr) return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
+  std::vector<std::string> names;
+  for (const MatrixAxis& axis : plan.matrix.axes) names.push_back(axis.name);
+  for (const std::string& axis : match.ignore_axes) {
+    if (std::find(names.begin(), names.end(), axis) == names.end()) {
+      return absl::InvalidArgumentError(absl::StrCat("--baseline-ignore: the matrix has no axis '", axis,
+                                                     "' (its axes: ", names.empty() ? "none" : absl::StrJoin(names, ", "),
+                                                     ")"));
+    }
+  }
+  std::vector<std::map<std::string, std::string>> cells;
+  for (const PlannedCell& cell : plan.cells) cells.push_back(cell.plan.LabelMap());
+  if (absl::Status checked = CheckBaselineMatch(cells, match, "the matrix"); !checked.ok()) return checked;
+  return CheckBaselineMatch(*baseline, match, baseline_dir);
 }
 
 }  // namespace gh::driver

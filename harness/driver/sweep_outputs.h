@@ -5,6 +5,7 @@
 #ifndef GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_
 #define GPUHARNESS_DRIVER_SWEEP_OUTPUTS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "harness/core/record.h"
 #include "harness/driver/sweep_plan.h"
 #include "harness/core/comparison.h"
+#include "harness/report/results_dir.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh::driver {
@@ -43,6 +45,16 @@ struct SweepBaseline {
   BaselineMatch match;  // which cell axes a point is matched across
   std::string filter = {};  // --filter, which narrowed the baseline's records too
 };
+
+// --baseline DIR read (nullopt when `baseline_dir` is empty), its records narrowed to the points
+// --filter keeps (the others are not "vanished"); InvalidArgument "--baseline: why" when unreadable.
+absl::StatusOr<std::optional<ResultsDir>> LoadSweepBaseline(const std::string& baseline_dir,
+                                                            const std::string& filter);
+
+// --baseline-ignore names axes of the plan's matrix, needs a baseline (`baseline` not null), and
+// must not make two cells of either side one: InvalidArgument naming the flag otherwise.
+absl::Status CheckBaselineIgnore(const SweepPlan& plan, const BaselineMatch& match,
+                                 const std::vector<Record>* baseline, const std::string& baseline_dir);
 
 // Reads DIR/cells/<cell>/records.jsonl of done and set-up-failed cells.
 absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,

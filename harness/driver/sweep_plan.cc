@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/stable_hash.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
@@ -28,12 +29,6 @@ SourceLoc SettingLoc(const Matrix& m, const CellPlan& cell, bool (*sets)(const C
     }
   }
   return loc;
-}
-
-std::string Absolute(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::path p = std::filesystem::absolute(path, ec);
-  return ec ? path : p.lexically_normal().string();
 }
 
 }  // namespace
@@ -95,7 +90,7 @@ absl::StatusOr<SweepPlan> PlanSweepOfMatrix(Matrix matrix) {
       }
       std::vector<std::string> filters;
       if (!pattern.empty()) filters.push_back(pattern);
-      job->files.push_back(JobScenarioFile{Absolute(s.path), specs, filters});
+      job->files.push_back(JobScenarioFile{AbsolutePath(s.path), specs, filters});
     }
   }
   std::string digest = StableHash(scenario_digest);

@@ -45,6 +45,21 @@ SweepProgress::SweepProgress(std::FILE* out, ConsoleStyle style, ProgressTotals 
   if (style_.live) width_ = TerminalWidth(out);
 }
 
+size_t CountNewLines(const std::string& path, uintmax_t& offset) {
+  size_t lines = 0;
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    if (std::fseek(f, static_cast<long>(offset), SEEK_SET) == 0) {
+      char buffer[1 << 16];
+      for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) {
+        lines += static_cast<size_t>(std::count(buffer, buffer + n, '\n'));
+        offset += n;
+      }
+    }
+    std::fclose(f);
+  }
+  return lines;
+}
+
 std::string SweepProgress::StatusLine(absl::Time now) const {
   const double elapsed = absl::ToDoubleSeconds(now - start_);
   int runs_here = runs_finished_here_;

@@ -14,6 +14,7 @@
 #ifndef GPUHARNESS_DRIVER_SWEEP_PROGRESS_H_
 #define GPUHARNESS_DRIVER_SWEEP_PROGRESS_H_
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -22,6 +23,11 @@
 #include "harness/report/console_style.h"
 
 namespace gh::driver {
+
+// How many more lines the file at `path` holds past byte `offset`, moved past what was read; a
+// torn last line counts once it is whole. A file another process appends to (a job's
+// records.jsonl, a line per finished run); 0 while it does not exist.
+size_t CountNewLines(const std::string& path, uintmax_t& offset);
 
 struct CellSummary {
   std::string id;

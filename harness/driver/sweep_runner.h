@@ -1,13 +1,14 @@
 // `gpuharness sweep`: loads and validates the matrix (nothing is written when it is bad),
-// runs every cell not already done as its own job(s) through a launcher, packed onto the
-// resources, each with its own timeout and process group, then writes DIR/records.jsonl,
-// junit.xml, sweep.json, summary.md and report.html from the cells and compares.
+// runs every cell not already done as its own job(s) through a launcher, scheduled by the job
+// pool (job_pool.h: packed onto the resources, each job with its own timeout and session, a cell
+// whose attempt ended infra run again), then writes DIR/records.jsonl, junit.xml, sweep.json,
+// summary.md and report.html from the cells and compares.
 //
 // DIR layout (docs/sweeps.md): cells/<cell>/{cell.json, job<k>/ (the job's --out), job<k>.log,
 // records.jsonl, environment.json, done.json}, versions/<label>/{setup.log, setup.json};
 // with --processes N, process k >= 1's jobs in cells/<cell>/process<k>/.
 // A cell is done when its done.json exists with the hash of its current definition (and,
-// with --processes N, says at least N processes ran).
+// with --processes N, says at least N processes ran); one whose records ended infra runs again.
 #ifndef GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
 #define GPUHARNESS_DRIVER_SWEEP_RUNNER_H_
 
@@ -21,10 +22,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "harness/core/comparison.h"
-#include "harness/driver/clock.h"
-#include "harness/driver/process_runner.h"
-#include "harness/driver/resource_pool.h"
-#include "harness/report/console_style.h"
+#include "harness/driver/driver_env.h"
+#include "harness/driver/sweep_outputs.h"
 #include "harness/report/sweep_info.h"
 
 namespace gh::driver {
@@ -52,38 +51,22 @@ struct SweepOptions {
   absl::Duration heartbeat = absl::Seconds(60);  // plain progress: a line at least this often
 };
 
-struct SweepEnvironment {
-  ProcessRunner* runner = nullptr;
-  Clock* clock = nullptr;
-  Resources resources;
-  std::vector<std::string> base_env;  // the jobs' environment before the cell's changes
-  std::FILE* progress = stdout;
-  ConsoleStyle style;                 // live: progress as one updating line
-  const std::atomic<bool>* stop = nullptr;  // set by SIGINT/SIGTERM: kill the jobs, stop
-};
-
-struct SweepResult {
-  int exit_status = 0;       // ComparisonExitStatus: 0 met, 1 unmet or regression, 3 a point ended infra
+// The outputs' counts and comparison (SweepOutputsResult: records, unmet, regressions,
+// exit_status — 0 met, 1 unmet or regression, 3 a point ended infra —, headline, cells_failed
+// from every record in DIR, resumed cells' too, comparison, sweep) and this invocation's cells.
+struct SweepResult : SweepOutputsResult {
   int cells = 0;
   int cells_run = 0;         // by this invocation
   int cells_resumed = 0;     // done before, skipped
   int cells_setup_failed = 0;
   int cells_rerun = 0;       // --rerun-failed: cells whose failing points ran again
-  // Cells with an unmet expectation or a regression, from every record in DIR (resumed cells'
-  // too), as the headline counts.
-  int cells_failed = 0;
-  int records = 0;
-  int unmet = 0;             // keys with an unmet expectation (reports' comparison)
-  int regressions = 0;
+  int cells_infra_rerun = 0; // cells that had ended infra, run again by this invocation
   bool interrupted = false;  // stopped by `stop`; the outputs hold the done cells only
-  std::string headline;      // ComparisonHeadline
-  Comparison comparison;     // of every record in DIR: the FAILED lines (report/failure_lines.h)
-  SweepInfo sweep;
 };
 
 // InvalidArgument: bad matrix, launcher, scenario file or option (exit 2, nothing written).
 // Other errors: infrastructure (exit 3).
-absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, SweepEnvironment& env);
+absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, DriverEnv& env);
 
 }  // namespace gh::driver
 

@@ -20,6 +20,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/driver/testdata/fake_clock.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/records_file.h"
@@ -48,19 +49,7 @@ KindInfo DescribeFakeKind() {
 }
 GH_REGISTER_SCENARIO(fake_sweep_kind, DescribeFakeKind);
 
-class FakeClock : public Clock {
- public:
-  absl::Time Now() override { return now_; }
-  void SleepFor(absl::Duration d) override {
-    now_ += d;
-    if (on_sleep) on_sleep();
-  }
-  absl::Duration Elapsed() const { return now_ - absl::UnixEpoch(); }
-  std::function<void()> on_sleep;
-
- private:
-  absl::Time now_ = absl::UnixEpoch();
-};
+using testing::FakeClock;
 
 // What a fake job does (tests name only the fields they set).
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -89,7 +78,7 @@ struct Started {
   ProcessSpec spec;
   absl::Duration at;
   std::string Env(const std::string& name) const {
-    for (const std::string& e : spec.env) {
+    for (const std::string& e : *spec.env) {
       if (absl::StartsWith(e, name + "=")) return e.substr(name.size() + 1);
     }
     return "(unset)";
@@ -303,7 +292,7 @@ class SweepTest : public ::gh::testing::TempDirTest {
   const std::string dir_ = temp_dir();
   FakeClock clock_;
   FakeRunner runner_{clock_};
-  SweepEnvironment env_;
+  DriverEnv env_;
   SweepOptions options_;
   testing::CapturedFile progress_;
   std::atomic<bool> stop_{false};
@@ -510,7 +499,10 @@ TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
   EveryJobRecordsNothing(3, "gpuharness run: the cuda backend could not start on every rank\n");
   absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
   ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(runner_.started.size(), 1u);
+  // No continuation: the cell's attempts (infra is run again), each from its first run.
+  ASSERT_EQ(runner_.started.size(), 3u);
+  EXPECT_EQ(runner_.started[1].Arg("--out"), options_.out_dir + "/cells/all/job.retry1");
+  EXPECT_EQ(runner_.started[2].Arg("--runs"), "");
   std::vector<Record> records = OutRecords();
   ASSERT_EQ(records.size(), 3u);
   // Issue 15 item 3: the job's own infrastructure exit is no crash of the code under test.
@@ -518,9 +510,47 @@ TEST_F(SweepTest, AJobThatRecordedNothingIsNotContinued) {
     EXPECT_EQ(rec.result.outcome, Outcome::kInfra);
     EXPECT_EQ(rec.result.signature,
               "infrastructure: gpuharness run: the cuda backend could not start on every rank "
-              "(job exited with status 3)");
+              "(job exited with status 3) (on all 3 attempts)");
   }
   EXPECT_EQ(r->exit_status, 3);
+}
+
+// An attempt that ended infra says nothing of the code: the cell runs again (up to 3 attempts,
+// said on the console), and a rerun of the same command runs again the cells whose records
+// ended infra, saying how many.
+TEST_F(SweepTest, AnInfraAttemptRunsAgainAndARerunRetriesTheCellsThatEndedInfra) {
+  WriteMatrix("axes: [{name: v, values: [a, b]}]\n");
+  // mpirun refuses b every time, a only the first time.
+  runner_.behave = [](const Started& s) {
+    const bool refused = CellOf(s) == "v=b" || !absl::StrContains(s.Arg("--out"), "retry");
+    return refused ? Behavior{.points_recorded = 0, .exit_code = 1, .log = "mpirun has detected an attempt to run as root.\n"}
+                   : Behavior{};
+  };
+  absl::StatusOr<SweepResult> r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 3);
+  EXPECT_EQ(runner_.started.size(), 5u);  // a twice, b three times
+  const std::string refused = "infrastructure: mpirun has detected an attempt to run as root. (job exited with status 1)";
+  EXPECT_THAT(progress_.Text(), HasSubstr("\nv=a: " + refused + ": running it again (attempt 2 of 3)\n"));
+  EXPECT_THAT(progress_.Text(), HasSubstr("\nv=b: " + refused + ": running it again (attempt 3 of 3)\n"));
+  for (const Record& rec : OutRecords()) {
+    if (rec.cell.at("v") == "a") {
+      EXPECT_EQ(rec.result.outcome, Outcome::kPass) << rec.point;
+    } else {
+      EXPECT_EQ(rec.result.outcome, Outcome::kInfra) << rec.point;
+      EXPECT_EQ(rec.result.signature, refused + " (on all 3 attempts)");
+    }
+  }
+  // The infrastructure is back: a rerun runs b again (and says so), keeps a.
+  runner_.started.clear();
+  runner_.behave = [](const Started&) { return Behavior{}; };
+  r = RunSweep(options_, env_);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->exit_status, 0);
+  ASSERT_EQ(runner_.started.size(), 1u);
+  EXPECT_EQ(CellOf(runner_.started[0]), "v=b");
+  EXPECT_EQ(r->cells_resumed, 1);
+  EXPECT_THAT(progress_.Text(), HasSubstr("1 cell(s) ended infra last time (no verdict): running them again\n"));
 }
 
 // Continuations finish the job's work within the job's timeout: the deadline is not reset.
@@ -1064,7 +1094,9 @@ TEST_F(SlurmNodeDeathTest, TheCellIsRetriedOnALiveNodeAndSaysWhereTheFirstAttemp
   EXPECT_EQ(d["jobs"][0]["wall_s"], 10.0);
   EXPECT_TRUE(ReadFileToString(options_.out_dir + "/cells/all/job.log").ok());  // kept
   EXPECT_EQ(OutSweepInfo().cells[0].detail, "attempt 2 after " + died);
-  EXPECT_THAT(Progress(), HasSubstr("\nall: srun: error: Node failure on n1: retrying on the live nodes (n1 left out)\n"));
+  EXPECT_THAT(Progress(),
+              HasSubstr("\nall: srun: error: Node failure on n1: running it again on the live nodes (attempt 2 of 3; "
+                        "n1 left out)\n"));
 }
 
 TEST_F(SlurmNodeDeathTest, WhenEveryNodeDiedEveryRunIsInfraNamingThemAndTheSweepExits3) {

@@ -16,7 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
-#include "harness/driver/process_table.h"
+#include "harness/core/process_table.h"
 
 namespace gh::driver {
 namespace {
@@ -53,6 +53,16 @@ TEST(VersionListCommandTest, NonZeroExitNamesTheCommandAndStatus) {
   ASSERT_FALSE(t.result.ok());
   EXPECT_TRUE(absl::IsFailedPrecondition(t.result.status()));
   EXPECT_EQ(std::string(t.result.status().message()), "`echo v1; exit 3` exited with status 3");
+}
+
+// The tool's own reason (git's "fatal: ...") is quoted in the error line, not printed above it.
+TEST(VersionListCommandTest, AFailureQuotesTheCommandsLastErrorLine) {
+  Timed t = RunTimed(Command("echo v1; echo 'warning: x' >&2; echo \"fatal: '/r' does not appear to be a git repository\" >&2; "
+                             "echo >&2; exit 128"));
+  ASSERT_FALSE(t.result.ok());
+  EXPECT_EQ(std::string(t.result.status().message()),
+            "`echo v1; echo 'warning: x' >&2; echo \"fatal: '/r' does not appear to be a git repository\" >&2; echo >&2; "
+            "exit 128` exited with status 128: fatal: '/r' does not appear to be a git repository");
 }
 
 TEST(VersionListCommandTest, TimeLimitKillsItAndEverythingItStarted) {

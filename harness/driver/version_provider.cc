@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/stable_hash.h"
 #include "harness/core/expectation_conditions.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/shell_quote.h"
@@ -34,10 +35,29 @@ std::vector<std::string> Lines(absl::string_view text) {
   return out;
 }
 
+// What every field of a provider is read with: the matrix's absolute directory ({matrix_dir}),
+// the placeholders a refine level fills ({good}, {bad}), and the listing commands' runner.
+struct ProviderInput {
+  const std::string& dir;
+  const Placeholders& values;
+  const ListCommandRunner& runner;
+  // Text fields: the values as they are. Shell fields (build, tags_command): through
+  // ShellSubstitute, so a hostile value runs nothing.
+  std::string Text(std::string text) const {
+    for (const auto& [key, value] : values) text = absl::StrReplaceAll(text, {{key, value}});
+    return absl::StrReplaceAll(text, {{"{matrix_dir}", dir}});
+  }
+  std::string Shell(const std::string& text) const {
+    Placeholders all = values;
+    all.emplace_back("{matrix_dir}", dir);
+    return ShellSubstitute(text, all);
+  }
+};
+
 // Runs a listing command; its failure is reported at `key` of the provider.
 absl::StatusOr<std::string> List(YamlMap& map, const std::string& key, const std::string& command,
-                                 const std::string& dir, const ListCommandRunner& runner) {
-  absl::StatusOr<std::string> out = runner(VersionListCommand{command, dir, kDefaultListTimeout});
+                                 const ProviderInput& in) {
+  absl::StatusOr<std::string> out = in.runner(VersionListCommand{command, in.dir, kDefaultListTimeout});
   if (absl::IsCancelled(out.status())) return out.status();
   if (!out.ok()) return YamlError(map.LocOfKey(key), map.Path(key), absl::StrCat("listing failed: ", out.status().message()));
   return out;
@@ -62,10 +82,20 @@ absl::Status AddLabels(const std::vector<std::string>& labels, const SourceLoc& 
   return absl::OkStatus();
 }
 
-// A provider field's string with `{matrix_dir}` resolved (`dir` is the matrix's absolute directory).
-absl::StatusOr<std::string> Field(YamlMap& map, const std::string& key, bool required, const std::string& dir) {
+// A provider field's string (or list of strings) with its placeholders resolved as text; a shell
+// field's through ShellSubstitute.
+absl::StatusOr<std::string> Field(YamlMap& map, const std::string& key, bool required, const ProviderInput& in) {
   GH_ASSIGN_OR_RETURN(std::string text, map.String(key, required));
-  return absl::StrReplaceAll(text, {{"{matrix_dir}", dir}});
+  return in.Text(text);
+}
+absl::StatusOr<std::vector<std::string>> Fields(YamlMap& map, const std::string& key, const ProviderInput& in) {
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> list, map.StringList(key));
+  for (std::string& text : list) text = in.Text(text);
+  return list;
+}
+absl::StatusOr<std::string> ShellField(YamlMap& map, const std::string& key, const ProviderInput& in) {
+  GH_ASSIGN_OR_RETURN(std::string text, map.String(key, false));
+  return in.Shell(text);
 }
 
 // A path as the set-up (which runs in the version's directory) can use: relative ones resolve
@@ -77,21 +107,21 @@ std::string PathOrUrl(const std::string& text, const std::string& dir) {
 
 // ---- pip ----
 
-absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner,
-                     MatrixAxis* axis) {
+absl::Status ReadPip(YamlMap& versions, const ProviderInput& in, MatrixAxis* axis) {
+  const std::string& dir = in.dir;
   GH_ASSIGN_OR_RETURN(YamlMap pip, YamlMap::Of(versions.doc(), versions.Child("pip"), versions.Path("pip"),
                                               {"requirements", "index", "wheelhouse", "range", "versions",
                                                "python", "cache"}));
-  GH_ASSIGN_OR_RETURN(std::string requirements, Field(pip, "requirements", true, dir));
+  GH_ASSIGN_OR_RETURN(std::string requirements, Field(pip, "requirements", true, in));
   if (!absl::StrContains(requirements, "{version}")) {
     return pip.Error("requirements", "must contain {version} (e.g. \"jax=={version} jaxlib=={version}\")");
   }
-  GH_ASSIGN_OR_RETURN(std::string index, Field(pip, "index", false, dir));
-  GH_ASSIGN_OR_RETURN(std::string wheelhouse, Field(pip, "wheelhouse", false, dir));
-  GH_ASSIGN_OR_RETURN(std::string range, Field(pip, "range", false, dir));
-  GH_ASSIGN_OR_RETURN(std::vector<std::string> explicit_versions, pip.StringList("versions"));
-  GH_ASSIGN_OR_RETURN(std::string python, Field(pip, "python", false, dir));
-  GH_ASSIGN_OR_RETURN(std::string cache, Field(pip, "cache", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string index, Field(pip, "index", false, in));
+  GH_ASSIGN_OR_RETURN(std::string wheelhouse, Field(pip, "wheelhouse", false, in));
+  GH_ASSIGN_OR_RETURN(std::string range, Field(pip, "range", false, in));
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> explicit_versions, Fields(pip, "versions", in));
+  GH_ASSIGN_OR_RETURN(std::string python, Field(pip, "python", false, in));
+  GH_ASSIGN_OR_RETURN(std::string cache, Field(pip, "cache", false, in));
   if (python.empty()) python = "python3";
   wheelhouse = PathOrUrl(wheelhouse, dir);
   cache = PathOrUrl(cache, dir);
@@ -109,7 +139,7 @@ absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListComman
     const std::string command = wheelhouse.empty()
         ? absl::StrCat(ShellQuote(python), " -m pip index versions --disable-pip-version-check ", ShellQuote(index))
         : absl::StrCat("ls -1 ", ShellQuote(wheelhouse));
-    GH_ASSIGN_OR_RETURN(std::string out, List(pip, key, command, dir, runner));
+    GH_ASSIGN_OR_RETURN(std::string out, List(pip, key, command, in));
     found = wheelhouse.empty() ? ParsePipIndexVersions(out) : ParseWheelhouseVersions(out, index);
     GH_ASSIGN_OR_RETURN(found, FilterVersionRange(found, range));
     if (found.empty()) {
@@ -139,11 +169,10 @@ absl::Status ReadPip(YamlMap& versions, const std::string& dir, const ListComman
 // ---- git ----
 
 absl::StatusOr<std::vector<std::string>> GitRevisions(YamlMap& git, const std::string& repo, const std::string& tags,
-                                                      const std::string& range, const std::string& dir,
-                                                      const ListCommandRunner& runner) {
+                                                      const std::string& range, const ProviderInput& in) {
   std::vector<std::string> labels;
   if (!tags.empty()) {
-    GH_ASSIGN_OR_RETURN(std::string out, List(git, "tags", absl::StrCat("git ls-remote --tags --refs ", ShellQuote(repo)), dir, runner));
+    GH_ASSIGN_OR_RETURN(std::string out, List(git, "tags", absl::StrCat("git ls-remote --tags --refs ", ShellQuote(repo)), in));
     for (const std::string& line : Lines(out)) {
       size_t at = line.find("refs/tags/");
       if (at == std::string::npos) continue;
@@ -167,34 +196,37 @@ absl::StatusOr<std::vector<std::string>> GitRevisions(YamlMap& git, const std::s
   const std::string command = absl::StrCat("git -C ", ShellQuote(repo), " rev-parse --verify ", ShellQuote(from + "^{commit}"),
                                            " && git -C ", ShellQuote(repo), " rev-list --first-parent --reverse ",
                                            ShellQuote(range));
-  GH_ASSIGN_OR_RETURN(std::string out, List(git, "range", command, dir, runner));
+  GH_ASSIGN_OR_RETURN(std::string out, List(git, "range", command, in));
   for (const std::string& line : Lines(out)) labels.push_back(line.substr(0, 12));
   return labels;
 }
 
-absl::Status ReadGit(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner, MatrixAxis* axis) {
+absl::Status ReadGit(YamlMap& versions, const ProviderInput& in, MatrixAxis* axis) {
+  const std::string& dir = in.dir;
   GH_ASSIGN_OR_RETURN(YamlMap git, YamlMap::Of(versions.doc(), versions.Child("git"), versions.Path("git"),
                                               {"repo", "tags", "range", "revisions", "build"}));
-  GH_ASSIGN_OR_RETURN(std::string repo, Field(git, "repo", true, dir));
+  GH_ASSIGN_OR_RETURN(std::string repo, Field(git, "repo", true, in));
   repo = PathOrUrl(repo, dir);
-  GH_ASSIGN_OR_RETURN(std::string tags, Field(git, "tags", false, dir));
-  GH_ASSIGN_OR_RETURN(std::string range, Field(git, "range", false, dir));
-  GH_ASSIGN_OR_RETURN(std::vector<std::string> revisions, git.StringList("revisions"));
-  GH_ASSIGN_OR_RETURN(std::string build, Field(git, "build", false, dir));
+  GH_ASSIGN_OR_RETURN(std::string tags, Field(git, "tags", false, in));
+  GH_ASSIGN_OR_RETURN(std::string range, Field(git, "range", false, in));
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> revisions, Fields(git, "revisions", in));
+  GH_ASSIGN_OR_RETURN(std::string build, ShellField(git, "build", in));
   if ((!tags.empty()) + (!range.empty()) + (!revisions.empty()) != 1) {
     return YamlError(git.Loc(), git.key_path(), "needs exactly one of `tags` (a pattern), `range` (OLD..NEW) or `revisions` (a list)");
   }
   GH_RETURN_IF_ERROR(git.Finish());
   std::vector<std::string> labels = revisions;
   if (labels.empty()) {
-    GH_ASSIGN_OR_RETURN(labels, GitRevisions(git, repo, tags, range, dir, runner));
+    GH_ASSIGN_OR_RETURN(labels, GitRevisions(git, repo, tags, range, in));
   }
   // One mirror of the repository per results directory, shared by the versions' worktrees.
   const std::string mirror = absl::StrCat("\"$GH_VERSION_DIR/../.git-", StableHash(repo), "\"");
   auto settings = [&](const std::string& revision) {
     CellSettings s;
+    // The revision is a value (a tag may hold anything): quoted for where it stands; {src} and
+    // {prefix} are the harness's own words for the version's directories.
     const std::string build_command =
-        absl::StrReplaceAll(build, {{"{src}", kSrc}, {"{prefix}", kPrefix}, {"{version}", revision}});
+        absl::StrReplaceAll(ShellSubstitute(build, {{"{version}", revision}}), {{"{src}", kSrc}, {"{prefix}", kPrefix}});
     s.setup = absl::StrCat(
         "set -e\nmirror=", mirror, "\n",
         "(\n  flock 9\n",
@@ -237,16 +269,16 @@ absl::StatusOr<std::vector<std::string>> ContainerPrefix(YamlMap& c, const std::
   return prefix;
 }
 
-absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const ListCommandRunner& runner,
-                           MatrixAxis* axis) {
+absl::Status ReadContainer(YamlMap& versions, const ProviderInput& in, MatrixAxis* axis) {
+  const std::string& dir = in.dir;
   GH_ASSIGN_OR_RETURN(YamlMap c, YamlMap::Of(versions.doc(), versions.Child("container"), versions.Path("container"),
                                             {"runtime", "images", "image", "tags", "tags_command", "mounts"}));
-  GH_ASSIGN_OR_RETURN(std::string runtime, Field(c, "runtime", true, dir));
-  GH_ASSIGN_OR_RETURN(std::string images, Field(c, "images", false, dir));
-  GH_ASSIGN_OR_RETURN(std::string image, Field(c, "image", false, dir));
-  GH_ASSIGN_OR_RETURN(std::vector<std::string> tags, c.StringList("tags"));
-  GH_ASSIGN_OR_RETURN(std::string tags_command, Field(c, "tags_command", false, dir));
-  GH_ASSIGN_OR_RETURN(std::vector<std::string> mounts, c.StringList("mounts"));
+  GH_ASSIGN_OR_RETURN(std::string runtime, Field(c, "runtime", true, in));
+  GH_ASSIGN_OR_RETURN(std::string images, Field(c, "images", false, in));
+  GH_ASSIGN_OR_RETURN(std::string image, Field(c, "image", false, in));
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> tags, Fields(c, "tags", in));
+  GH_ASSIGN_OR_RETURN(std::string tags_command, ShellField(c, "tags_command", in));
+  GH_ASSIGN_OR_RETURN(std::vector<std::string> mounts, Fields(c, "mounts", in));
   GH_ASSIGN_OR_RETURN(std::vector<std::string> prefix, ContainerPrefix(c, runtime, mounts));
   if ((!images.empty()) + (!tags.empty()) + (!tags_command.empty()) != 1) {
     return YamlError(c.Loc(), c.key_path(),
@@ -261,13 +293,13 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
   const std::string suffix = runtime == "apptainer" ? ".sif" : ".sqsh";
   std::vector<std::string> labels = tags;
   if (!images.empty()) {
-    GH_ASSIGN_OR_RETURN(std::string out, List(c, "images", absl::StrCat("ls -1 ", ShellQuote(images)), dir, runner));
+    GH_ASSIGN_OR_RETURN(std::string out, List(c, "images", absl::StrCat("ls -1 ", ShellQuote(images)), in));
     for (const std::string& name : Lines(out)) {
       if (absl::EndsWith(name, suffix)) labels.push_back(name.substr(0, name.size() - suffix.size()));
     }
     std::sort(labels.begin(), labels.end(), [](const std::string& a, const std::string& b) { return NaturalLess(a, b); });
   } else if (!tags_command.empty()) {
-    GH_ASSIGN_OR_RETURN(std::string out, List(c, "tags_command", tags_command, dir, runner));
+    GH_ASSIGN_OR_RETURN(std::string out, List(c, "tags_command", tags_command, in));
     labels = Lines(out);
   }
   const std::string images_dir = PathOrUrl(images, dir);
@@ -276,7 +308,8 @@ absl::Status ReadContainer(YamlMap& versions, const std::string& dir, const List
     const std::string ref = images.empty() ? absl::StrReplaceAll(image, {{"{version}", tag}})
                                            : absl::StrCat(images_dir, "/", tag, suffix);
     if (!images.empty()) {
-      s.setup = absl::StrCat("test -r ", ShellQuote(ref), " || { echo \"error: no image ", ref, "\"; exit 1; }\n");
+      s.setup = absl::StrCat("test -r ", ShellQuote(ref), " || { ", ShellPrintLine("error: no image " + ref),
+                             "; exit 1; }\n");
     } else if (runtime == "docker" || runtime == "podman") {
       s.setup = absl::StrCat(runtime, " pull ", ShellQuote(ref), "\n");
     } else {  // enroot, apptainer: a local image file made once in the version's directory
@@ -301,10 +334,12 @@ const std::vector<std::string>& VersionProviderKeys() {
 }
 
 absl::Status ReadVersionProvider(YamlMap& versions, const std::string& key, const std::string& dir,
-                                 const ListCommandRunner& list_runner, MatrixAxis* axis) {
-  if (key == "pip") return ReadPip(versions, dir, list_runner, axis);
-  if (key == "git") return ReadGit(versions, dir, list_runner, axis);
-  return ReadContainer(versions, dir, list_runner, axis);
+                                 const ListCommandRunner& list_runner, MatrixAxis* axis,
+                                 const Placeholders& placeholders) {
+  const ProviderInput in{dir, placeholders, list_runner};
+  if (key == "pip") return ReadPip(versions, in, axis);
+  if (key == "git") return ReadGit(versions, in, axis);
+  return ReadContainer(versions, in, axis);
 }
 
 std::vector<std::string> ParsePipIndexVersions(absl::string_view output) {

@@ -10,6 +10,7 @@
 
 #include <string>
 #include "absl/strings/string_view.h"
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -21,12 +22,19 @@ namespace gh::driver {
 // The provider keys a `versions:` map may hold (exactly one, instead of `values`/`list`).
 const std::vector<std::string>& VersionProviderKeys();
 
+// Placeholders and their values, in the order they are tried ({good} -> "v2.28.3-1").
+using Placeholders = std::vector<std::pair<std::string, std::string>>;
+
 // Reads the provider under `versions.<key>` and fills `axis->values` (labels in order, oldest
 // first, each with its set-up and activation). `list_runner` runs the listing commands (pip
 // index, git ls-remote/rev-list, a tag command) in the matrix's directory `dir`. Bad YAML and a
 // failed or empty listing are InvalidArgument "file:line:col: versions.<key>.<field>: ...".
+// `placeholders` (a refine level's {good} and {bad}) and {matrix_dir} are filled in every field;
+// in the shell ones (git `build`, container `tags_command`) through ShellSubstitute, as the
+// version label is in `build` and every value in the set-ups written here.
 absl::Status ReadVersionProvider(YamlMap& versions, const std::string& key, const std::string& dir,
-                                 const ListCommandRunner& list_runner, MatrixAxis* axis);
+                                 const ListCommandRunner& list_runner, MatrixAxis* axis,
+                                 const Placeholders& placeholders = {});
 
 // `pip index versions` output -> its versions ("Available versions: 0.4.38, 0.4.36" -> both).
 std::vector<std::string> ParsePipIndexVersions(absl::string_view output);

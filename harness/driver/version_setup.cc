@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "harness/core/stable_hash.h"
 #include "harness/core/duration_text.h"
 #include "harness/core/file_util.h"
 #include "harness/core/regex.h"
@@ -121,9 +122,10 @@ std::optional<VersionSetupResult> VersionSetupJob::TryStart() {
   if (CachedSuccess(r)) return VersionSetupResult{true, true, ""};  // it just finished
   ProcessSpec spec;
   spec.argv = {"/bin/sh", "-c", r.command};
-  spec.env = r.base_env;
-  spec.env.push_back(absl::StrCat("GH_VERSION=", r.version));
-  spec.env.push_back(absl::StrCat("GH_VERSION_DIR=", r.version_dir));
+  std::vector<std::string> env = r.base_env;
+  env.push_back(absl::StrCat("GH_VERSION=", r.version));
+  env.push_back(absl::StrCat("GH_VERSION_DIR=", r.version_dir));
+  spec.env = std::move(env);
   spec.cwd = r.version_dir;
   spec.log_path = LogPath(r);
   absl::StatusOr<ProcessId> id = runner_->Start(spec);

@@ -182,7 +182,7 @@ int ParseFailure(const CLI::ParseError& e) {
 }  // namespace
 
 int HistoryCommand(int argc, char** argv) {
-  CLI::App app("gpuharness history: the results history database (docs/history.md)", "gpuharness history");
+  CLI::App app("gpuharness history: the results history database (docs/reference/history.md)", "gpuharness history");
   app.allow_extras();
   app.require_subcommand(1);
   Args a;

@@ -12,11 +12,19 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/file_util.h"
+#include "harness/core/signal_name.h"
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/stack_dump.h"
 
 namespace gh {
 namespace {
+
+// The signal's name in a crash file; "SIG?" for one without a name. Async-signal-safe.
+const char* CrashSignalName(int signal_number) {
+  const char* name = SignalNameOrNull(signal_number);
+  return name != nullptr ? name : "SIG?";
+}
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 constexpr int kTerminationSignals[] = {SIGTERM, SIGINT};
@@ -36,6 +44,7 @@ struct CrashGuardState {
   const std::atomic<const char*>* step = nullptr;
   const RecordsWriter* records = nullptr;
   std::string own_file;                 // DIR/.ranks/rank<r>.crash
+  std::string deputy_file;              // rank 0: rank 1 stood in for it (CrashGuardConfig)
   std::vector<std::string> rank_files;  // rank 0: every rank's file
   std::vector<std::vector<char>> rank_texts;
   std::vector<CrashRankText> rank_views;
@@ -49,16 +58,6 @@ struct CrashGuardState {
 CrashGuardState& State() {
   static CrashGuardState* state = new CrashGuardState();  // never destroyed: handlers outlive main
   return *state;
-}
-
-void WriteAll(int fd, const char* data, size_t length) {
-  while (length > 0) {
-    const ssize_t n = write(fd, data, length);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    length -= static_cast<size_t>(n);
-  }
 }
 
 void WriteHex(int fd, const void* pc) {
@@ -80,7 +79,7 @@ void WriteHex(int fd, const void* pc) {
 void WriteOwnCrashFile(CrashGuardState& s, int signal_number, const void* ucontext) {
   const int fd = open(s.own_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return;
-  const char* name = SignalName(signal_number);
+  const char* name = CrashSignalName(signal_number);
   const char* step = s.step != nullptr ? s.step->load(std::memory_order_relaxed) : nullptr;
   if (step == nullptr) step = "unknown";
   WriteAll(fd, name, std::strlen(name));
@@ -116,6 +115,7 @@ void WriteOwnCrashFile(CrashGuardState& s, int signal_number, const void* uconte
 void AppendPendingRecord(CrashGuardState& s, int signal_number) {
   PendingCrashRecord* record = s.pending.exchange(nullptr);
   if (record == nullptr || s.records == nullptr) return;
+  if (!s.deputy_file.empty() && access(s.deputy_file.c_str(), F_OK) == 0) return;  // rank 1 recorded it
   for (int r = 0; r < s.nranks; ++r) {
     s.rank_views[r] = CrashRankText{};
     const int fd = open(s.rank_files[r].c_str(), O_RDONLY | O_CLOEXEC);
@@ -129,7 +129,7 @@ void AppendPendingRecord(CrashGuardState& s, int signal_number) {
   }
   const size_t length =
       FillCrashRecord(record->line.data(), record->line.size(), s.rank_views.data(), s.nranks,
-                      SignalName(signal_number), record->filled.data(), record->filled.size());
+                      CrashSignalName(signal_number), record->filled.data(), record->filled.size());
   s.records->AppendRawSignalSafe(record->filled.data(), length);
 }
 
@@ -156,6 +156,7 @@ absl::Status InstallCrashGuard(const CrashGuardConfig& config) {
   s.nranks = config.nranks;
   s.step = config.step;
   s.records = config.records;
+  s.deputy_file = config.deputy_file;
   s.own_file = absl::StrCat(config.ranks_dir, "/rank", config.rank, ".crash");
   if (config.rank == 0) {
     for (int r = 0; r < config.nranks; ++r) {
@@ -182,14 +183,14 @@ absl::Status InstallCrashGuard(const CrashGuardConfig& config) {
   action.sa_flags = SA_ONSTACK | SA_SIGINFO;
   for (int sig : kFatalSignals) {
     if (sigaction(sig, &action, nullptr) != 0) {
-      return absl::InternalError(absl::StrCat("sigaction(", SignalName(sig), "): ",
+      return absl::InternalError(absl::StrCat("sigaction(", CrashSignalName(sig), "): ",
                                               std::strerror(errno)));
     }
   }
   if (config.rank == 0) {
     for (int sig : kTerminationSignals) {
       if (sigaction(sig, &action, nullptr) != 0) {
-        return absl::InternalError(absl::StrCat("sigaction(", SignalName(sig), "): ",
+        return absl::InternalError(absl::StrCat("sigaction(", CrashSignalName(sig), "): ",
                                                 std::strerror(errno)));
       }
     }

@@ -22,6 +22,9 @@ struct CrashGuardConfig {
   int nranks = 1;
   const std::atomic<const char*>* step = nullptr;  // the watchdog's step label
   const RecordsWriter* records = nullptr;          // rank 0 only
+  // Rank 0: once this file exists, rank 1 has recorded the point in rank 0's place (a rank 0
+  // frozen past the watchdog's last resort): no crash record then.
+  std::string deputy_file = {};
 };
 
 // Installs the handlers (after MPI_Init, which installs its own). Once per process.

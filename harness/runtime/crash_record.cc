@@ -139,20 +139,6 @@ int ParseSlotRank(std::string_view digits) {
 
 }  // namespace
 
-const char* SignalName(int signal_number) {
-  switch (signal_number) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGABRT: return "SIGABRT";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGKILL: return "SIGKILL";
-    default: return "SIG?";
-  }
-}
-
 std::string RenderCrashRecordTemplate(Record record) {
   std::vector<RankOutcome> ranks(record.nranks);
   for (int r = 0; r < record.nranks; ++r) {

@@ -39,9 +39,6 @@ size_t CrashRecordCapacity(size_t template_length, int nranks);
 size_t FillCrashRecord(const char* tmpl, size_t tmpl_length, const CrashRankText* ranks,
                        int nranks, const char* root_signal, char* out, size_t capacity);
 
-// "SIGSEGV", "SIGTERM"...; "SIG?" for others. Async-signal-safe.
-const char* SignalName(int signal_number);
-
 }  // namespace gh
 
 #endif  // GPUHARNESS_RUNTIME_CRASH_RECORD_H_

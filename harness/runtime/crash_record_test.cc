@@ -143,11 +143,6 @@ TEST(CrashRecord, CapacityHoldsAFullCrashFileOfQuotedFrames) {
   EXPECT_GT(record.result.ranks[0].stack.size(), 100u);
 }
 
-TEST(SignalName, KnownAndUnknown) {
-  EXPECT_STREQ(SignalName(SIGSEGV), "SIGSEGV");
-  EXPECT_STREQ(SignalName(SIGTERM), "SIGTERM");
-  EXPECT_STREQ(SignalName(SIGUSR1), "SIG?");
-}
 
 }  // namespace
 }  // namespace gh

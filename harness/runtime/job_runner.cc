@@ -137,6 +137,13 @@ class JobRunner {
   void RecordSkip(size_t index, const std::string& reason, bool not_run = false);
   void AppendRecord(Record record, size_t index);
   void OnTimeout(absl::Duration timeout, const std::vector<WatchdogReport>& reports);
+  // Rank 1, from the watchdog thread, when rank 0 stayed silent past the last resort (frozen,
+  // gone): marks DIR/.ranks/deputy (rank 0 then writes nothing more), takes over the records
+  // and records the timeout in rank 0's place.
+  void OnRootSilent(absl::Duration timeout, const std::vector<WatchdogReport>& reports);
+  // Rank 0 writes the records; rank 1 once it stood in for a silent rank 0.
+  bool writes_records() const { return is_root() || deputy_; }
+  std::string DeputyFile() const { return options_.out_dir + "/.ranks/deputy"; }
   void AbortAfter(size_t index, const std::string& reason, int exit_status);
   int Finish();
   int ExitStatus() const;
@@ -159,6 +166,7 @@ class JobRunner {
   // only after it fired (the main thread then never touches them again).
   std::unique_ptr<RecordsWriter> writer_;
   std::vector<Record> records_;
+  bool deputy_ = false;  // rank 1 stood in for a silent rank 0
   size_t current_ = 0;
   absl::Time current_started_;
 };
@@ -218,6 +226,7 @@ absl::Status JobRunner::PrepareOutDir(const EnvironmentFingerprint& fingerprint)
   absl::Status status = MakeDirectories(dir + "/.ranks");
   if (!status.ok()) return status;
   RemoveStaleCrashFiles(dir + "/.ranks");
+  unlink(DeputyFile().c_str());  // an earlier job's in this DIR
   status = WriteFileAtomically(dir + "/environment.json", fingerprint.ToJson().dump(2) + "\n");
   if (!status.ok()) return status;
   // The plan, so that a job cut short still says what it never got to (`gpuharness report`).
@@ -302,9 +311,12 @@ int JobRunner::Run() {
         OnTimeout(timeout, reports);
       });
   watchdog_->SetRanksDir(options_.out_dir + "/.ranks");
+  watchdog_->SetDeputy([this](absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
+    OnRootSilent(timeout, reports);
+  });
   absl::Status guarded = InstallCrashGuard(CrashGuardConfig{
       options_.out_dir + "/.ranks", world_.rank(), world_.size(), watchdog_->step_slot(),
-      writer_.get()});
+      writer_.get(), DeputyFile()});
   if (!world_.AllTrue(guarded.ok())) {
     return FailOnRoot(kExitInfrastructure,
                       absl::StrCat("cannot install the crash guard: ", guarded.message()));
@@ -463,8 +475,11 @@ int JobRunner::ExitStatus() const {
   return ComparisonExitStatus(CompareResults(records_, nullptr));
 }
 
-// Rank 0, from the watchdog thread: the main thread is stuck in the point.
+// Rank 0, from the watchdog thread: the main thread is stuck in the point. (Or rank 1 standing
+// in for a silent rank 0: OnRootSilent.)
 void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
+  // A rank 0 that was frozen past the last resort and resumes: rank 1 recorded it already.
+  if (is_root() && access(DeputyFile().c_str(), F_OK) == 0) return;
   ClearPendingCrashRecord();
   const size_t index = current_;
   const PlannedRun& run = plan_[index];
@@ -475,7 +490,7 @@ void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogRepo
   outcome.hang.nccl_ras = NcclRasView(
       backend_ == Backend::kCuda,
       nccl_version == facts_.values.end() ? std::string() : nccl_version->second, kNcclRasBound);
-  if (run.scenario->spec.nccl_inspector) {
+  if (run.scenario->spec.nccl_inspector && is_root()) {
     record.nccl_inspector = inspector_.TakePoint(world_.size(), /*settle=*/false);
     outcome.hang.nccl_inspector = inspector_.LastCompletedLine(world_.size());
   }
@@ -485,10 +500,10 @@ void JobRunner::OnTimeout(absl::Duration timeout, const std::vector<WatchdogRepo
   AbortAfter(index, absl::StrCat(kAbortedAfterTimeout, run.point.name), -1);
 }
 
-// Rank 0 records every later point as not run (planned skips keep their reason), writes the
-// reports and ends the whole job. Other ranks just end it.
+// Rank 0 (or rank 1 standing in) records every later point as not run (planned skips keep
+// their reason), writes the reports and ends the whole job. Other ranks just end it.
 void JobRunner::AbortAfter(size_t index, const std::string& reason, int exit_status) {
-  if (is_root()) {
+  if (writes_records()) {
     ClearPendingCrashRecord();
     for (size_t i = index + 1; i < plan_.size(); ++i) {
       if (plan_[i].skip_reason.empty()) {
@@ -509,9 +524,29 @@ void JobRunner::AbortAfter(size_t index, const std::string& reason, int exit_sta
   std::_Exit(exit_status < 0 ? kExitInfrastructure : exit_status);
 }
 
+void JobRunner::OnRootSilent(absl::Duration timeout, const std::vector<WatchdogReport>& reports) {
+  // First the mark: from now on rank 0 (should it wake) writes no record of its own.
+  if (absl::Status marked = WriteFileAtomically(DeputyFile(), "rank 1 recorded the timeout\n"); !marked.ok()) {
+    std::fprintf(stderr, "gpuharness run: %s\n", std::string(marked.message()).c_str());
+    return;  // the watchdog ends the job without a record
+  }
+  const std::string path = options_.out_dir + "/records.jsonl";
+  absl::StatusOr<RecordsWriter> writer = RecordsWriter::Open(path);
+  if (!writer.ok()) {
+    std::fprintf(stderr, "gpuharness run: %s\n", std::string(writer.status().message()).c_str());
+    return;
+  }
+  writer_ = std::make_unique<RecordsWriter>(*std::move(writer));
+  if (absl::StatusOr<RecordsFileContents> earlier = ReadRecordsFile(path); earlier.ok()) {
+    records_ = std::move(earlier->records);  // rank 0's, for the reports
+  }
+  deputy_ = true;
+  OnTimeout(timeout, reports);
+}
+
 int JobRunner::Finish() {
   int status = kExitOk;
-  if (is_root()) {
+  if (writes_records()) {
     status = ExitStatus();
     if (absl::Status written = reporter_.WriteReports(options_.out_dir, records_); !written.ok()) {
       std::fprintf(stderr, "gpuharness run: %s\n", std::string(written.message()).c_str());

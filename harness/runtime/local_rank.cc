@@ -1,15 +1,10 @@
 #include "harness/runtime/local_rank.h"
 
+#include "harness/core/stable_hash.h"
+
 namespace gh {
 
-uint64_t HostNameHash(std::string_view host) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : host) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
+uint64_t HostNameHash(std::string_view host) { return Fnv1a64(absl::string_view(host.data(), host.size())); }
 
 LocalRankInfo ComputeLocalRank(const std::vector<uint64_t>& host_hashes, int rank) {
   LocalRankInfo info;

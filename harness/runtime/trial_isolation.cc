@@ -3,27 +3,28 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "harness/core/child_process.h"
+#include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/scenario_loader.h"
+#include "harness/core/signal_name.h"
 #include "harness/runtime/crash_record.h"
 #include "harness/runtime/point_context.h"
 #include "harness/runtime/rank_outcome_codec.h"
-
-extern char** environ;
 
 namespace gh {
 
@@ -54,14 +55,20 @@ std::string FormatSeconds(absl::Duration d) {
 }  // namespace
 
 RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
-  const std::string exe = trial.executable.empty() ? "/proc/self/exe" : trial.executable;
+  std::string exe = trial.executable;
+  if (exe.empty()) {  // this binary, by the name its process listing shows
+    std::error_code ec;
+    exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (ec) exe = "/proc/self/exe";
+  }
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return Ended(trial, Outcome::kError,
                  absl::StrCat("trial isolation: pipe: ", std::strerror(errno)), "spawn");
   }
-  std::vector<std::string> args = {
-      "gpuharness",    "trial-worker",
+  ChildSpec spec;
+  spec.argv = {exe,
+      "trial-worker",
       "--scenario-file", trial.scenario_file,
       "--scenario",    trial.scenario,
       "--point",       trial.point,
@@ -71,45 +78,24 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
       "--backend",     std::string(BackendName(trial.backend)),
       "--device",      absl::StrCat(trial.device),
       "--result-fd",   absl::StrCat(kResultFd)};
-  std::vector<char*> argv;
-  for (std::string& arg : args) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], kResultFd);  // dup2 clears FD_CLOEXEC
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group, so that a timeout kills whatever the trial started too; default
-  // signal dispositions and an empty mask, whatever the parent's crash guard installed.
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                      POSIX_SPAWN_SETSIGMASK);
-  pid_t pid = -1;
-  const int spawned = posix_spawn(&pid, exe.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  spec.pass_fds = {{fds[1], kResultFd}};
+  // A session of its own: a timeout kills whatever the trial started too.
+  absl::StatusOr<Child> child = Child::Start(spec);
   close(fds[1]);
-  if (spawned != 0) {
+  absl::Status started = child.ok() ? child->start_error() : child.status();
+  if (!started.ok()) {
     close(fds[0]);
     return Ended(trial, Outcome::kError,
-                 absl::StrCat("trial isolation: cannot start ", exe, ": ", std::strerror(spawned)),
-                 "spawn");
+                 absl::StrCat("trial isolation: cannot start ", exe, ": ", started.message()), "spawn");
   }
 
   // Read the result while waiting: a large outcome must not block the child on a full pipe.
   const absl::Time deadline = absl::Now() + trial.timeout;
   std::string result;
   bool eof = false;
-  int status = 0;
-  bool exited = false;
+  std::optional<ChildExit> exit;
   bool timed_out = false;
-  while (!exited) {
+  while (!exit) {
     if (!eof) {
       pollfd pfd{fds[0], POLLIN, 0};
       if (poll(&pfd, 1, 20) > 0) {
@@ -124,14 +110,10 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
     } else {
       usleep(5000);
     }
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) {
-      exited = true;
-    } else if (absl::Now() >= deadline) {
-      kill(-pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      exited = true;
+    exit = child->Poll();
+    if (!exit && absl::Now() >= deadline) {
+      child->Signal(SIGKILL);
+      while (!(exit = child->Poll())) usleep(1000);
       timed_out = true;
     }
   }
@@ -143,8 +125,6 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
     result.append(buf, static_cast<size_t>(n));
   }
   close(fds[0]);
-  // Anything the trial left behind in its group (a helper process) goes with it.
-  kill(-pid, SIGKILL);
 
   if (timed_out) {
     return Ended(trial, Outcome::kTimeout,
@@ -152,15 +132,12 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
                               " in trial ", trial.trial, " (isolated worker killed)"),
                  "isolated trial");
   }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    const std::string name = SignalName(sig);
+  if (exit->signaled) {
     return Ended(trial, Outcome::kCrash,
-                 absl::StrCat(name == "SIG?" ? absl::StrCat("signal ", sig) : name,
-                              " in isolated trial ", trial.trial),
+                 absl::StrCat(SignalName(exit->signal), " in isolated trial ", trial.trial),
                  "isolated trial");
   }
-  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const int code = exit->code;
   if (code == 0 && !result.empty()) {
     absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(result);
     if (decoded.ok()) {
@@ -225,17 +202,6 @@ absl::StatusOr<WorkerArgs> ParseWorkerArgs(int argc, char** argv) {
   return args;
 }
 
-bool WriteAll(int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
 int TrialWorkerCommand(int argc, char** argv) {
@@ -287,7 +253,8 @@ int TrialWorkerCommand(int argc, char** argv) {
   }
   outcome.rank = args->rank;
   outcome.device = args->device;
-  if (!WriteAll(args->result_fd, EncodeRankOutcome(outcome))) {
+  const std::string encoded = EncodeRankOutcome(outcome);
+  if (!WriteAll(args->result_fd, encoded.data(), encoded.size())) {
     std::fprintf(stderr, "gpuharness trial-worker: cannot return the outcome: %s\n",
                  std::strerror(errno));
     return 3;

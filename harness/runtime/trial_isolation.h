@@ -1,6 +1,6 @@
 // Trials in a fresh child process, for rank-local kinds that ask for it (KindInfo::
 // isolate_trials): a poisoned CUDA context, a crash or a hang in one trial must not touch the
-// next. The parent posix_spawns the gpuharness binary itself with the hidden subcommand
+// next. The parent starts the gpuharness binary itself (core/child_process.h) with the hidden subcommand
 // `trial-worker`, which runs exactly one point × trial with no MPI and hands its RankOutcome
 // back as JSON through a pipe. The parent records what the child returned, or a crash (the
 // signal that ended it, or an exit without a result), or a timeout (it kills the child's whole

@@ -225,7 +225,7 @@ void Watchdog::FireOnRoot(int64_t sequence, absl::Duration timeout) {
 
 void Watchdog::FireOnOtherRank(int64_t sequence, std::unique_lock<std::mutex>& lock) {
   lock.unlock();
-  const WatchdogReport report = TakeSnapshot(sequence);
+  WatchdogReport report = TakeSnapshot(sequence);
   int done = 1;
   if (outgoing_request_ != MPI_REQUEST_NULL) MPI_Test(&outgoing_request_, &done, MPI_STATUS_IGNORE);
   if (done) {
@@ -234,9 +234,12 @@ void Watchdog::FireOnOtherRank(int64_t sequence, std::unique_lock<std::mutex>& l
               comm_, &outgoing_request_);
   }
   lock.lock();
-  // Rank 0 ends the job; if it cannot (gone, frozen), this rank does, rather than hang. A
-  // report above the eager size needs this side to progress: test it while waiting.
-  const auto last_resort = std::chrono::steady_clock::now() + ToChrono(last_resort_);
+  // Rank 0 ends the job; if it cannot (gone, frozen), rank 1 records the timeout in its place and
+  // ends it, and failing that this rank ends it, rather than hang. A report above the eager size
+  // needs this side to progress: test it while waiting.
+  const bool deputy = rank_ == 1 && on_root_silent_;
+  const auto last_resort = std::chrono::steady_clock::now() + ToChrono(last_resort_) +
+                           ToChrono(on_root_silent_ && !deputy ? kDeputyMargin : absl::ZeroDuration());
   auto finished = [&] { return stop_ || !armed_ || sequence_ != sequence; };
   while (!finished() && std::chrono::steady_clock::now() < last_resort) {
     wake_.wait_for(lock, std::chrono::milliseconds(10));
@@ -250,21 +253,37 @@ void Watchdog::FireOnOtherRank(int64_t sequence, std::unique_lock<std::mutex>& l
   if (finished()) return;
   std::fprintf(stderr,
                "gpuharness: watchdog on rank %d: rank 0 did not end the job %s after the timeout "
-               "in step '%s'; aborting\n",
-               rank_, absl::FormatDuration(last_resort_).c_str(), step());
+               "in step '%s'; %s\n",
+               rank_, absl::FormatDuration(last_resort_).c_str(), step(),
+               deputy ? "recording the timeout in its place" : "aborting");
   std::fflush(stderr);
+  if (deputy) {
+    const absl::Duration timeout = timeout_;
+    lock.unlock();
+    std::vector<WatchdogReport> reports = SilentReports();
+    std::vector<bool> heard(size_, false);
+    reports[rank_] = std::move(report);
+    heard[rank_] = true;
+    AddReportsFromFiles(sequence, reports, heard, /*as_reports=*/true);
+    on_root_silent_(timeout, reports);  // writes the records and ends the job
+  }
   MPI_Abort(MPI_COMM_WORLD, 1);
   std::_Exit(1);
 }
 
-std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogReport own) {
+std::vector<WatchdogReport> Watchdog::SilentReports() const {
   std::vector<WatchdogReport> reports(size_);
-  std::vector<bool> heard(size_, false);
   for (int r = 0; r < size_; ++r) {
     reports[r].rank = r;
     reports[r].step = kUnresponsiveStep;
     reports[r].stack_note = "no stack: the rank sent no report within the grace period";
   }
+  return reports;
+}
+
+std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogReport own) {
+  std::vector<WatchdogReport> reports = SilentReports();
+  std::vector<bool> heard(size_, false);
   reports[0] = std::move(own);
   heard[0] = true;
   int heard_count = 1;
@@ -296,9 +315,15 @@ std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogR
     reports[report.rank] = std::move(report);
     ++heard_count;
   }
+  AddReportsFromFiles(sequence, reports, heard, /*as_reports=*/false);
+  return reports;
+}
+
+void Watchdog::AddReportsFromFiles(int64_t sequence, std::vector<WatchdogReport>& reports,
+                                   const std::vector<bool>& heard, bool as_reports) {
   // A rank whose message never came may still have left its snapshot on a shared disk; its
   // step stays "unresponsive" (it did not report), its stack and ring tell where it was.
-  for (int r = 1; r < size_; ++r) {
+  for (int r = 0; r < size_; ++r) {
     WatchdogReport from_file;
     // A file from an earlier job in the same directory predates this point (a minute's slack
     // for the clocks of other hosts).
@@ -311,8 +336,11 @@ std::vector<WatchdogReport> Watchdog::CollectReports(int64_t sequence, WatchdogR
                                          from_file.stack_note, "; last step '", from_file.step,
                                          "'");
     reports[r].ops = std::move(from_file.ops);
+    if (as_reports) {  // the deputy heard no one: what a rank left is its report
+      reports[r].step = from_file.step;
+      reports[r].stack_note = absl::StrCat("from its .hang file: ", from_file.stack_note);
+    }
   }
-  return reports;
 }
 
 }  // namespace gh

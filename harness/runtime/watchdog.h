@@ -8,7 +8,10 @@
 // snapshot to DIR/.ranks/rank<r>.hang (when SetRanksDir named DIR/.ranks) and then:
 //   - a rank other than 0 sends the snapshot to rank 0 over the watchdog's own communicator
 //     and carries on, driving the send while it waits; if its point is still unfinished
-//     `last_resort` later (rank 0 is gone or frozen), it calls MPI_Abort itself;
+//     `last_resort` later (rank 0 is gone or frozen), rank 1 stands in for rank 0 (the deputy
+//     handler, SetDeputy): with its own snapshot and those the others left in their .hang files,
+//     rank 0 marked "unresponsive", it records the timeout and ends the job; the other ranks
+//     wait a margin longer for it, then call MPI_Abort themselves;
 //   - rank 0 collects the other ranks' reports for up to `grace`, takes the snapshot a silent
 //     rank left in its .hang file (same sequence, written since the point began) when there is
 //     one, marks the ranks that left neither as "unresponsive", and calls the timeout handler on the watchdog thread. The handler
@@ -38,6 +41,10 @@ namespace gh {
 
 // Step label of a rank that sent no report within the grace period.
 inline constexpr char kUnresponsiveStep[] = "unresponsive";
+
+// How much longer than rank 1 the other ranks wait for a silent rank 0 before they end the job
+// without a record: rank 1 records the timeout in rank 0's place meanwhile (SetDeputy).
+inline constexpr absl::Duration kDeputyMargin = absl::Seconds(10);
 
 // How long a rank's watchdog waits for its main thread's stack.
 inline constexpr absl::Duration kStackWait = absl::Milliseconds(300);
@@ -80,6 +87,10 @@ class Watchdog {
 
   // DIR/.ranks: where each rank leaves its hang snapshot at a timeout. Before the first Arm.
   void SetRanksDir(std::string dir) { ranks_dir_ = std::move(dir); }
+  // Rank 1's stand-in for a silent rank 0, called on its watchdog thread `last_resort` after its
+  // deadline with one report per rank (rank 0 unresponsive); it writes the records and ends the
+  // job. Before the first Arm; every rank may be given it, rank 1 alone calls it.
+  void SetDeputy(TimeoutHandler on_root_silent) { on_root_silent_ = std::move(on_root_silent); }
 
   // `step` and `operation` must have static storage duration (string literals). Also enters
   // the step, and the operation it issues if any (OpRing::Record), in the operations ring.
@@ -93,6 +104,12 @@ class Watchdog {
   void FireOnRoot(int64_t sequence, absl::Duration timeout);
   void FireOnOtherRank(int64_t sequence, std::unique_lock<std::mutex>& lock);
   std::vector<WatchdogReport> CollectReports(int64_t sequence, WatchdogReport own);
+  // Every rank not `heard` yet: its snapshot from its .hang file; its step stays "unresponsive"
+  // (it did not report) unless `as_reports` (the deputy, who heard no one, takes the files' steps).
+  void AddReportsFromFiles(int64_t sequence, std::vector<WatchdogReport>& reports, const std::vector<bool>& heard,
+                           bool as_reports);
+  // One report per rank, each "unresponsive" until heard from.
+  std::vector<WatchdogReport> SilentReports() const;
   // The rank's own report (stack, ring), also left in its .hang file.
   WatchdogReport TakeSnapshot(int64_t sequence);
   std::string HangFile(int rank) const;
@@ -101,6 +118,7 @@ class Watchdog {
   int rank_ = 0;
   int size_ = 1;
   TimeoutHandler on_timeout_;
+  TimeoutHandler on_root_silent_;
   absl::Duration grace_;
   absl::Duration last_resort_;
   std::atomic<const char*> step_{"idle"};

@@ -40,8 +40,8 @@ KindInfo DescribeBackgroundCapture() {
   KindInfo info;
   info.name = "background_capture";
   info.description =
-      "a host thread enqueues work on a stream while another captures it (seed 001): every "
-      "operation must run exactly once";
+      "a host thread enqueues work on a stream while another captures it (the TransformerEngine "
+      "stream-capture race): every operation must run exactly once";
   info.params =
       ParamsBuilder()
           .Enum("ops", CaptureOps::kMixed,

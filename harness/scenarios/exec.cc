@@ -22,17 +22,18 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "harness/core/exec_template.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/path_under.h"
 #include "harness/core/rank_log_path.h"
 #include "harness/core/registry.h"
 #include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/exec_block_loader.h"
 #include "harness/scenarios/exec_classify.h"
 #include "harness/scenarios/exec_command_record.h"
 #include "harness/scenarios/exec_process.h"
 #include "harness/scenarios/exec_stack_dump.h"
+#include "harness/scenarios/exec_template.h"
 #include "harness/scenarios/kind_backends.h"
 #if defined(GH_HAVE_CUDA)
 #include "harness/runtime/cuda_resources.h"
@@ -113,7 +114,7 @@ class Exec : public Scenario {
  public:
   RankOutcome Run(PointContext& ctx) override {
     const Point& point = ctx.point();
-    const ExecBlock& block = point.spec->exec;
+    const ExecBlock& block = static_cast<const ExecBlock&>(*point.spec->block);
     ctx.SetStep("coordinator");
     const std::string coordinator = AgreeCoordinator(ctx.comm(), ctx.rank());
 
@@ -267,7 +268,8 @@ KindInfo DescribeExec() {
           .Build();
   info.backends = HostAndCudaBackends();
   info.ranks = RankRequirement{1, INT_MAX};
-  info.takes_exec_block = true;
+  info.block_key = "exec";
+  info.read_block = ReadExecBlock;
   info.make = [] { return std::make_unique<Exec>(); };
   return info;
 }

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/signal_name.h"
 #include "harness/core/status_macros.h"
 
 namespace gh {
@@ -93,24 +94,6 @@ absl::Status ExecRules::AddSkip(std::string_view key, std::string_view pattern,
   return absl::OkStatus();
 }
 
-std::string ExecSignalName(int signal_number) {
-  switch (signal_number) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    case SIGINT: return "SIGINT";
-    case SIGPIPE: return "SIGPIPE";
-    case SIGHUP: return "SIGHUP";
-    case SIGQUIT: return "SIGQUIT";
-    case SIGTRAP: return "SIGTRAP";
-    default: return absl::StrCat("signal ", signal_number);
-  }
-}
-
 std::string OutputTail(std::string_view output, int lines) {
   if (lines <= 0) return "";
   std::vector<std::string_view> all = Lines(output);
@@ -161,7 +144,7 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
     }
   }
   if (end.signaled) {
-    return with_tail(Outcome::kCrash, absl::StrCat("killed by ", ExecSignalName(end.signal_number)));
+    return with_tail(Outcome::kCrash, absl::StrCat("killed by ", SignalName(end.signal_number)));
   }
   if (end.exit_status != rules.exit_status) {
     // With signature rules the scenario names its failures; without, the output does.

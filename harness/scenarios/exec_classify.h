@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "harness/core/exec_block.h"
+#include "harness/scenarios/exec_block.h"
 #include "harness/core/outcome.h"
 #include "harness/core/regex.h"
 #include "harness/scenarios/exec_process.h"
@@ -56,8 +56,6 @@ RankOutcome ClassifyExecEnd(const ExecEnd& end, std::string_view output, const E
 // The last `lines` lines of `output`, bytes outside printable ASCII (and tab) shown as '?' so
 // that garbage output stays valid text in the record.
 std::string OutputTail(std::string_view output, int lines);
-
-std::string ExecSignalName(int signal_number);  // "SIGSEGV", or "signal 42"
 
 }  // namespace gh
 

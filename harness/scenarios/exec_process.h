@@ -1,5 +1,5 @@
-// Runs one command as a child in its own process group, its output (stdout and stderr) going
-// straight to a log file, and ends the whole group when the deadline passes.
+// Runs one command as a child in a session of its own (core/child_process.h), its output (stdout
+// and stderr) going straight to a log file, and ends the whole session when the deadline passes.
 #ifndef GPUHARNESS_SCENARIOS_EXEC_PROCESS_H_
 #define GPUHARNESS_SCENARIOS_EXEC_PROCESS_H_
 
@@ -22,15 +22,15 @@ struct ExecCommand {
   std::string workdir;            // "" = the rank's own
   std::string log_path;           // created (truncated); stdout and stderr both go here
   absl::Duration timeout = absl::Seconds(60);
-  // After the deadline: SIGTERM to the group, then SIGKILL once this has passed.
+  // After the deadline: SIGTERM to the session, then SIGKILL once this has passed.
   absl::Duration kill_grace = absl::Seconds(2);
-  // At the deadline, before the group is killed, with the child's pid: asks the processes for
-  // their stacks (exec_stack_dump.h). May be empty.
+  // At the deadline, before the session is killed, with its id (the process group of the
+  // command): asks the processes for their stacks (exec_stack_dump.h). May be empty.
   std::function<void(pid_t)> before_kill;
 };
 
 struct ExecEnd {
-  bool timed_out = false;   // the deadline passed; the group was killed
+  bool timed_out = false;   // the deadline passed; the session was killed
   bool signaled = false;    // ended by a signal (not counting our own kill after a timeout)
   int signal_number = 0;
   int exit_status = 0;      // when neither timed out nor signaled

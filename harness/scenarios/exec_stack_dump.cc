@@ -36,7 +36,7 @@ constexpr char kPySpyVariable[] = "GH_PY_SPY";
 
 // Registers faulthandler for this process (a file per pid, so that every Python process of
 // the command's group has its own), then hands over to the sitecustomize it shadows, if any.
-constexpr char kBootstrap[] = R"py(# Written by gpuharness (docs/hangs.md): at a timeout the harness sends SIGUSR1 to
+constexpr char kBootstrap[] = R"py(# Written by gpuharness (docs/explanation/hangs.md): at a timeout the harness sends SIGUSR1 to
 # each Python process that registered here and records the stacks it dumps.
 import os as _os
 _dir = _os.environ.get("GH_STACK_DUMP_DIR")

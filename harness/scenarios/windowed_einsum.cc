@@ -459,7 +459,7 @@ KindInfo DescribeWindowedEinsum() {
       "(all-gather, one GEMM), windowed (ring steps on one stream), windowed_multistream "
       "(compute and communication streams, double-buffered); layers=2 chains (x @ w1) @ w2 "
       "with a ring reduce-scatter. Checks every element against the monolithic result and a "
-      "reference; times each variant against monolithic (seed 002)";
+      "reference; times each variant against monolithic";
   info.params =
       ParamsBuilder()
           .Enum("variant", EinsumVariant::kWindowedMultistream,

@@ -432,4 +432,157 @@ TEST(Faults, VersionListCommandIsStoppedCappedAndTimedOut) {
   EXPECT_FALSE(std::filesystem::exists(tmp + "/out"));
 }
 
+// Waits up to `limit_s` for a live process whose command line mentions `text`.
+bool ProcessAppears(const std::string& text, double limit_s) {
+  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
+  while (ProcessesMentioning(text).empty()) {
+    if (Clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// A stop request (SIGINT, SIGTERM, SIGHUP) while a version set-up runs stops bisect and minimize
+// at once, set-up included, exit 3, as it stops a sweep.
+TEST(Faults, BisectAndMinimizeStopAtOnceDuringAVersionSetUp) {
+  const std::string tmp = FreshDir("setup_stop");
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    int signal;
+  };
+  const std::vector<Case> cases = {
+      {"bisect", {"bisect", Data("setup_slow.yaml"), "--cell", "bad=yes", "--good", "v1", "--bad", "v2",
+                  "--max-trials", "1", "--kill-grace", "2s", "--out", tmp + "/bisect"}, SIGINT},
+      {"minimize", {"minimize", Data("setup_slow.yaml"), "--failing", "bad=yes,version=v1", "--passing",
+                    "bad=no,version=v1", "--max-trials", "1", "--kill-grace", "2s", "--out", tmp + "/minimize"}, SIGTERM},
+      {"bisect_hup", {"bisect", Data("setup_slow.yaml"), "--cell", "bad=yes", "--good", "v1", "--bad", "v2",
+                      "--max-trials", "1", "--kill-grace", "2s", "--out", tmp + "/bisect_hup"}, SIGHUP},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string out = tmp + "/" + c.name;
+    pid_t driver = Spawn(c.args, tmp + "/" + c.name + ".log");
+    ASSERT_TRUE(ProcessAppears(out + "/versions/v1", 60)) << ReadAll(tmp + "/" + c.name + ".log");
+    const auto start = Clock::now();
+    kill(driver, c.signal);
+    const int code = WaitExit(driver, 60);
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    const std::string log = ReadAll(tmp + "/" + c.name + ".log");
+    EXPECT_EQ(code, 3) << log;
+    EXPECT_LT(seconds, 5.0) << "the set-up (300 s) held the driver";
+    EXPECT_THAT(log, HasSubstr("stopped; its running trials were ended. Rerun the same command to resume."));
+    EXPECT_EQ(Describe(LeftoversAfter(out, 3)), "") << "the set-up outlived its stopped driver";
+  }
+}
+
+// A SIGKILLed driver leaves no version set-up (sweep, bisect) and no list command running,
+// children of their shells included, without waiting for a rerun to stop them.
+TEST(Faults, ASigkilledDriverLeavesNoSetUpAndNoListCommand) {
+  const std::string tmp = FreshDir("sigkill_children");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> setups = {
+      {"sweep", {"sweep", Data("setup_slow.yaml"), "--out", tmp + "/sweep"}},
+      {"bisect", {"bisect", Data("setup_slow.yaml"), "--cell", "bad=yes", "--good", "v1", "--bad", "v2",
+                  "--max-trials", "1", "--out", tmp + "/bisect"}},
+  };
+  for (const auto& [name, args] : setups) {
+    SCOPED_TRACE(name);
+    const std::string out = tmp + "/" + name;
+    pid_t driver = Spawn(args, tmp + "/" + name + ".log");
+    ASSERT_TRUE(ProcessAppears(out + "/versions/v1", 60)) << ReadAll(tmp + "/" + name + ".log");
+    kill(driver, SIGKILL);
+    WaitExit(driver, 10);
+    EXPECT_EQ(Describe(LeftoversAfter(out, 3)), "") << "the set-up outlived its SIGKILLed driver";
+  }
+  // The list command's child names a marker of its own (a list command runs before any DIR).
+  const std::string marker = tmp + "/list-marker";
+  std::string matrix = ReadAll(Data("list_child.yaml"));
+  matrix.replace(matrix.find("LIST_MARKER"), 11, marker);
+  matrix.replace(matrix.find("file: slow_check.yaml"), 21, "file: " + Data("slow_check.yaml"));
+  std::ofstream(tmp + "/list_child.yaml") << matrix;
+  pid_t driver = Spawn({"sweep", tmp + "/list_child.yaml", "--out", tmp + "/list"}, tmp + "/list.log");
+  ASSERT_TRUE(ProcessAppears(marker, 30)) << ReadAll(tmp + "/list.log");
+  kill(driver, SIGKILL);
+  WaitExit(driver, 10);
+  EXPECT_EQ(Describe(LeftoversAfter(marker, 3)), "") << "the list command's child outlived its SIGKILLed driver";
+}
+
+// The ranks of a job into `out` (`gpuharness run ... --out OUT...`), by rank: each names it in
+// OMPI_COMM_WORLD_RANK in its environment.
+std::map<int, int> RanksByNumber(const std::string& out) {
+  std::map<int, int> ranks;
+  for (int pid : RankPids(out)) {
+    const std::string env = ReadAll("/proc/" + std::to_string(pid) + "/environ");
+    const size_t at = env.find("OMPI_COMM_WORLD_RANK=");
+    if (at != std::string::npos) ranks[std::atoi(env.c_str() + at + 21)] = pid;
+  }
+  return ranks;
+}
+
+// Waits up to `limit_s` for rank 0 of the job into `out` to be in its first point (its exec
+// command's log exists) and returns its pid, 0 when it never gets there.
+int RankZeroInAPoint(const std::string& out, double limit_s) {
+  const auto until = Clock::now() + std::chrono::duration<double>(limit_s);
+  while (Clock::now() < until) {
+    std::error_code ec;
+    for (auto it = std::filesystem::recursive_directory_iterator(out, ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->path().filename() != "rank0.log") continue;
+      std::map<int, int> ranks = RanksByNumber(out);
+      if (ranks.size() == 4) return ranks[0];
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return 0;
+}
+
+std::vector<nlohmann::json> RecordsOf(const std::string& path) {
+  std::vector<nlohmann::json> records;
+  std::stringstream lines(ReadAll(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) records.push_back(nlohmann::json::parse(line, nullptr, false));
+  }
+  return records;
+}
+
+// A rank 0 frozen (SIGSTOP) in a point is unresponsive, not crashed: rank 1 records the timeout
+// in its place, naming it, and the later points not run; in a sweep those run again.
+TEST(Faults, AFrozenRankZeroIsATimeoutNamingItNotACrash) {
+  const std::string tmp = FreshDir("frozen");
+  const std::string run_out = tmp + "/run";
+  pid_t job = Spawn({"mpirun", "-np", "4", GH_GPUHARNESS_BIN, "run", Data("frozen.yaml"), "--out", run_out,
+                     "--backend", "host"}, tmp + "/run.log");
+  const int rank0 = RankZeroInAPoint(run_out, 30);
+  ASSERT_NE(rank0, 0) << ReadAll(tmp + "/run.log");
+  kill(rank0, SIGSTOP);
+  WaitExit(job, 120);
+  const std::string log = ReadAll(tmp + "/run.log");
+  std::vector<nlohmann::json> records = RecordsOf(run_out + "/records.jsonl");
+  ASSERT_EQ(records.size(), 3u) << log;
+  EXPECT_EQ(records[0]["outcome"], "timeout") << records[0].dump();
+  EXPECT_THAT(records[0]["signature"].get<std::string>(), HasSubstr("unresponsive [ranks 0]"));
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(records[i]["outcome"], "skip") << records[i].dump();
+    EXPECT_EQ(records[i].value("not_run", false), true) << records[i].dump();
+  }
+  EXPECT_THAT(log, HasSubstr("rank 0 did not end the job 30s after the timeout"));
+  EXPECT_EQ(Describe(LeftoversAfter(run_out, 5)), "");
+
+  // The same in a sweep: the frozen point is a timeout naming rank 0; the others run again.
+  const std::string sweep_out = tmp + "/sweep";
+  pid_t sweep = Spawn({"sweep", Data("frozen_sweep.yaml"), "--out", sweep_out}, tmp + "/sweep.log");
+  const int sweep_rank0 = RankZeroInAPoint(sweep_out, 30);
+  ASSERT_NE(sweep_rank0, 0) << ReadAll(tmp + "/sweep.log");
+  kill(sweep_rank0, SIGSTOP);
+  const int code = WaitExit(sweep, 150);
+  records = RecordsOf(sweep_out + "/records.jsonl");
+  ASSERT_EQ(records.size(), 3u) << ReadAll(tmp + "/sweep.log");
+  EXPECT_EQ(code, 1) << ReadAll(tmp + "/sweep.log");  // a timeout against `expect: pass`
+  EXPECT_EQ(records[0]["outcome"], "timeout") << records[0].dump();
+  EXPECT_THAT(records[0]["signature"].get<std::string>(), HasSubstr("unresponsive [ranks 0]"));
+  EXPECT_EQ(records[1]["outcome"], "pass") << records[1].dump();
+  EXPECT_EQ(records[2]["outcome"], "pass") << records[2].dump();
+  EXPECT_EQ(Describe(LeftoversAfter(sweep_out, 5)), "");
+}
+
 }  // namespace

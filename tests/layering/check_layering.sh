@@ -1,30 +1,50 @@
 #!/bin/sh
 # The layers as includes (docs/architecture: data flows one way). Each folder of harness/ may
 # include harness headers from the folders listed for it, and nothing else:
-#   core       core                       (and never a CUDA, NCCL or MPI header)
-#   runtime    core runtime
-#   scenarios  core runtime scenarios
-#   report     core report
-#   driver     core report driver
-#   cli        anything (the executable wires the layers together)
+#   core                core                    (and never a CUDA, NCCL or MPI header)
+#   runtime             core runtime
+#   scenarios           core runtime scenarios
+#   nccl_device_plugin  core runtime scenarios nccl_device_plugin
+#   report              core report
+#   driver              core report driver
+#   bisect              core report driver bisect
+#   history             core report history
+#   cli                 every layer (the executable wires the layers together)
+# A folder of harness/ without a rule here is an error too: a new layer states what it may use.
 # Prints "FILE:LINE: <layer> includes <header>; <layer> may include only <folders>" for each
-# back-arrow, paths relative to ROOT, and exits 1 when there is one, else 0.
+# back-arrow and "harness/X: no layering rule ..." for each folder without a rule, paths
+# relative to ROOT, and exits 1 when there is one, else 0.
 #
-# usage: check_layering.sh ROOT          (ROOT holds harness/)
+# usage: check_layering.sh ROOT            (ROOT holds harness/)
 #        check_layering.sh --self-test DIR  runs on DIR/fixture and compares with DIR/fixture.expected
 set -u
+
+RULES="core:core
+runtime:core runtime
+scenarios:core runtime scenarios
+nccl_device_plugin:core runtime scenarios nccl_device_plugin
+report:core report
+driver:core report driver
+bisect:core report driver bisect
+history:core report history
+cli:core runtime scenarios nccl_device_plugin report driver bisect history cli"
 
 check() {
   root=$1
   status=0
-  for rule in "core:core" "runtime:core runtime" "scenarios:core runtime scenarios" \
-              "report:core report" "driver:core report driver"; do
+  for dir in $(cd "$root/harness" && find . -mindepth 1 -maxdepth 1 -type d | sed 's|^\./||' | LC_ALL=C sort); do
+    if ! printf '%s\n' "$RULES" | grep -q "^$dir:"; then
+      echo "harness/$dir: no layering rule for this folder; add one to tests/layering/check_layering.sh"
+      status=1
+    fi
+  done
+  printf '%s\n' "$RULES" | while IFS= read -r rule; do
     layer=${rule%%:*}
     allowed=${rule#*:}
     [ -d "$root/harness/$layer" ] || continue
     files=$(cd "$root" && find "harness/$layer" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' \) | LC_ALL=C sort)
     for file in $files; do
-      out=$(awk -v layer="$layer" -v allowed=" $allowed " -v file="$file" '
+      awk -v layer="$layer" -v allowed=" $allowed " -v file="$file" '
         /^[ \t]*#[ \t]*include[ \t]*["<]/ {
           header = $0
           sub(/^[ \t]*#[ \t]*include[ \t]*["<]/, "", header)
@@ -39,13 +59,14 @@ check() {
           } else if (layer == "core" && header ~ /^(mpi|nccl|cuda|cublas|cufft|curand|cusparse|nvml)[^\/]*\.h$/) {
             printf "%s:%d: core includes %s; core never includes CUDA, NCCL or MPI headers\n", file, FNR, header
           }
-        }' "$root/$file")
-      if [ -n "$out" ]; then
-        printf '%s\n' "$out"
-        status=1
-      fi
+        }' "$root/$file"
     done
-  done
+  done > "${TMPDIR:-/tmp}/gh_layering.$$"
+  if [ -s "${TMPDIR:-/tmp}/gh_layering.$$" ]; then
+    cat "${TMPDIR:-/tmp}/gh_layering.$$"
+    status=1
+  fi
+  rm -f "${TMPDIR:-/tmp}/gh_layering.$$"
   return $status
 }
 

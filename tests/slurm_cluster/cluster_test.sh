@@ -294,7 +294,7 @@ case_nodefail() {
   t_seen=$(date +%s.%N)
   wait "$sweep_pid" || status=$?
   [ "$status" -eq 0 ] || { cat "$out.log"; tail -n 20 "$out"/cells/*/job*.log; fail "nodefail: sweep exited $status, expected 0 (the retry passes)"; }
-  grep -q "^cell=b5: srun: error: Node failure on $dead: retrying on the live nodes ($dead left out)$" "$out.log" \
+  grep -q "^cell=b5: srun: error: Node failure on $dead: running it again on the live nodes (attempt 2 of 3; $dead left out)$" "$out.log" \
     || { cat "$out.log"; fail "nodefail: the sweep did not say it retries cell=b5 without $dead"; }
   python3 - "$out" "$dead" <<'PY' || fail "nodefail: see above"
 import json, os, sys

@@ -117,7 +117,7 @@ TEST(VerdictsE2E, ALauncherThatExitsAtOnceIsInfraAndCannotPass) {
   Write(dir + "/false.yaml", "name: false\nargv: [\"false\", \"{program}\", \"{args}\"]\n");
   ExpectSweepIsAllInfra(dir, "false.yaml",
                         "infrastructure: job ended before recording anything (empty log) (job "
-                        "exited with status 1)");
+                        "exited with status 1) (on all 3 attempts)");
 }
 
 // Issue 15 item 3: a launcher program that does not exist.
@@ -126,8 +126,8 @@ TEST(VerdictsE2E, AMissingLauncherIsInfraQuotingWhyItCannotExecute) {
   Write(dir + "/gone.yaml",
         "name: gone\nargv: [\"/nonexistent/gh-mpirun\", \"{program}\", \"{args}\"]\n");
   ExpectSweepIsAllInfra(dir, "gone.yaml",
-                        "infrastructure: gpuharness sweep: cannot execute '/nonexistent/gh-mpirun': "
-                        "No such file or directory (job exited with status 127)");
+                        "infrastructure: gpuharness: cannot execute '/nonexistent/gh-mpirun': "
+                        "No such file or directory (job exited with status 127) (on all 3 attempts)");
 }
 
 // Issue 15 item 3: the real mpirun refusing to run as root (without OMPI_ALLOW_RUN_AS_ROOT).
@@ -136,7 +136,7 @@ TEST(VerdictsE2E, MpirunRefusingRootIsInfraQuotingMpirun) {
   const std::string dir = FreshDir("mpirun_root");
   ExpectSweepIsAllInfra(dir, "mpirun",
                         "infrastructure: mpirun has detected an attempt to run as root. (job "
-                        "exited with status 1)",
+                        "exited with status 1) (on all 3 attempts)",
                         "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
 }
 
@@ -279,6 +279,41 @@ TEST(VerdictsE2E, AnExistingDirOnAReadOnlyMountSaysNotWritable) {
   CommandRun run = Gpuharness("run " + ShellWord(dir + "/s.yaml") + " --backend host --out " + ShellWord(ro));
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_THAT(run.console, HasSubstr("Read-only file system"));
+}
+
+// A bisect whose end cannot run at all (mpirun refusing root on every attempt; a set-up that
+// fails) has no verdict on the code: exit 3, as a sweep of it, not 1 "no answer".
+TEST(VerdictsE2E, ABisectWhoseEndCannotRunIsInfrastructure) {
+  const std::string dir = FreshDir("bisect_end_cannot_run");
+  Write(dir + "/s.yaml", "name: s\nkind: exec\ntimeout: 30s\nexec:\n  argv: [\"true\"]\nexpect: pass\n");
+  Write(dir + "/m.yaml",
+        "name: ends\nscenarios: [s.yaml]\ndefaults: {backend: host, ranks: 1, timeout: 60s}\n"
+        "versions:\n  values:\n    - {label: v1}\n    - {label: v2}\n    - {label: v3, setup: \"exit 7\"}\n");
+  if (geteuid() == 0) {
+    const CommandRun refused = Gpuharness("bisect " + ShellWord(dir + "/m.yaml") +
+                                              " --good v1 --bad v2 --max-trials 1 --out " + ShellWord(dir + "/out1"),
+                                          "env -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM ");
+    EXPECT_EQ(refused.exit_code, 3) << "mpirun refused every attempt: no verdict";
+    EXPECT_THAT(refused.console, HasSubstr("mpirun has detected an attempt to run as root"));
+  }
+  const CommandRun unset = Gpuharness("bisect " + ShellWord(dir + "/m.yaml") +
+                                      " --good v1 --bad v3 --max-trials 1 --out " + ShellWord(dir + "/out2"));
+  EXPECT_EQ(unset.exit_code, 3) << "the bad end's set-up failed: no verdict";
+  EXPECT_THAT(unset.console, HasSubstr("no answer"));
+}
+
+// An --out that names a file is a directory that cannot be written: exit 3, not bad input.
+TEST(VerdictsE2E, ABisectIntoAFileIsInfrastructure) {
+  const std::string dir = FreshDir("bisect_out_file");
+  Write(dir + "/s.yaml", "name: s\nkind: exec\ntimeout: 30s\nexec:\n  argv: [\"true\"]\nexpect: pass\n");
+  Write(dir + "/m.yaml", "name: ends\nscenarios: [s.yaml]\ndefaults: {backend: host, ranks: 1}\n"
+                         "versions:\n  values: [{label: v1}, {label: v2}]\n");
+  Write(dir + "/afile", "not a directory\n");
+  const CommandRun run = Gpuharness("bisect " + ShellWord(dir + "/m.yaml") + " --good v1 --bad v2 --out " +
+                                    ShellWord(dir + "/afile"));
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_THAT(run.console, HasSubstr("--out " + dir + "/afile: not writable"));
+  EXPECT_EQ(ReadFileToString(dir + "/afile").value_or(""), "not a directory\n");
 }
 
 }  // namespace

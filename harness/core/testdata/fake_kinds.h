@@ -31,17 +31,6 @@ inline ScenarioRegistry MakeFakeRegistry() {
   return registry;
 }
 
-// runs_exec: a kind that takes an `exec:` block (as kind exec does), for the exec loader's tests;
-// kept out of MakeFakeRegistry so that its kind list stays as tests pin it.
-inline KindInfo FakeExecKind() {
-  KindInfo exec;
-  exec.name = "runs_exec";
-  exec.params = {{"bytes", ParamType::kBytes, int64_t{1024}, "size", {}, 1.0, {}}};
-  exec.ranks = {1, 8};
-  exec.takes_exec_block = true;
-  return exec;
-}
-
 }  // namespace gh::testing
 
 #endif  // GPUHARNESS_CORE_TESTDATA_FAKE_KINDS_H_

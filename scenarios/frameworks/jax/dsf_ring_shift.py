@@ -1,4 +1,4 @@
-# Seed 000: a Mosaic-GPU collective kernel consuming a slice of a GEMM output; with dynamic-slice
+# The XLA dynamic-slice-fusion / NCCL window registration failure: a Mosaic-GPU collective kernel consuming a slice of a GEMM output; with dynamic-slice
 # fusion on (the default) its buffers miss collective-memory coloring and NCCL symmetric window
 # registration fails ("Cuda failure 1 'invalid argument'"); with
 # XLA_FLAGS=--xla_gpu_enable_dynamic_slice_fusion=false every process prints ok.
@@ -62,7 +62,7 @@ def f():
     dev = lax.axis_index("x").astype(jnp.float32)
     a = jnp.full((19, 256), dev, jnp.float32)
     y1 = ring_shift(a)
-    # The second kernel consumes a static slice of a GEMM output: the fusion the seed is about.
+    # The second kernel consumes a static slice of a GEMM output: the fusion the report is about.
     w = jnp.full((256, 256), 0.01, jnp.float32)
     b = (y1 @ w)[:15]
     y2 = ring_shift(b)

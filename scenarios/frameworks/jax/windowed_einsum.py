@@ -1,4 +1,4 @@
-# Seed 002: with multi-stream windowed einsum forced (XLA_FLAGS from the scenario), jax 0.10.2
+# The windowed-einsum verifier regression: with multi-stream windowed einsum forced (XLA_FLAGS from the scenario), jax 0.10.2
 # fails compilation with "FAILED_PRECONDITION: ... async_computation expected to contain only
 # the root and parameter instructions" once a per-device shard exceeds ~1024; 0.10.1 compiles.
 # python windowed_einsum.py <coordinator> <num_processes> <process_id> <per_device_n>

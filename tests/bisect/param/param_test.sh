@@ -77,4 +77,9 @@ expect_bad bad5 "--good: 'abc' is not an integer" --good abc --bad 2048 --numeri
 expect_bad bad6 "--step needs --numeric" --good 1024 --bad 2048 --step 2
 expect_bad bad7 "--refine: refines a version axis" --good 1024 --bad 2048 --refine
 expect_bad bad8 "--good: '8192' must come before --bad '1024'" --good 8192 --bad 1024
+# The widest span of int64 counts its values without overflowing (and refuses them at once).
+expect_bad bad9 "--step: 18446744073709551615 values from -9223372036854775807 to 9223372036854775807 \(at most 100000\)" \
+  --good=-9223372036854775807 --bad=9223372036854775807 --numeric
+expect_bad bad10 "--step: 18446744073709551616 values|--step: more than 18446744073709551615 values" \
+  --good=-9223372036854775808 --bad=9223372036854775807 --numeric
 echo "PASS: (1024, 2048] and (1500, 1501]"
