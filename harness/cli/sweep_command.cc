@@ -20,6 +20,7 @@
 #include "harness/driver/stop_signals.h"
 #include "harness/report/console_style.h"
 #include "harness/report/failure_lines.h"
+#include "harness/report/run_logs.h"
 
 namespace gh {
 namespace {
@@ -114,7 +115,8 @@ int SweepCommand(int argc, char** argv) {
   }
   if (options.dry_run) return kExitOk;
   // Counted from every record in DIR (a resumed cell's too), as the headline is.
-  std::fputs(RenderFailureLines(ComparisonFailureLines(result->comparison, &result->sweep, verbose), env.style)
+  const RunLogs logs(options.out_dir, &result->sweep);  // each failing rank's log, linked under its line
+  std::fputs(RenderFailureLines(ComparisonFailureLines(result->comparison, &result->sweep, verbose, &logs), env.style)
                  .c_str(),
              stdout);
   std::printf("%s\n", result->headline.c_str());

@@ -85,6 +85,18 @@ void JudgeMetricBounds(std::vector<PointTrials>& points, const std::map<PointKey
   }
 }
 
+TrialEvidence EvidenceOf(const Record& record) {
+  TrialEvidence evidence;
+  evidence.trial = record.trial;
+  evidence.process = record.process;
+  for (const RankOutcome& rank : record.result.ranks) {
+    if (rank.outcome == Outcome::kPass) continue;
+    evidence.ranks.push_back(rank);
+    evidence.ranks.back().metrics.clear();
+  }
+  return evidence;
+}
+
 BaselineChange Judge(const PointTrials& now, const PointTrials& before) {
   // Nothing ran that could be judged (only infra and skips): no change can be claimed. Infra
   // trials are no failures of the code either way.
@@ -239,6 +251,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
   std::vector<std::vector<std::pair<Metric, std::vector<double>>>> metric_values;
   std::vector<std::set<std::string>> classes;
   std::vector<std::vector<PointOutcome>> outcomes;  // per key, for the trial verdict
+  std::vector<bool> evidence_unmet;  // per key: its evidence is of an unmet trial
   for (const Record& record : records) {
     PointKey key{CellKey(record.cell), record.point};
     auto [it, inserted] = index.try_emplace(key, points.size());
@@ -247,6 +260,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
       metric_values.emplace_back();
       classes.emplace_back();
       outcomes.emplace_back();
+      evidence_unmet.push_back(false);
     }
     PointTrials& point = points[it->second];
     if (record.trials > 1) {
@@ -266,6 +280,11 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     }
     if (outcome > point.worst) point.worst = outcome;
     if (point.nccl_inspector.empty()) point.nccl_inspector = record.nccl_inspector;
+    const bool failed = outcome != Outcome::kPass && outcome != Outcome::kSkip;
+    if (!evidence_unmet[it->second] && (!record.matched || (failed && point.evidence.empty()))) {
+      point.evidence = EvidenceOf(record);
+      evidence_unmet[it->second] = !record.matched;
+    }
     if (outcome == Outcome::kPass) {
       ++point.passed;
       AddTrialSamples(record.result.metrics, record.trial, record.process, point.perf_samples);
@@ -385,6 +404,9 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
     ++counts.points;
     counts.trials += point.trials;
     ++counts.points_by_worst[point.worst];
+    if (point.expectation_met() && point.worst != Outcome::kPass && point.worst != Outcome::kSkip) {
+      ++counts.expected_by_worst[point.worst];
+    }
     if (point.flaky()) ++counts.flaky;
     if (!point.expectation_met()) ++counts.unmet;
     entry.now = std::move(point);
@@ -434,6 +456,11 @@ std::string ComparisonHeadline(const Comparison& comparison) {
   std::vector<std::string> outcomes;
   for (const auto& [outcome, n] : c.points_by_worst) {
     outcomes.push_back(absl::StrCat(n, " ", std::string(OutcomeName(outcome))));
+    auto expected = c.expected_by_worst.find(outcome);
+    if (expected == c.expected_by_worst.end()) continue;
+    absl::StrAppend(&outcomes.back(), expected->second < n ? absl::StrCat(" (", expected->second, " expected)")
+                                      : n == 1                ? " (expected)"
+                                                              : " (all expected)");
   }
   std::string line = absl::StrCat(Plural(c.points, "point", "points"), " (",
                                   Plural(c.trials, "trial", "trials"), ")");

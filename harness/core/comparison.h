@@ -43,6 +43,16 @@ std::string ShortSignature(Outcome outcome, const std::string& signature);
 // the outcome name, the signature without a trailing " [ranks ...]", and digit runs as "#".
 std::string SignatureClass(Outcome outcome, const std::string& signature);
 
+// What one failing trial of a key left to read, for the reports to show beside its verdict
+// (report/evidence.h): the trial, and each of its ranks that did not pass, with its step,
+// signature, wrong element, stack and last output lines (kind exec); their metrics left out.
+struct TrialEvidence {
+  int trial = -1;  // 0-based; -1 when no trial of the key failed
+  std::optional<int> process;  // Record::process
+  std::vector<RankOutcome> ranks;
+  bool empty() const { return trial < 0; }
+};
+
 // Every trial of one key.
 struct PointTrials {
   PointKey key;
@@ -65,6 +75,9 @@ struct PointTrials {
   std::string first_failure_signature;       // full text, for tooltips and lists
   std::string first_unmet_signature;         // the first unmatched trial's signature (or outcome)
   std::string skip_reason;                   // of the first skipped trial
+  // The first trial that did not meet its expectation, else the first that failed (neither pass
+  // nor skip): what the reports show of it.
+  TrialEvidence evidence;
   // The first trial that timed out with a hang report (every rank's place, where the ranks
   // diverged, NCCL's RAS view), and that trial's index; -1 when none did.
   HangReport first_hang;
@@ -129,6 +142,9 @@ struct ComparisonCounts {
   int points = 0;  // keys in the current results
   int trials = 0;
   std::map<Outcome, int> points_by_worst;  // keys by their most severe outcome
+  // Of those whose worst outcome is a failure (fail, error, timeout, crash), the keys that met
+  // their expectation: a planted crash the scenario expects.
+  std::map<Outcome, int> expected_by_worst;
   int flaky = 0;                           // keys with passing and failed trials
   int unmet = 0;                           // keys with an unmet expectation
   int regressions = 0, fixes = 0, changed_signatures = 0, new_points = 0, vanished = 0,
@@ -177,8 +193,10 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
 // perf_options.warn_only), else 0.
 int ComparisonExitStatus(const Comparison& comparison);
 
-// One line: "12 points (14 trials): 10 pass, 1 error, 1 skip; 1 unmet expectation;
-// vs baseline: 1 regression, 0 fixes, 0 changed signatures, 0 new, 0 vanished".
+// One line: "12 points (14 trials): 10 pass, 1 skip, 1 error, 2 crash (all expected); 1 unmet
+// expectation; vs baseline: 1 regression, 0 fixes, 0 changed signatures, 0 new, 0 vanished".
+// A failure outcome that some keys expected says how many: "(1 expected)", "(expected)" for
+// the one key, "(all expected)".
 std::string ComparisonHeadline(const Comparison& comparison);
 
 }  // namespace gh

@@ -157,7 +157,7 @@ TEST(CompareResultsTest, ExpectedFailureMetIsExitZero) {
       nullptr);
   EXPECT_EQ(comparison.counts.unmet, 0);
   EXPECT_EQ(ComparisonExitStatus(comparison), 0);
-  EXPECT_EQ(ComparisonHeadline(comparison), "2 points (2 trials): 1 pass, 1 error; 0 unmet expectations");
+  EXPECT_EQ(ComparisonHeadline(comparison), "2 points (2 trials): 1 pass, 1 error (expected); 0 unmet expectations");
 }
 
 // Every baseline category, each on its own point.
@@ -209,8 +209,8 @@ TEST(CompareResultsTest, BaselineCategories) {
   EXPECT_EQ(c.unchanged, 2);
   EXPECT_EQ(ComparisonExitStatus(comparison), 1);
   EXPECT_EQ(ComparisonHeadline(comparison),
-            "6 points (6 trials): 3 pass, 2 error, 1 crash; 0 unmet expectations; vs baseline: 1 regression, "
-            "1 fix, 1 changed signature, 1 new, 1 vanished");
+            "6 points (6 trials): 3 pass, 2 error (all expected), 1 crash (expected); 0 unmet expectations; "
+            "vs baseline: 1 regression, 1 fix, 1 changed signature, 1 new, 1 vanished");
 }
 
 TEST(CompareResultsTest, AnyFailedTrialAfterAllPassIsARegression) {

@@ -12,11 +12,9 @@
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
 #include "harness/core/point.h"
-#include "harness/report/junit.h"
-#include "harness/report/report_html.h"
-#include "harness/report/report_input.h"
-#include "harness/report/results_dir.h"
-#include "harness/report/summary_markdown.h"
+#include "harness/core/status_macros.h"
+#include "harness/driver/rank_log_links.h"
+#include "harness/report/report_writer.h"
 
 namespace gh::driver {
 
@@ -56,31 +54,26 @@ absl::StatusOr<SweepOutputsResult> WriteSweepOutputs(const SweepPlan& plan,
     absl::StatusOr<RecordsFileContents> contents = ReadRecordsFile(path);
     if (!contents.ok()) return contents.status();
     for (Record& r : contents->records) records.push_back(std::move(r));
+    // Each rank's log at DIR/logs/<cell>/..., whichever of the cell's jobs ran its point.
+    GH_RETURN_IF_ERROR(GatherRankLogs(out_dir, plan.cells[i].plan.dir_name));
   }
   SweepInfo info = MakeSweepInfo(plan, cells);
   absl::Status st = WriteRecordsFile(out_dir + "/records.jsonl", records);
   if (!st.ok()) return st;
   st = WriteFileAtomically(out_dir + "/sweep.json", info.ToJson().dump(2) + "\n");
   if (!st.ok()) return st;
-  // A regression against the baseline is a <failure> in junit.xml as in summary.md.
-  Comparison comparison = CompareResults(records, baseline.records, baseline.match);
-  st = WriteFileAtomically(out_dir + "/junit.xml",
-                           RenderJUnit(records, plan.matrix.name, &comparison));
-  if (!st.ok()) return st;
-
-  ReportInput input;
-  input.title = absl::StrCat("gpuharness sweep ", plan.matrix.name);
-  input.comparison = &comparison;
-  input.sweep = &info;
-  // Never an absolute machine path: the baseline as seen from DIR (or its name).
-  input.baseline = BaselineLabel(BaselineDisplayPath(baseline.dir, out_dir), baseline.match);
-  // The environments as `gpuharness report` finds them: DIR/cells/<cell>/environment.json.
-  absl::StatusOr<ResultsDir> dir = LoadResultsDir(out_dir);
-  if (dir.ok()) input.environments = std::move(dir->environments);
-  st = WriteFileAtomically(out_dir + "/summary.md", RenderSummaryMarkdown(input));
-  if (!st.ok()) return st;
-  st = WriteFileAtomically(out_dir + "/report.html", RenderReportHtml(input));
-  if (!st.ok()) return st;
+  // The reports, and the comparison they were written with (DIR/comparison.json), as `gpuharness
+  // report DIR` writes them again.
+  ReportOptions reports;
+  reports.dir = out_dir;
+  if (baseline.records != nullptr) reports.baseline_dir = baseline.dir;
+  reports.baseline_ignore_axes = baseline.match.ignore_axes;
+  reports.perf = baseline.match.perf;
+  reports.baseline_filter = baseline.filter;
+  reports.record_comparison = true;
+  absl::StatusOr<ReportResult> written = WriteReports(reports);
+  if (!written.ok()) return written.status();
+  Comparison comparison = std::move(written->comparison);
 
   SweepOutputsResult result;
   result.records = static_cast<int>(records.size());

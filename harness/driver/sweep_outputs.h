@@ -43,6 +43,7 @@ struct SweepBaseline {
   const std::vector<Record>* records = nullptr;
   std::string dir;      // as the user named it (the reports show it relative to DIR)
   BaselineMatch match;  // which cell axes a point is matched across
+  std::string filter = {};  // --filter, which narrowed the baseline's records too
 };
 
 // --baseline DIR read (nullopt when `baseline_dir` is empty), its records narrowed to the points

@@ -487,7 +487,8 @@ absl::StatusOr<SweepResult> Sweep::Run() {
   progress_->Finish(env_.clock->Now());
 
   GH_ASSIGN_OR_RETURN(static_cast<SweepOutputsResult&>(result_),
-                      WriteSweepOutputs(plan_, status_, out_dir_, {baseline_records, options_.baseline_dir, match}));
+                      WriteSweepOutputs(plan_, status_, out_dir_,
+                                        {baseline_records, options_.baseline_dir, match, options_.filter}));
   return result_;
 }
 

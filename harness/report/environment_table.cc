@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 
 namespace gh {
 namespace {
@@ -182,6 +183,24 @@ EnvironmentTable SummarizeEnvironments(const std::vector<LabeledEnvironment>& en
     }
   }
   return table;
+}
+
+std::vector<std::string> DistinctFactValues(const std::vector<LabeledEnvironment>& environments,
+                                            std::string_view header) {
+  std::vector<std::string> values;
+  for (const Fact& fact : kFacts) {
+    if (header != fact.header) continue;
+    for (const LabeledEnvironment& environment : environments) {
+      if (!environment.fingerprint.is_object()) continue;
+      const std::string text = fact.extract(environment.fingerprint);
+      std::vector<std::string> parts = {text};
+      if (header == "hosts") parts = absl::StrSplit(text, ", ", absl::SkipEmpty());
+      for (const std::string& part : parts) {
+        if (!part.empty() && std::find(values.begin(), values.end(), part) == values.end()) values.push_back(part);
+      }
+    }
+  }
+  return values;
 }
 
 std::vector<EnvironmentSection> EnvironmentSections(const EnvironmentTable& table) {

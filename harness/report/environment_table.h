@@ -5,6 +5,7 @@
 #define GPUHARNESS_REPORT_ENVIRONMENT_TABLE_H_
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -35,6 +36,11 @@ struct EnvironmentTable {
 };
 
 EnvironmentTable SummarizeEnvironments(const std::vector<LabeledEnvironment>& environments);
+
+// The distinct values one fact (a header of EnvironmentTable, "GPU" ... "harness") takes over
+// `environments`, in first-seen order, empty ones left out. "hosts" gives each host once.
+std::vector<std::string> DistinctFactValues(const std::vector<LabeledEnvironment>& environments,
+                                            std::string_view header);
 
 // The tables every report shows of `table`, in order, each with the sentence above it ("" for
 // the facts table): the facts, the variables in force, the variables that differ. Empty

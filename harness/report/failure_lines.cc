@@ -6,13 +6,49 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/trial_verdict.h"
+#include "harness/report/evidence.h"
 #include "harness/report/perf_report.h"
+#include "harness/report/report_sections.h"
 
 namespace gh {
 namespace {
 
 // Long enough for a signature's reason, short enough to stay one terminal line or two.
 constexpr size_t kMaxDetailChars = 200;
+// Each failing rank's last lines under its FAILED line: a glance, or with -v most of the record.
+constexpr size_t kEvidenceLines = 4, kVerboseEvidenceLines = 40;
+// Ranks that ended differently, each with its lines: the first few, or with -v all.
+constexpr size_t kEvidenceGroups = 2;
+
+// The evidence under a FAILED line: per group of ranks its headline and logs, its last lines;
+// then the job's log. Paths as seen from where the command ran (DIR as the user named it).
+std::vector<std::string> EvidenceLines(const PointTrials& now, const RunLogs* logs, bool verbose) {
+  const PointEvidence evidence = CollectEvidence(now, logs);
+  std::vector<std::string> out;
+  auto shown = [&](const std::string& path) {
+    return logs == nullptr || path.empty() ? path : absl::StrCat(logs->results_dir(), "/", path);
+  };
+  for (size_t g = 0; g < evidence.ranks.size(); ++g) {
+    if (!verbose && g == kEvidenceGroups) {
+      out.push_back(absl::StrCat("    ... ", evidence.ranks.size() - g, " more group(s) of ranks (-v shows them)"));
+      break;
+    }
+    const RankEvidence& group = evidence.ranks[g];
+    std::string line = absl::StrCat("    ", evidence.trial.empty() ? "" : absl::StrCat(evidence.trial, ", "),
+                                    OneLineClipped(group.Headline(/*with_signature=*/g > 0), kMaxDetailChars));
+    std::vector<std::string> kept;
+    for (size_t i = 0; i < group.ranks.size(); ++i) {
+      if (!group.logs[i].empty()) kept.push_back(shown(group.logs[i]));
+    }
+    if (!kept.empty()) absl::StrAppend(&line, " — log: ", absl::StrJoin(kept, " "));
+    out.push_back(std::move(line));
+    for (const std::string& text : EvidenceExcerpt(group, verbose ? kVerboseEvidenceLines : kEvidenceLines)) {
+      out.push_back(absl::StrCat("    | ", OneLineClipped(text, kMaxDetailChars)));
+    }
+  }
+  if (!evidence.job_log.empty()) out.push_back(absl::StrCat("    job log: ", shown(evidence.job_log)));
+  return out;
+}
 
 std::string UnmetDetail(const PointTrials& now) {
   if (now.judged_by_verdict) {
@@ -50,12 +86,20 @@ FailureLine MetLine(const PointTrials& now) {
 
 }  // namespace
 
+std::string WithoutOutcomeName(Outcome outcome, const std::string& signature) {
+  std::vector<std::string> names = {std::string(OutcomeName(outcome)) + ": "};
+  if (outcome == Outcome::kInfra) names.push_back("infrastructure: ");
+  for (const std::string& name : names) {
+    if (absl::StartsWith(signature, name)) return signature.substr(name.size());
+  }
+  return signature;
+}
+
 std::string OutcomeAndSignature(Outcome outcome, const std::string& signature) {
   const std::string name(OutcomeName(outcome));
-  if (signature.empty() || signature == name || absl::StartsWith(signature, name + ":")) {
-    return signature.empty() ? name : signature;
-  }
-  return absl::StrCat(name, ": ", signature);
+  const std::string rest = WithoutOutcomeName(outcome, signature);
+  if (rest.empty() || rest == name || signature == name) return name;
+  return absl::StrCat(name, ": ", rest);
 }
 
 int FailureImportance(const FailureLine& line) {
@@ -86,7 +130,7 @@ std::string FailureCellName(const std::map<std::string, std::string>& cell, cons
 }
 
 std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison, const SweepInfo* sweep,
-                                                bool verbose) {
+                                                bool verbose, const RunLogs* logs) {
   std::vector<FailureLine> failed, met;
   for (const PointComparison& entry : comparison.points) {
     if (!entry.now) continue;  // vanished: nothing ran to fail
@@ -97,6 +141,8 @@ std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison, co
       line.outcome = now.worst;
       line.detail = UnmetDetail(now);
       if (regression) absl::StrAppend(&line.detail, "; a regression against the baseline");
+      line.known = ClassifyAttention(entry, comparison.has_baseline).group == Attention::kKnown;
+      if (line.known) absl::StrAppend(&line.detail, "; failing in the baseline too");
     } else if (regression) {
       line.outcome = now.worst;
       line.detail = RegressionDetail(now);
@@ -112,6 +158,8 @@ std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison, co
     }
     line.cell = FailureCellName(now.cell, sweep);
     line.point = now.key.point;
+    line.infrastructure = now.worst == Outcome::kInfra;
+    if (line.word == "FAILED") line.evidence = EvidenceLines(now, logs, verbose);
     (line.word == "FAILED" ? failed : met).push_back(std::move(line));
   }
   failed.insert(failed.end(), std::make_move_iterator(met.begin()), std::make_move_iterator(met.end()));
@@ -143,7 +191,7 @@ std::string RenderFailureLines(std::vector<FailureLine> lines, const ConsoleStyl
   auto failed_end = std::stable_partition(lines.begin(), lines.end(),
                                           [](const FailureLine& l) { return l.word == "FAILED"; });
   std::stable_sort(lines.begin(), failed_end, [](const FailureLine& a, const FailureLine& b) {
-    return FailureImportance(a) < FailureImportance(b);
+    return std::make_pair(a.known, FailureImportance(a)) < std::make_pair(b.known, FailureImportance(b));
   });
   std::string out;
   for (const FailureLine& line : lines) {
@@ -154,6 +202,7 @@ std::string RenderFailureLines(std::vector<FailureLine> lines, const ConsoleStyl
                     line.cell.empty() ? "" : " :: ", OneLineClipped(line.point, kMaxDetailChars));
     if (!line.detail.empty()) absl::StrAppend(&out, " — ", OneLineClipped(line.detail, kMaxDetailChars));
     out += "\n";
+    for (const std::string& evidence : line.evidence) absl::StrAppend(&out, evidence, "\n");
   }
   return out;
 }

@@ -3,9 +3,15 @@
 #include <cstdio>
 #include <map>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "harness/report/evidence.h"
+#include "harness/report/failure_lines.h"
 #include "harness/report/result_matrix.h"
 #include "harness/report/perf_report.h"
+#include "harness/report/report_sections.h"
 
 namespace gh {
 namespace {
@@ -65,19 +71,31 @@ std::string Escape(const std::string& text, bool attribute) {
   return out;
 }
 
+// The lines of a failing rank's output a failure's body shows; <system-out> has them all.
+constexpr size_t kMaxEvidenceLines = 24;
+
+// Seconds to the microsecond, trailing zeros dropped down to the millisecond: a kernel point of
+// 0.46 ms is "0.000461", not "0.000".
 std::string Seconds(double seconds) {
   char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.3f", seconds >= 0 ? seconds : 0.0);
-  return buffer;
+  std::snprintf(buffer, sizeof(buffer), "%.6f", seconds >= 0 ? seconds : 0.0);
+  std::string text = buffer;
+  while (text.size() > 1 && text.back() == '0' && text.size() - text.find('.') > 4) text.pop_back();
+  return text;
 }
 
-// "gpuharness.<matrix>.<cell key>": the matrix and the cell, so every cell × point has its own
-// (classname, name) pair and CI history keeps cells apart. Parts that are absent are left out.
-std::string ClassName(const std::string& matrix, const std::string& cell_key) {
-  std::string name = "gpuharness";
-  if (!matrix.empty()) absl::StrAppend(&name, ".", matrix);
-  if (!cell_key.empty()) absl::StrAppend(&name, ".", cell_key);
-  return name;
+// A point's testcase name: the point, then its cell in brackets.
+std::string TestName(const PointTrials& now, const ReportInput* report) {
+  if (now.cell.empty()) return now.key.point;
+  return absl::StrCat(now.key.point, " [", FailureCellName(now.cell, report ? report->sweep : nullptr), "]");
+}
+
+// What the point got, once: "error: RuntimeError: ..." for one trial, "3 trials, 2 failed (...):
+// <first signature>" for several.
+std::string GotText(const PointTrials& now, const std::string& signature) {
+  if (now.trials == 1 && !now.judged_by_verdict) return OutcomeAndSignature(now.worst, signature);
+  const std::string got = TrialsText(now);
+  return signature.empty() || absl::StrContains(got, signature) ? got : absl::StrCat(got, ": ", signature);
 }
 
 // What each rank that did not pass ended as, for the body of a failure.
@@ -106,6 +124,42 @@ std::string RankDetails(const Record& r) {
     absl::StrAppend(&out, "\n  NCCL RAS: ", hang.nccl_ras.substr(0, hang.nccl_ras.find('\n')));
   }
   if (!hang.nccl_inspector.empty()) absl::StrAppend(&out, "\n  NCCL Inspector: ", hang.nccl_inspector);
+  return out;
+}
+
+// The evidence as a failure's body shows it: each group of ranks, its logs, its last lines; the
+// job's log.
+std::string FailureEvidenceText(const PointEvidence& evidence, const ReportInput& report) {
+  std::string out;
+  if (!evidence.trial.empty()) absl::StrAppend(&out, "\n", evidence.trial, ":");
+  for (const RankEvidence& group : evidence.ranks) {
+    absl::StrAppend(&out, "\n", group.Headline());
+    for (size_t i = 0; i < group.ranks.size(); ++i) {
+      if (!group.logs[i].empty()) absl::StrAppend(&out, "\n  rank ", group.ranks[i], " log: ", report.PathTo(group.logs[i]));
+    }
+    for (const std::string& line : EvidenceExcerpt(group, kMaxEvidenceLines)) absl::StrAppend(&out, "\n  | ", line);
+  }
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, "\njob log: ", report.PathTo(evidence.job_log));
+  return out;
+}
+
+// For <system-out>: every failing rank's output or stack as the record kept it, and the logs
+// that hold the rest ("" when there is none of those).
+std::string RecordedOutputText(const PointEvidence& evidence, const ReportInput& report) {
+  std::string out;
+  for (const RankEvidence& group : evidence.ranks) {
+    std::vector<std::string> logs;
+    for (size_t i = 0; i < group.ranks.size(); ++i) {
+      if (!group.logs[i].empty()) logs.push_back(report.PathTo(group.logs[i]));
+    }
+    if (group.lines.empty() && logs.empty()) continue;
+    absl::StrAppend(&out, "\n\n", group.lines_kind.empty() ? "log" : group.lines_kind, " of ", group.where);
+    if (!group.lines_note.empty()) absl::StrAppend(&out, " (", group.lines_note, ")");
+    if (!logs.empty()) absl::StrAppend(&out, ", log: ", absl::StrJoin(logs, " "));
+    if (!group.lines.empty()) out += ":";
+    for (const std::string& line : group.lines) absl::StrAppend(&out, "\n  | ", line);
+  }
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, "\n\njob log: ", report.PathTo(evidence.job_log));
   return out;
 }
 
@@ -138,32 +192,39 @@ struct Testcase {
 // than the baseline's, unless warn-only); trials and the expectation a non-pass outcome met go to
 // <system-out>.
 Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Record*>& trials,
-                        const std::string& matrix, bool perf_warn_only) {
+                        const std::string& matrix, bool perf_warn_only, bool has_baseline,
+                        const ReportInput* report) {
   const PointTrials& now = *entry.now;
   double seconds = 0;
   for (const Record* r : trials) seconds += r->duration_s > 0 ? r->duration_s : 0;
   Testcase out;
-  absl::StrAppend(&out.xml, "    <testcase classname=\"", Escape(ClassName(matrix, entry.key.cell), true),
-                  "\" name=\"", Escape(entry.key.point, true), "\" time=\"", Seconds(seconds), "\"");
+  absl::StrAppend(&out.xml, "    <testcase classname=\"", Escape(JUnitClassName(matrix, now.scenario), true),
+                  "\" name=\"", Escape(TestName(now, report), true), "\" time=\"", Seconds(seconds), "\"");
   const std::string expected = now.expected.ToString();
-  const std::string got = TrialsText(now);
   const bool regression = entry.change == BaselineChange::kRegression;
   const bool perf_failure = entry.perf_regressed() && !perf_warn_only;
+  const PointEvidence evidence = report != nullptr ? CollectEvidence(now, report->logs) : PointEvidence{};
   std::string inner;
   if (now.worst == Outcome::kInfra) {
     out.error = true;
-    const std::string message = absl::StrCat("not run (infrastructure): ", now.first_failure_signature);
+    const std::string message = absl::StrCat("not run (infrastructure): ", WithoutOutcomeName(now.worst, now.first_failure_signature));
+    std::string body = message;
+    if (report != nullptr) body += FailureEvidenceText(evidence, *report);
     absl::StrAppend(&inner, "      <error message=\"", Escape(message, true), "\" type=\"infra\">",
-                    Escape(message, false), "</error>\n");
+                    Escape(body, false), "</error>\n");
   } else if (!now.expectation_met() || regression) {
     out.failure = true;
+    const std::string got =
+        GotText(now, now.expectation_met() ? now.first_failure_signature : now.first_unmet_signature);
+    // What changed leads the message: Jenkins shows it first ("regression: expected pass, got ...").
+    const AttentionOf attention = ClassifyAttention(entry, has_baseline);
     std::string message = now.expectation_met()
                               ? absl::StrCat("regression: baseline ", TrialsText(*entry.baseline), ", now ", got)
                               : absl::StrCat("expected ", expected, ", got ", got);
-    const std::string& signature = now.expectation_met() ? now.first_failure_signature : now.first_unmet_signature;
-    if (!signature.empty() && got.find(signature) == std::string::npos) absl::StrAppend(&message, ": ", signature);
+    if (!now.expectation_met() && has_baseline) message = absl::StrCat(attention.why, ": ", message);
     std::string body = message;
-    if (!now.expectation_met() && regression) absl::StrAppend(&body, "\nregression: baseline ", TrialsText(*entry.baseline));
+    if (!now.expectation_met() && regression) absl::StrAppend(&body, "\nbaseline: ", TrialsText(*entry.baseline));
+    if (report != nullptr) body += FailureEvidenceText(evidence, *report);
     absl::StrAppend(&inner, "      <failure message=\"", Escape(message, true), "\" type=\"",
                     regression && now.expectation_met() ? "regression" : std::string(OutcomeName(now.worst)),
                     "\">", Escape(body, false), "</failure>\n");
@@ -178,7 +239,7 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
   }
   std::string notes;
   if (!out.failure && !out.error && now.worst != Outcome::kPass && now.worst != Outcome::kSkip) {
-    notes = absl::StrCat("expected ", expected, " and got ", got);
+    notes = absl::StrCat("expected ", expected, " and got ", GotText(now, now.first_failure_signature));
     if (!now.expected.reason.empty()) absl::StrAppend(&notes, "\nreason: ", now.expected.reason);
   }
   if (now.trials > 1 || ((out.failure || out.error) && !trials.empty()) || !notes.empty()) {
@@ -186,6 +247,8 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
     if (!notes.empty() && !lines.empty()) notes += "\n";
     notes += lines;
   }
+  // Every failing rank's output as the record kept it, with the logs that hold the rest.
+  if (report != nullptr && !notes.empty()) notes += RecordedOutputText(evidence, *report);
   if (!notes.empty()) absl::StrAppend(&inner, "      <system-out>", Escape(notes, false), "</system-out>\n");
   if (inner.empty()) {
     out.xml += "/>\n";
@@ -195,10 +258,32 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
   return out;
 }
 
+// <properties> of the suite: when, where, with which versions, and the baseline.
+std::string SuiteProperties(const ReportInput& report) {
+  std::vector<std::pair<std::string, std::string>> properties = {
+      {"ran", report.facts.when}, {"hosts", absl::StrJoin(report.facts.hosts, ", ")},
+      {"where", report.facts.where}, {"versions", report.facts.versions}, {"baseline", report.baseline},
+      {"baseline not compared", report.baseline_problem}};
+  std::string out;
+  for (const auto& [name, value] : properties) {
+    if (value.empty()) continue;
+    absl::StrAppend(&out, "      <property name=\"", Escape(name, true), "\" value=\"", Escape(value, true), "\"/>\n");
+  }
+  return out.empty() ? "" : absl::StrCat("    <properties>\n", out, "    </properties>\n");
+}
+
 }  // namespace
 
+std::string JUnitClassName(const std::string& matrix, const std::string& scenario) {
+  std::string name = "gpuharness";
+  for (const std::string* part : {&matrix, &scenario}) {
+    if (!part->empty()) absl::StrAppend(&name, ".", absl::StrReplaceAll(*part, {{".", "_"}}));
+  }
+  return name;
+}
+
 std::string RenderJUnit(const std::vector<Record>& records, const std::string& suite_name,
-                        const Comparison* comparison) {
+                        const Comparison* comparison, const ReportInput* report) {
   Comparison own;
   if (comparison == nullptr) {
     own = CompareResults(records, nullptr);
@@ -210,11 +295,28 @@ std::string RenderJUnit(const std::vector<Record>& records, const std::string& s
   int tests = 0, failures = 0, errors = 0, skipped = 0;
   double total_s = 0;
   std::string cases;
+  // What changed first, then the known failures, the fixes, the rest: a reader of the file (or of
+  // a CI log that prints it) meets the news first.
+  std::vector<const PointComparison*> order;
   for (const PointComparison& entry : comparison->points) {
-    if (!entry.now) continue;  // vanished: only the baseline has it
-    const std::vector<const Record*>& trials = trials_of[entry.key];
+    if (entry.now) order.push_back(&entry);  // vanished: only the baseline has it
+  }
+  auto rank = [&](const PointComparison* e) {
+    switch (ClassifyAttention(*e, comparison->has_baseline).group) {
+      case Attention::kChanged: return 0;
+      case Attention::kKnown: return e->expectation_met() ? 2 : 1;
+      case Attention::kFixed: return 3;
+      case Attention::kNone: return 4;
+    }
+    return 4;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const PointComparison* a, const PointComparison* b) { return rank(a) < rank(b); });
+  for (const PointComparison* entry : order) {
+    const std::vector<const Record*>& trials = trials_of[entry->key];
     for (const Record* r : trials) total_s += r->duration_s > 0 ? r->duration_s : 0;
-    Testcase testcase = RenderTestcase(entry, trials, matrix, comparison->perf_options.warn_only);
+    Testcase testcase =
+        RenderTestcase(*entry, trials, matrix, comparison->perf_options.warn_only, comparison->has_baseline, report);
     ++tests;
     failures += testcase.failure;
     errors += testcase.error;
@@ -226,9 +328,18 @@ std::string RenderJUnit(const std::vector<Record>& records, const std::string& s
       absl::StrCat("tests=\"", tests, "\" failures=\"", failures, "\" errors=\"", errors, "\"");
   const std::string time = absl::StrCat("time=\"", Seconds(total_s), "\"");
   const std::string name = Escape(suite_name, true);
+  std::string where, properties;
+  if (report != nullptr) {
+    if (!report->facts.first_start.empty()) absl::StrAppend(&where, " timestamp=\"", Escape(report->facts.first_start, true), "\"");
+    if (!report->facts.hosts.empty()) {
+      absl::StrAppend(&where, " hostname=\"", Escape(absl::StrJoin(report->facts.hosts, ","), true), "\"");
+    }
+    properties = SuiteProperties(*report);
+  }
   return absl::StrCat("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", "<testsuites name=\"", name, "\" ",
                       counts, " ", time, ">\n", "  <testsuite name=\"", name, "\" ", counts,
-                      " skipped=\"", skipped, "\" ", time, ">\n", cases, "  </testsuite>\n</testsuites>\n");
+                      " skipped=\"", skipped, "\" ", time, where, ">\n", properties, cases,
+                      "  </testsuite>\n</testsuites>\n");
 }
 
 }  // namespace gh

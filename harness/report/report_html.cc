@@ -11,6 +11,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/param.h"
+#include "harness/report/evidence.h"
 #include "harness/report/report_palette.h"
 #include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
@@ -34,6 +35,12 @@ td.expected{font-style:italic;background-image:repeating-linear-gradient(135deg,
 svg{background:#fff;border:1px solid #d0d7de}svg text{font-size:11px;fill:#1f2328}svg text.axis-name{font-size:12px;font-weight:600}
 .series-key{display:inline-block;width:14px;height:3px;vertical-align:middle;margin-right:4px}
 ul.chart-legend{list-style:none;padding:0;margin:4px 0;font-size:12px;max-width:560px}ul.chart-legend li{display:inline-block;margin-right:12px}
+p.ran,p.baseline,p.shape{margin:2px 0}
+tr.evidence>td{border-top:none;padding:0 8px 6px 24px;background:#fbfbfc}
+details.evidence summary{cursor:pointer;padding:3px 0}details.evidence .ranks{margin:2px 0 0}
+pre.tail{font:12px/1.35 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f6f8fa;border:1px solid #d0d7de;
+padding:4px 8px;margin:2px 0 4px;max-width:1500px;overflow-x:auto;white-space:pre}
+a.log{font-weight:600}.problem{color:#cf222e;font-weight:600}
 )css";
 
 // The outcome colours and the markers, from report_palette.h: each marker is two rings (dark
@@ -69,6 +76,70 @@ void AppendTable(std::string& out, const std::vector<std::string>& headers,
     out += "<tr>";
     for (const std::string& value : row) out += Cell("td", value);
     out += "</tr>\n";
+  }
+  out += "</table>\n";
+}
+
+// The lines of a rank's output (or stack) shown under an entry; its log has them all.
+constexpr size_t kMaxEvidenceLines = 16;
+
+std::string LogLink(const ReportInput& input, const std::string& path, const std::string& text) {
+  if (path.empty()) return "";
+  return absl::StrCat("<a class=\"log\" href=\"", EscapeHtml(input.LinkTo(path)), "\">", EscapeHtml(text), "</a>");
+}
+
+std::string RankLogLinks(const ReportInput& input, const RankEvidence& group) {
+  std::string out;
+  for (size_t i = 0; i < group.ranks.size(); ++i) {
+    if (!group.logs[i].empty()) {
+      absl::StrAppend(&out, " · ", LogLink(input, group.logs[i], absl::StrCat("rank ", group.ranks[i], " log")));
+    }
+  }
+  return out;
+}
+
+// A row under an entry's row, holding its evidence: open (what changed) or folded (known).
+void AppendEvidenceRow(std::string& out, const ReportInput& input, const PointComparison& entry, size_t columns,
+                       bool open) {
+  const PointEvidence evidence = CollectEvidence(*entry.now, input.logs);
+  if (evidence.empty()) return;
+  absl::StrAppend(&out, "<tr class=\"evidence\"><td colspan=\"", columns, "\"><details class=\"evidence\"",
+                  open ? " open" : "", "><summary>");
+  if (!evidence.trial.empty()) absl::StrAppend(&out, EscapeHtml(evidence.trial), ": ");
+  if (!evidence.ranks.empty()) {
+    absl::StrAppend(&out, EscapeHtml(evidence.ranks.front().Headline(/*with_signature=*/false)),
+                    RankLogLinks(input, evidence.ranks.front()));
+  }
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LogLink(input, evidence.job_log, "job log"));
+  out += "</summary>\n";
+  for (size_t g = 0; g < evidence.ranks.size(); ++g) {
+    const RankEvidence& group = evidence.ranks[g];
+    // The first group's headline is the summary's; its signature and detail are the row's.
+    if (g > 0) {
+      absl::StrAppend(&out, "<p class=\"ranks\">", EscapeHtml(group.Headline()), RankLogLinks(input, group), "</p>\n");
+    } else if (!group.detail.empty()) {
+      absl::StrAppend(&out, "<p class=\"ranks\">", EscapeHtml(group.detail), "</p>\n");
+    }
+    if (group.lines.empty()) continue;
+    absl::StrAppend(&out, "<pre class=\"tail\">", EscapeHtml(absl::StrJoin(EvidenceExcerpt(group, kMaxEvidenceLines), "\n")),
+                    "</pre>\n");
+  }
+  out += "</details></td></tr>\n";
+}
+
+// An attention section: its table, each entry's evidence in a row beneath it.
+void AppendSection(std::string& out, const ReportInput& input, const ReportSection& section) {
+  absl::StrAppend(&out, "<h2>", EscapeHtml(section.title), " (", section.rows.size(), ")</h2>\n<table><tr>");
+  for (const std::string& header : section.headers) out += Cell("th", header);
+  out += "</tr>\n";
+  for (size_t row = 0; row < section.rows.size(); ++row) {
+    out += "<tr>";
+    for (const std::string& value : section.rows[row]) out += Cell("td", value);
+    out += "</tr>\n";
+    const PointComparison* entry = section.EntryOfRow(row);
+    if (section.with_evidence && entry != nullptr) {
+      AppendEvidenceRow(out, input, *entry, section.headers.size(), section.evidence_open);
+    }
   }
   out += "</table>\n";
 }
@@ -383,6 +454,18 @@ void AppendMatrix(std::string& out, const ScenarioMatrix& matrix) {
   AppendCharts(out, matrix);
 }
 
+// What the heatmaps' colours and markers mean.
+std::string Legend() {
+  std::string out = "<p class=\"legend\">";
+  for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "infra", "flaky"}) {
+    absl::StrAppend(&out, "<span class=\"o-", outcome, "\" style=\"display:inline-block\">", outcome, "</span>");
+  }
+  out += " &nbsp; <span class=\"o-crash expected\">expected (hatched)</span>"
+         "<span class=\"o-none regression\">regression</span><span class=\"o-none unexpected\">unmet expectation</span>"
+         "<span class=\"o-none fixed\">fixed</span></p>\n";
+  return out;
+}
+
 void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& environments) {
   const std::vector<EnvironmentSection> sections = EnvironmentSections(environments);
   if (sections.empty()) return;
@@ -408,22 +491,25 @@ std::string RenderReportHtml(const ReportInput& input) {
                                  EscapeHtml(input.title), "</title>\n<style>", kStyle, PaletteStyle(), "</style></head>\n<body>\n");
   absl::StrAppend(&out, "<h1>", EscapeHtml(input.title), "</h1>\n<p class=\"headline\">",
                   EscapeHtml(ComparisonHeadline(comparison)), "</p>\n");
-  if (sweep != nullptr) absl::StrAppend(&out, "<p>", EscapeHtml(SweepShape(*sweep)), "</p>\n");
-  if (!input.baseline.empty()) absl::StrAppend(&out, "<p>Baseline: ", EscapeHtml(input.baseline), "</p>\n");
-  out += "<p class=\"legend\">";
-  for (const char* outcome : {"pass", "skip", "fail", "error", "timeout", "crash", "infra", "flaky"}) {
-    absl::StrAppend(&out, "<span class=\"o-", outcome, "\" style=\"display:inline-block\">", outcome, "</span>");
+  const std::string ran = input.facts.Line();
+  if (!ran.empty()) absl::StrAppend(&out, "<p class=\"ran\">", EscapeHtml(ran), "</p>\n");
+  if (sweep != nullptr) absl::StrAppend(&out, "<p class=\"shape\">", EscapeHtml(SweepShape(*sweep)), "</p>\n");
+  if (!input.baseline.empty()) {
+    absl::StrAppend(&out, "<p class=\"baseline\">Baseline: ", EscapeHtml(input.baseline));
+    if (!input.baseline_problem.empty()) {
+      absl::StrAppend(&out, " — <span class=\"problem\">not compared</span>: ", EscapeHtml(input.baseline_problem),
+                      "; this report compares with the expectations only");
+    }
+    out += "</p>\n";
   }
-  out += " &nbsp; <span class=\"o-crash expected\">expected (hatched)</span>"
-         "<span class=\"o-none regression\">regression</span><span class=\"o-none unexpected\">unmet expectation</span>"
-         "<span class=\"o-none fixed\">fixed</span></p>\n";
 
   for (const ReportSection& section : AttentionSections(comparison, sweep, std::string::npos)) {
-    absl::StrAppend(&out, "<h2>", EscapeHtml(section.title), " (", section.rows.size(), ")</h2>\n");
-    AppendTable(out, section.headers, section.rows);
+    AppendSection(out, input, section);
   }
   out += PerfChartsHtml(comparison);
-  for (const ScenarioMatrix& matrix : BuildScenarioMatrices(comparison, sweep)) AppendMatrix(out, matrix);
+  const std::vector<ScenarioMatrix> matrices = BuildScenarioMatrices(comparison, sweep);
+  if (!matrices.empty()) out += Legend();
+  for (const ScenarioMatrix& matrix : matrices) AppendMatrix(out, matrix);
   AppendEnvironment(out, input.environments);
   out += "</body></html>\n";
   return out;

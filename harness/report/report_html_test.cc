@@ -167,9 +167,9 @@ TEST(ReportHtmlTest, NoPlotWithoutANumericSweptParameter) {
 TEST(ReportHtmlTest, ComparisonListsAndEnvironment) {
   std::string html = RenderSmallSweep(true);
   EXPECT_THAT(html, ContainsAll({
-                  "<p>Matrix matrices/nccl_small.yaml: 4 cells, proto (2) × nccl (2)</p>",
-                  "<h2>Unmet expectations (1)</h2>",
-                  "<h2>Regressions (1)</h2>",
+                  "<p class=\"shape\">Matrix matrices/nccl_small.yaml: 4 cells, proto (2) × nccl (2)</p>",
+                  "<h2>Regressions and new failures (1)</h2>",
+                  "<h2>Known failures (1)</h2>",
                   "<h2>Vanished points (1)</h2>",
                   "<td>ring/bytes=16M/np=2</td>",
                   "<h2>Environment</h2>",

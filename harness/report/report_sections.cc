@@ -1,5 +1,6 @@
 #include "harness/report/report_sections.h"
 
+#include <algorithm>
 #include <functional>
 #include <utility>
 
@@ -24,15 +25,21 @@ std::string CellOf(const PointComparison& entry, const SweepInfo* sweep) {
 ReportSection EntrySection(std::string title, const Comparison& comparison, const SweepInfo* sweep,
                            const std::function<bool(const PointComparison&)>& select,
                            const std::vector<std::string>& headers, const Columns& columns) {
-  ReportSection section{std::move(title), {"cell", "point"}, {}};
+  ReportSection section{std::move(title), {"cell", "point"}, {}, {}};
   section.headers.insert(section.headers.end(), headers.begin(), headers.end());
   for (const PointComparison& entry : comparison.points) {
     if (!select(entry)) continue;
     std::vector<std::string> row = {CellOf(entry, sweep), entry.key.point};
     for (std::string& value : columns(entry)) row.push_back(std::move(value));
     section.rows.push_back(std::move(row));
+    section.entries.push_back(&entry);
   }
   return section;
+}
+
+// What an entry shows as its signature: the unmet trial's when its expectation is unmet.
+std::string EntrySignature(const PointComparison& e) {
+  return e.now->expectation_met() ? TrialsSignature(*e.now) : e.now->first_unmet_signature;
 }
 
 }  // namespace
@@ -43,27 +50,87 @@ std::string TrialsSignature(const PointTrials& trials) {
   return "";
 }
 
+AttentionOf ClassifyAttention(const PointComparison& entry, bool has_baseline) {
+  if (!entry.now) return {};
+  const PointTrials& now = *entry.now;
+  const bool failing = now.worst != Outcome::kPass && now.worst != Outcome::kSkip;
+  if (now.worst == Outcome::kInfra) return {Attention::kChanged, "not run (infrastructure)"};
+  if (entry.change == BaselineChange::kRegression) return {Attention::kChanged, "regression"};
+  if (!now.expectation_met()) {
+    if (!has_baseline) return {Attention::kChanged, "unmet expectation"};
+    if (!entry.baseline) return {Attention::kChanged, "new point"};
+    if (entry.baseline->expectation_met()) return {Attention::kChanged, "new failure"};
+    if (entry.change == BaselineChange::kChangedSignature) {
+      return {Attention::kChanged, "failing differently than in the baseline"};
+    }
+    return {Attention::kKnown, "failing in the baseline too"};
+  }
+  if (failing) {
+    return {Attention::kKnown,
+            now.expected.reason.empty() ? "expected" : absl::StrCat("expected: ", now.expected.reason)};
+  }
+  if (entry.change == BaselineChange::kFix) return {Attention::kFixed, "fixed"};
+  return {};
+}
+
 std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,
                                              size_t max_text_chars) {
   auto clip = [max_text_chars](const std::string& text) {
     if (text.size() <= max_text_chars) return text;
     return text.substr(0, max_text_chars - 3) + "...";
   };
+  auto in_group = [&](Attention group) {
+    return [&comparison, group](const PointComparison& e) {
+      return ClassifyAttention(e, comparison.has_baseline).group == group;
+    };
+  };
   std::vector<ReportSection> sections;
+  if (comparison.has_baseline) {
+    sections.push_back(EntrySection(
+        "Regressions and new failures", comparison, sweep, in_group(Attention::kChanged),
+        {"change", "expected", "baseline", "now", "signature"}, [&](const PointComparison& e) {
+          return std::vector<std::string>{ClassifyAttention(e, true).why, e.now->expected.ToString(),
+                                          e.baseline ? TrialsText(*e.baseline) : "-", TrialsText(*e.now),
+                                          clip(EntrySignature(e))};
+        }));
+  } else {
+    sections.push_back(EntrySection("Unmet expectations", comparison, sweep, in_group(Attention::kChanged),
+                                    {"expected", "got", "signature"}, [&](const PointComparison& e) {
+                                      return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
+                                                                      clip(EntrySignature(e))};
+                                    }));
+  }
+  sections.back().with_evidence = sections.back().evidence_open = true;
+  sections.push_back(PerfSection(comparison, sweep));
   if (sweep != nullptr) {
-    ReportSection not_run{"Cells not run", {"cell", "status", "detail"}, {}};
+    ReportSection not_run{"Cells not run", {"cell", "status", "detail"}, {}, {}};
     for (const SweepCellInfo& cell : sweep->cells) {
       if (cell.status.empty() || cell.status == "done") continue;
       not_run.rows.push_back({CellDisplayLabel(cell.axes, sweep), cell.status, clip(cell.detail)});
+      not_run.entries.push_back(nullptr);
     }
     sections.push_back(std::move(not_run));
   }
-  sections.push_back(EntrySection(
-      "Unmet expectations", comparison, sweep, [](const PointComparison& e) { return !e.expectation_met(); },
-      {"expected", "got", "signature"}, [&](const PointComparison& e) {
-        return std::vector<std::string>{e.now->expected.ToString(), TrialsText(*e.now),
-                                        clip(e.now->first_unmet_signature)};
-      }));
+  sections.push_back(EntrySection("Known failures", comparison, sweep, in_group(Attention::kKnown),
+                                  {"why", "now", "signature"}, [&](const PointComparison& e) {
+                                    return std::vector<std::string>{ClassifyAttention(e, comparison.has_baseline).why,
+                                                                    TrialsText(*e.now), clip(EntrySignature(e))};
+                                  }));
+  sections.back().with_evidence = true;
+  // Those still unmet (they fail the run, as in the baseline) before those expected.
+  {
+    ReportSection& known = sections.back();
+    std::vector<size_t> order(known.rows.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t i) { return !known.entries[i]->expectation_met(); });
+    ReportSection sorted = known;
+    for (size_t i = 0; i < order.size(); ++i) {
+      sorted.rows[i] = known.rows[order[i]];
+      sorted.entries[i] = known.entries[order[i]];
+    }
+    known = std::move(sorted);
+  }
   auto change_is = [](BaselineChange change) {
     return [change](const PointComparison& e) { return e.change == change; };
   };
@@ -71,18 +138,18 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
     return std::vector<std::string>{TrialsText(*e.baseline), TrialsText(*e.now),
                                     clip(TrialsSignature(*e.now))};
   };
-  sections.push_back(EntrySection("Regressions", comparison, sweep,
-                                  change_is(BaselineChange::kRegression),
-                                  {"baseline", "now", "signature"}, before_after));
-  sections.push_back(PerfSection(comparison, sweep));
   sections.push_back(EntrySection("Fixes", comparison, sweep, change_is(BaselineChange::kFix),
                                   {"baseline", "now"}, [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline),
                                                                     TrialsText(*e.now)};
                                   }));
-  sections.push_back(EntrySection("Changed signatures", comparison, sweep,
-                                  change_is(BaselineChange::kChangedSignature),
-                                  {"baseline", "now", "signature"}, before_after));
+  sections.push_back(EntrySection(
+      "Changed signatures", comparison, sweep,
+      [&](const PointComparison& e) {
+        return e.change == BaselineChange::kChangedSignature &&
+               ClassifyAttention(e, comparison.has_baseline).group != Attention::kChanged;
+      },
+      {"baseline", "now", "signature"}, before_after));
   sections.push_back(EntrySection("New points", comparison, sweep, change_is(BaselineChange::kNew),
                                   {"now"}, [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.now)};

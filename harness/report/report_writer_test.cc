@@ -69,16 +69,21 @@ TEST_F(ReportWriterTest, WritesTheThreeReportsIntoDir) {
   EXPECT_EQ(result->exit_status, 1);
   EXPECT_EQ(result->comparison.counts.regressions, 1);
   EXPECT_EQ(result->headline,
-            "16 points (32 trials): 13 pass, 1 skip, 1 error, 1 crash; 1 unmet expectation; vs baseline: "
-            "1 regression, 0 fixes, 0 changed signatures, 8 new, 1 vanished");
+            "16 points (32 trials): 13 pass, 1 skip, 1 error, 1 crash (expected); 1 unmet expectation; "
+            "vs baseline: 1 regression, 0 fixes, 0 changed signatures, 8 new, 1 vanished");
   EXPECT_EQ(result->written, (std::vector<std::string>{dir + "/summary.md", dir + "/report.html",
-                                                       dir + "/junit.xml"}));
+                                                       dir + "/junit.xml", dir + "/comparison.json"}));
   absl::StatusOr<std::string> summary = ReadFileToString(dir + "/summary.md");
   ASSERT_TRUE(summary.ok());
-  // The same golden as the renderer's test, except for the baseline's path: relative to the
-  // results directory, never the absolute machine path (issue 16).
+  // The same golden as the renderer's test, except for the baseline's path (relative to the
+  // results directory, never the absolute machine path) and the line saying when and where the
+  // records ran, which the writer reads from the records and environments.
   std::string golden = testing::Golden("small_sweep_summary.md", *summary);
   golden.replace(golden.find("Baseline: results/baseline"), 26, "Baseline: ../baseline");
+  const std::string facts =
+      "Ran 2026-11-29 09:00 UTC on gpu-node-1 (2\u00d7 NVIDIA H200 (sm 9.0)) with nccl 2.28.3, 2.28.9; "
+      "NCCL 2.28.3 (built with 2.28.9), 2.28.9, driver 580.159.04, CUDA runtime 13.0, Open MPI v4.1.6\n\n";
+  golden.insert(golden.find("Matrix matrices/"), facts);
   EXPECT_EQ(*summary, golden);
   EXPECT_THAT(*summary, Not(HasSubstr(root_)));
   absl::StatusOr<std::string> html = ReadFileToString(dir + "/report.html");
@@ -89,6 +94,80 @@ TEST_F(ReportWriterTest, WritesTheThreeReportsIntoDir) {
   ASSERT_TRUE(junit.ok());
   EXPECT_THAT(*junit, HasSubstr("<testsuite"));
   EXPECT_THAT(*junit, HasSubstr("nccl_small"));
+}
+
+// The sweep records what it compared with; `report DIR` alone writes the same files again.
+TEST_F(ReportWriterTest, ReportAgainComparesAsRecorded) {
+  const std::string dir = WriteSmallSweep("sweep");
+  const std::string baseline = WriteBaseline("baseline");
+  ASSERT_TRUE(WriteReports({.dir = dir, .baseline_dir = baseline, .record_comparison = true}).ok());
+  absl::StatusOr<std::string> summary = ReadFileToString(dir + "/summary.md");
+  absl::StatusOr<std::string> junit = ReadFileToString(dir + "/junit.xml");
+  absl::StatusOr<std::string> html = ReadFileToString(dir + "/report.html");
+  absl::StatusOr<std::string> record = ReadFileToString(dir + "/comparison.json");
+  ASSERT_TRUE(summary.ok() && junit.ok() && html.ok() && record.ok());
+  EXPECT_THAT(*record, HasSubstr(R"("dir": "../baseline")"));
+  EXPECT_THAT(*record, HasSubstr(R"("records": )"));
+
+  absl::StatusOr<ReportResult> again = WriteReports({.dir = dir});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->baseline_recorded);
+  EXPECT_EQ(again->baseline_problem, "");
+  EXPECT_EQ(again->comparison.counts.regressions, 1);
+  EXPECT_EQ(ReadFileToString(dir + "/summary.md").value_or(""), *summary);
+  EXPECT_EQ(ReadFileToString(dir + "/junit.xml").value_or(""), *junit);
+  EXPECT_EQ(ReadFileToString(dir + "/report.html").value_or(""), *html);
+  EXPECT_EQ(ReadFileToString(dir + "/comparison.json").value_or(""), *record);
+
+  // Moved together, the two still meet by their relative path.
+  fs::create_directories(root_ + "/moved");
+  fs::rename(dir, root_ + "/moved/sweep");
+  fs::rename(baseline, root_ + "/moved/baseline");
+  absl::StatusOr<ReportResult> moved = WriteReports({.dir = root_ + "/moved/sweep"});
+  ASSERT_TRUE(moved.ok()) << moved.status();
+  EXPECT_EQ(moved->baseline_problem, "");
+  EXPECT_EQ(moved->comparison.counts.regressions, 1);
+  EXPECT_EQ(ReadFileToString(root_ + "/moved/sweep/summary.md").value_or(""), *summary);
+}
+
+TEST_F(ReportWriterTest, ReportSaysWhenTheRecordedBaselineIsGoneOrChanged) {
+  const std::string dir = WriteSmallSweep("sweep");
+  const std::string baseline = WriteBaseline("baseline");
+  ASSERT_TRUE(WriteReports({.dir = dir, .baseline_dir = baseline, .record_comparison = true}).ok());
+
+  // Other records in the baseline: not the comparison the sweep made.
+  WriteRecords(baseline, {testing::MakeRecord({.point_suffix = "bytes=2M/np=2"})});
+  absl::StatusOr<ReportResult> changed = WriteReports({.dir = dir});
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_THAT(changed->baseline_problem, HasSubstr("holds other records than when the comparison was recorded"));
+  EXPECT_EQ(changed->comparison.counts.regressions, 0);
+  absl::StatusOr<std::string> summary = ReadFileToString(dir + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_THAT(*summary, HasSubstr("holds other records than when the comparison was recorded"));
+
+  fs::remove_all(baseline);
+  absl::StatusOr<ReportResult> gone = WriteReports({.dir = dir});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_THAT(gone->baseline_problem, HasSubstr("../baseline ("));
+  EXPECT_THAT(gone->baseline_problem, HasSubstr(") is gone: moved or removed since the comparison was recorded"));
+  summary = ReadFileToString(dir + "/summary.md");
+  ASSERT_TRUE(summary.ok());
+  EXPECT_THAT(*summary, HasSubstr("is gone: moved or removed"));
+
+  // A comparison.json that is not one: bad input naming the file and key, nothing written.
+  WriteText(dir + "/comparison.json", R"({"schema_version": 1, "perf": {"threshold": 7}})");
+  fs::remove(dir + "/summary.md");
+  absl::StatusOr<ReportResult> bad = WriteReports({.dir = dir});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("comparison.json"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("threshold"));
+  EXPECT_FALSE(Exists(dir + "/summary.md"));
+
+  // --no-baseline: expectations only, whatever was recorded.
+  absl::StatusOr<ReportResult> none = WriteReports({.dir = dir, .no_baseline = true});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->baseline, "");
 }
 
 TEST_F(ReportWriterTest, OutDirAndPassingResultsExitZero) {

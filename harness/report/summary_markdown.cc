@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
+#include "harness/report/evidence.h"
+#include "harness/report/report_html.h"
 #include "harness/report/report_sections.h"
 #include "harness/report/result_matrix.h"
 
@@ -14,6 +16,67 @@ namespace {
 
 // Longer signatures and details are cut, so one huge error message cannot swamp the page.
 constexpr size_t kMaxSignatureChars = 160;
+// The lines of a rank's output (or stack) shown under an entry; the log has them all.
+constexpr size_t kMaxEvidenceLines = 24;
+
+// A fence longer than any run of backticks in `lines`, so no line can end the code block.
+std::string FenceFor(const std::vector<std::string>& lines) {
+  size_t longest = 0;
+  for (const std::string& line : lines) {
+    size_t run = 0;
+    for (char c : line) {
+      run = c == '`' ? run + 1 : 0;
+      longest = std::max(longest, run);
+    }
+  }
+  return std::string(std::max<size_t>(3, longest + 1), '`');
+}
+
+// `<a href="...">text</a>` to a file under DIR, "" when there is none.
+std::string LinkHtml(const ReportInput& input, const std::string& path, const std::string& text) {
+  if (path.empty()) return "";
+  return absl::StrCat("<a href=\"", EscapeHtml(input.LinkTo(path)), "\">", EscapeHtml(text), "</a>");
+}
+
+// " · <a>rank 1 log</a> · <a>rank 3 log</a>" for the ranks that kept one.
+std::string RankLogLinks(const ReportInput& input, const RankEvidence& group) {
+  std::string out;
+  for (size_t i = 0; i < group.ranks.size(); ++i) {
+    if (!group.logs[i].empty()) {
+      absl::StrAppend(&out, " · ", LinkHtml(input, group.logs[i], absl::StrCat("rank ", group.ranks[i], " log")));
+    }
+  }
+  return out;
+}
+
+// One entry's evidence as a <details> block (open for what changed): in its summary the cell,
+// the point, the first ranks' headline and the links to their logs; then each group of ranks
+// with its last lines in a code block, and the job's log.
+void AppendEvidence(std::string& out, const ReportInput& input, const PointComparison& entry, bool open) {
+  const PointEvidence evidence = CollectEvidence(*entry.now, input.logs);
+  if (evidence.empty()) return;
+  const std::string cell = CellDisplayLabel(entry.now->cell, input.sweep);
+  absl::StrAppend(&out, open ? "<details open>" : "<details>", "<summary><b>",
+                  EscapeHtml(cell.empty() ? entry.key.point : absl::StrCat(cell, " :: ", entry.key.point)), "</b>");
+  if (!evidence.trial.empty()) absl::StrAppend(&out, " (", EscapeHtml(evidence.trial), ")");
+  if (!evidence.ranks.empty()) {
+    absl::StrAppend(&out, " — ", EscapeHtml(evidence.ranks.front().Headline(/*with_signature=*/false)),
+                    RankLogLinks(input, evidence.ranks.front()));
+  }
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LinkHtml(input, evidence.job_log, "job log"));
+  out += "</summary>\n\n";
+  for (size_t g = 0; g < evidence.ranks.size(); ++g) {
+    const RankEvidence& group = evidence.ranks[g];
+    // The first group's headline is the summary's; its signature and detail are the row's.
+    if (g > 0) absl::StrAppend(&out, EscapeMarkdownCell(group.Headline()), RankLogLinks(input, group), "\n\n");
+    if (g == 0 && !group.detail.empty()) absl::StrAppend(&out, EscapeMarkdownCell(group.detail), "\n\n");
+    if (group.lines.empty()) continue;
+    const std::vector<std::string> lines = EvidenceExcerpt(group, kMaxEvidenceLines);
+    const std::string fence = FenceFor(lines);
+    absl::StrAppend(&out, fence, "text\n", absl::StrJoin(lines, "\n"), "\n", fence, "\n\n");
+  }
+  out += "</details>\n\n";
+}
 
 void AppendTable(std::string& out, const std::vector<std::string>& headers,
                  const std::vector<std::vector<std::string>>& rows) {
@@ -168,12 +231,25 @@ std::string RenderSummaryMarkdown(const ReportInput& input) {
   const SweepInfo* sweep = input.sweep;
   std::string out = absl::StrCat("# ", EscapeMarkdownCell(input.title), "\n\n**", EscapeMarkdownCell(ComparisonHeadline(comparison)),
                                  "**\n\n");
+  const std::string ran = input.facts.Line();
+  if (!ran.empty()) absl::StrAppend(&out, EscapeMarkdownCell(ran), "\n\n");
   if (sweep != nullptr) absl::StrAppend(&out, EscapeMarkdownCell(SweepShape(*sweep)), "\n\n");
-  if (!input.baseline.empty()) absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline), "\n\n");
+  if (!input.baseline.empty()) {
+    absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline));
+    if (!input.baseline_problem.empty()) {
+      absl::StrAppend(&out, " — **not compared**: ", EscapeMarkdownCell(input.baseline_problem),
+                      "; this report compares with the expectations only");
+    }
+    out += "\n\n";
+  }
 
   for (const ReportSection& section : AttentionSections(comparison, sweep, kMaxSignatureChars)) {
     absl::StrAppend(&out, "## ", section.title, " (", section.rows.size(), ")\n\n");
     AppendTable(out, section.headers, section.rows);
+    if (!section.with_evidence) continue;
+    for (size_t row = 0; row < section.rows.size(); ++row) {
+      if (const PointComparison* entry = section.EntryOfRow(row)) AppendEvidence(out, input, *entry, section.evidence_open);
+    }
   }
   for (const ScenarioMatrix& matrix : BuildScenarioMatrices(comparison, sweep)) AppendMatrix(out, matrix);
   AppendEnvironment(out, input.environments);

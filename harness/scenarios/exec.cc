@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <variant>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/path_under.h"
+#include "harness/core/rank_log_path.h"
 #include "harness/core/registry.h"
 #include "harness/core/status_macros.h"
 #include "harness/runtime/point_context.h"
@@ -90,16 +92,11 @@ std::string AgreeCoordinator(MPI_Comm comm, int rank) {
   return absl::StrCat(all_same ? "127.0.0.1" : host, ":", port);
 }
 
-// DIR/logs/<scenario>/<param>=<value>/.../np=<n>: each part of the point's name a SafeDirName,
-// placed with PathUnder, so a parameter value such as "../../x" names a folder inside
-// DIR/logs and never a place outside it.
-absl::StatusOr<std::string> LogDirOf(const std::string& results, const Point& point) {
-  std::vector<std::string> parts = {SafeDirName(point.spec->name)};
-  for (const PointParam& p : point.params) {
-    if (p.in_name) parts.push_back(SafeDirName(absl::StrCat(p.name, "=", FormatParamValue(p.type, p.value))));
-  }
-  parts.push_back(absl::StrCat("np=", point.nranks));
-  return PathUnder(results + "/logs", parts);
+// The kind's parameters, which split a point's name into its log folders (core/rank_log_path.h).
+std::set<std::string> ParamNames(const Point& point) {
+  std::set<std::string> names;
+  for (const PointParam& p : point.params) names.insert(p.name);
+  return names;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -126,9 +123,13 @@ class Exec : public Scenario {
     if (ctx.cuda() != nullptr) device = ctx.cuda()->device();
 #endif
     const std::string results = ctx.out_dir().empty() ? "." : ctx.out_dir();
-    absl::StatusOr<std::string> placed = LogDirOf(results, point);
+    // DIR/logs/<scenario>/<param>=<value>/.../np=<n>, each part a safe folder name: a parameter
+    // value such as "../../x" names a folder inside DIR/logs, never a place outside it.
+    absl::StatusOr<std::string> placed =
+        PathUnder(results, {RankLogPath(point.name, ParamNames(point), ctx.rank(), ctx.trial())});
     if (!placed.ok()) return ErrorOutcome(std::string(placed.status().message()));
-    const std::string log_dir = *placed;
+    const std::string log_path = *placed;
+    const std::string log_dir = std::filesystem::path(log_path).parent_path().string();
     std::error_code ec;
     std::filesystem::create_directories(log_dir, ec);
     if (ec) return ErrorOutcome(absl::StrCat("cannot create ", log_dir, ": ", ec.message()));
@@ -166,9 +167,7 @@ class Exec : public Scenario {
     }
 #endif
     if (command.workdir.empty()) command.workdir = scenario_dir;
-    command.log_path = ctx.trial() == 0
-                           ? absl::StrCat(log_dir, "/rank", ctx.rank(), ".log")
-                           : absl::StrCat(log_dir, "/rank", ctx.rank(), ".trial", ctx.trial(), ".log");
+    command.log_path = log_path;
     command.timeout = block.timeout.value_or(DefaultCommandTimeout(point.spec->timeout));
 
     // For repro scripts, before the stack dump's own variables join the command's; a failure to

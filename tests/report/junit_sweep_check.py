@@ -8,7 +8,9 @@ planting a broken MPI (MPI_Init fails: its cell's points are infrastructure fail
 sweep exits 3; issue 15 item 3 named the old `crash` records a defect), then checks junit.xml:
   - it validates against Jenkins xunit's junit-10.xsd (tests/report/junit-10.xsd), by xmllint;
   - junitparser (a real consumer) reads it: every (classname, name) pair is distinct, one
-    testcase per cell x point, and the counts are summary.md's headline counts.
+    testcase per cell x point, and the counts are summary.md's headline counts;
+  - Jenkins' classname rule: split at the last dot, the package is gpuharness.<matrix> and the
+    class the scenario; the cell is in the testcase's name, distinct within the suite.
 Exit 77 (CTest's skip) when xmllint or junitparser is missing: scripts/setup.sh installs both.
 """
 import os
@@ -103,13 +105,22 @@ axes:
     suite = next(iter(xml))
     check((suite.tests, suite.failures, suite.errors, suite.skipped) == (points, 0, unmet, len(skipped)),
           f"<testsuite> counts {(suite.tests, suite.failures, suite.errors, suite.skipped)}")
-    check(all(c.classname.startswith("gpuharness.flags_like.p2p=") for c in cases),
-          "classnames carry the matrix and the cell")
-    check(("gpuharness.flags_like.p2p=off,proto=broken",
-           "ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2") in ids, "the broken cell's point by its id")
-    check(all(c.classname.endswith("proto=broken") for c in errored), "only the broken cells are errors")
-    check(all("infrastructure: " in r.message for c in errored for r in c.result
-              if isinstance(r, junitparser.Error)), "each error quotes MPI's own line")
+    # Jenkins' junit plugin splits a classname at its last dot into package and class
+    # (CaseResult.getPackageName/getSimpleName) and finds a case's history by its name within the
+    # suite: the class is the scenario, never a piece of a version label, and the cell is in the name.
+    check(all(c.classname == "gpuharness.flags_like.ring_shift" for c in cases),
+          "classnames are gpuharness.<matrix>.<scenario>")
+    check(all(c.classname.rsplit(".", 1) == ["gpuharness.flags_like", "ring_shift"] for c in cases),
+          "Jenkins' split: package gpuharness.flags_like, class ring_shift")
+    names = [c.name for c in cases]
+    check(len(set(names)) == len(names), "every name is distinct within the suite")
+    check("ring_shift/bytes=4K/dtype=f32/transport=mpi_p2p/np=2 [proto=broken,p2p=off]" in names,
+          "the broken cell's point by its name")
+    check(all(c.name.endswith("[proto=broken,p2p=on]") or c.name.endswith("[proto=broken,p2p=off]")
+              for c in errored), "only the broken cells are errors")
+    messages = [r.message for c in errored for r in c.result if isinstance(r, junitparser.Error)]
+    check(all(m.startswith("not run (infrastructure): ") and "infrastructure: infrastructure" not in m
+              and m.count("not run") == 1 for m in messages), "each error quotes MPI's own line, once")
     print(f"junit.xml: {len(cases)} testcases, {len(set(ids))} distinct ids, {len(errored)} errors, "
           f"{len(skipped)} skipped; xmllint --schema junit-10.xsd: {'valid' if lint.returncode == 0 else 'INVALID'}")
     return 1 if failures else 0
