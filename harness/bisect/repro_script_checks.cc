@@ -115,11 +115,13 @@ std::string FamilyCheckFunction(const ReproArm& arm) {
     absl::StrAppend(&out, "  return 1\n}\n\n");
     return out;
   }
-  // A gpuharness job: its record of the point says the outcome and the signature.
-  absl::StrAppend(&out, "  local rec\n", "  rec=$(grep -v -e '\"outcome\":\"pass\"' -e '\"outcome\":\"skip\"' \"$OUT/", a,
+  // A gpuharness job: its record of the point says the outcome and the signature. A record's
+  // keys are sorted, so the point's own outcome follows "nranks" and its signature follows
+  // "schema_version" (the expected outcome and each rank's carry the same key names).
+  absl::StrAppend(&out, "  local rec\n", "  rec=$(grep -v -e '\"nranks\":[0-9]*,\"outcome\":\"pass\"' -e '\"nranks\":[0-9]*,\"outcome\":\"skip\"' \"$OUT/", a,
                   "$run_suffix/records.jsonl\" 2>/dev/null | tail -n 1)\n", "  ", a,
-                  "_line=\"$(printf '%s\\n' \"$rec\" | sed -n 's/.*\"outcome\":\"\\([a-z]*\\)\".*/\\1/p'): "
-                  "$(printf '%s\\n' \"$rec\" | sed -n 's/.*\"signature\":\"\\(\\([^\"\\\\]\\|\\\\.\\)*\\)\".*/\\1/p' | "
+                  "_line=\"$(printf '%s\\n' \"$rec\" | sed -n 's/.*\"nranks\":[0-9]*,\"outcome\":\"\\([a-z]*\\)\".*/\\1/p'): "
+                  "$(printf '%s\\n' \"$rec\" | sed -n 's/.*\"schema_version\":[0-9]*,\"signature\":\"\\(\\([^\"\\\\]\\|\\\\.\\)*\\)\".*/\\1/p' | "
                   "sed 's/ \\[ranks [^]]*\\]$//')\"\n");
   if (!arm.family) {
     absl::StrAppend(&out, "  return 0\n}\n\n");

@@ -13,6 +13,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/record.h"
 #include "harness/core/shell_quote.h"
 
 namespace gh {
@@ -175,15 +176,28 @@ TEST(ReproScriptFamilyTest, AJobArmIsComparedByItsRecord) {
     arm.family = FailureFamilyOf(Outcome::kFail, "3 of 1024 elements wrong, first at 0 [ranks 1]", "");
     return arm;
   };
+  // A record as a job writes it: its expectation (pass) and a passing rank also say "outcome".
+  auto record_of = [](Outcome outcome, const std::string& signature) {
+    Record r;
+    r.point = "p";
+    r.nranks = 2;
+    r.result.outcome = outcome;
+    r.result.signature = signature;
+    r.result.ranks.resize(2);
+    r.result.ranks[0].outcome = outcome;
+    r.result.ranks[0].signature = "the rank's own words";
+    r.result.ranks[1].rank = 1;
+    return RecordToJson(r).dump();
+  };
   std::string console;
   EXPECT_EQ(RunScript(s, RenderReproScript("p", "here",
-                                           job_arm(R"({"outcome":"fail","point":"p","signature":"7 of 1024 elements wrong, first at 12 [ranks 0,1]"})"),
+                                           job_arm(record_of(Outcome::kFail, "7 of 1024 elements wrong, first at 12 [ranks 0,1]")),
                                            std::nullopt),
                       console),
             0)
       << console;
   EXPECT_EQ(RunScript(s, RenderReproScript("p", "here",
-                                           job_arm(R"({"outcome":"error","point":"p","signature":"NCCL failure 'unhandled cuda error' [ranks 0]"})"),
+                                           job_arm(record_of(Outcome::kError, "NCCL failure 'unhandled cuda error' [ranks 0]")),
                                            std::nullopt),
                       console),
             1)
