@@ -131,6 +131,7 @@ for m in "${matrices[@]}"; do
     fields+=("$line")
     point=${fields[0]} cell_arg=${fields[1]:-} newness=${fields[2]:-}
     good_version=${fields[3]:-} bad_version=${fields[4]:-}
+    echo "regression ($newness): $point [${cell_arg:-all}]: ${fields[5]:-} at version $bad_version (baseline version $good_version): ${fields[6]:-}"
     [ "$newness" = new ] || continue
     k=$((k + 1))
     dir="$night_dir/bisect/$name-$k"
