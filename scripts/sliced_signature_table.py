@@ -59,7 +59,7 @@ def main():
             if rec["scenario"] == "sliced_user_buffers":
                 key = (rec["scenario"], p["allocator"], placement(p),
                        f'{p["registration"]}/{p["collective"]}/{p["slice"]}')
-            elif rec["scenario"] == "sliced_seed000":
+            elif rec["scenario"] == "sliced_device_ring_shift":
                 key = (rec["scenario"], p["allocator"], placement(p), f'{p["collective"]}/{p["slice"]}')
             else:
                 key = (rec["scenario"], p["allocator"] + (f'@{p["alignment"]}' if p["allocator"] == "arena" else ""),
