@@ -38,7 +38,7 @@ if [[ ! -x $gpuharness || ! -d $nccl_tests ]]; then
 fi
 work=$(mktemp -d /tmp/gh_coll_vs_nt.XXXXXX)
 mkdir -p "$out" "$work/nt"
-warmup=5 iters=20 graphs=5
+warmup=${GH_COLL_WARMUP:-5} iters=${GH_COLL_ITERS:-20} graphs=5  # GH_COLL_*: the A/B of warm-up length
 
 cat >"$work/collective_vs_nccl_tests.yaml" <<YAML
 name: coll_vs_nt
