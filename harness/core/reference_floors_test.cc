@@ -215,6 +215,9 @@ TEST_F(ReferenceFloorsTest, BadTablesAndBoundsNameFileLineAndKey) {
   EXPECT_THAT(std::string(Load("  busbw_GBps: {min: reference, table: missing.yaml}\n").status().message()),
               HasSubstr("expect_metrics.busbw_GBps.table: reference table: "));
   std::filesystem::remove(root_ + "/results/reference/collective_busbw.yaml");
+  // The scenario tree's root (the directory holding scenarios/) ends the search, so a table
+  // further up (the checkout's own, when the test runs under the build tree) never answers.
+  std::filesystem::create_directories(root_ + "/scenarios/sub");
   EXPECT_THAT(std::string(Load("  busbw_GBps: {min: reference}\n").status().message()),
               HasSubstr("`min: reference` found no results/reference/collective_busbw.yaml"));
 }
