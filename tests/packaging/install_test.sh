@@ -17,7 +17,7 @@ for f in bin/gpuharness share/gpuharness/scenarios/ring_shift_bandwidth.yaml sha
          share/gpuharness/launchers/srun.yaml share/gpuharness/ci/nightly.sh share/gpuharness/ci/slurm/nightly-h100.sbatch \
          share/gpuharness/scenarios/frameworks/jax/dsf_ring_shift.py share/gpuharness/results/reference/collective_busbw.yaml \
          share/man/man1/gpuharness.1 \
-         share/doc/gpuharness/install.md share/doc/gpuharness/README.md; do
+         share/doc/gpuharness/how-to/install.md share/doc/gpuharness/README.md; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 [ -x "$prefix/share/gpuharness/ci/nightly.sh" ] || fail "ci/nightly.sh lost its execute bit"
