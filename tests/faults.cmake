@@ -12,4 +12,4 @@ find_program(GH_FAULTS_MPIRUN NAMES mpirun mpiexec REQUIRED)
 gh_harness_test_suite(gh_faults_test ${CMAKE_CURRENT_SOURCE_DIR}/faults/fault_test.cc
   NAME faults LABEL faults TIMEOUT 300 SERIAL
   LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
-  DEFINES GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults")
+  DEFINES GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults" GH_FAULTS_MPIRUN="${GH_FAULTS_MPIRUN}")

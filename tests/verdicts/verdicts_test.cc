@@ -94,7 +94,9 @@ void ExpectSweepIsAllInfra(const std::string& dir, const std::string& launcher,
   const std::string out = dir + "/out";
   EXPECT_EQ(sweep.exit_code, 3) << "nothing ran: infrastructure, not a verdict";
   EXPECT_THAT(sweep.console, HasSubstr("2 points (2 trials): 2 infra; 2 unmet expectations"));
-  EXPECT_THAT(sweep.console, HasSubstr(signature)) << "the cell's line quotes the launcher";
+  // The console says the outcome once: "infra: <cause>", where the record says "infrastructure: <cause>".
+  EXPECT_THAT(sweep.console, HasSubstr("infra: " + signature.substr(std::string("infrastructure: ").size())))
+      << "the cell's line quotes the launcher";
   std::vector<Record> records = Records(out + "/records.jsonl");
   ASSERT_EQ(records.size(), 2u);
   for (const Record& r : records) {
@@ -149,7 +151,8 @@ TEST(VerdictsE2E, ARankKilledFromOutsideIsACrashNamingTheRankAndSigkill) {
         "name: oom\nkind: exec\nranks: {min: 2}\ntimeout: 60s\n"
         "params: {variant: [kill, calm]}\n"
         "exec:\n"
-        "  argv: [sh, -c, 'if [ {variant} = kill ] && [ {rank} = 1 ]; then kill -KILL $PPID; sleep 30; fi']\n"
+        // The command runs under the process seam's keeper: the rank is its parent's parent.
+        "  argv: [sh, -c, 'if [ {variant} = kill ] && [ {rank} = 1 ]; then read -r _ _ _ rank _ < /proc/$PPID/stat; kill -KILL $rank; sleep 30; fi']\n"
         "expect:\n"
         "  - when: {variant: kill}\n"
         "    outcome: crash\n"
