@@ -83,20 +83,6 @@ void AppendTable(std::string& out, const std::vector<std::string>& headers,
 // The lines of a rank's output (or stack) shown under an entry; its log has them all.
 constexpr size_t kMaxEvidenceLines = 16;
 
-std::string LogLink(const ReportInput& input, const std::string& path, const std::string& text) {
-  if (path.empty()) return "";
-  return absl::StrCat("<a class=\"log\" href=\"", EscapeHtml(input.LinkTo(path)), "\">", EscapeHtml(text), "</a>");
-}
-
-std::string RankLogLinks(const ReportInput& input, const RankEvidence& group) {
-  std::string out;
-  for (size_t i = 0; i < group.ranks.size(); ++i) {
-    if (!group.logs[i].empty()) {
-      absl::StrAppend(&out, " · ", LogLink(input, group.logs[i], absl::StrCat("rank ", group.ranks[i], " log")));
-    }
-  }
-  return out;
-}
 
 // A row under an entry's row, holding its evidence: open (what changed) or folded (known).
 void AppendEvidenceRow(std::string& out, const ReportInput& input, const PointComparison& entry, size_t columns,
@@ -108,15 +94,15 @@ void AppendEvidenceRow(std::string& out, const ReportInput& input, const PointCo
   if (!evidence.trial.empty()) absl::StrAppend(&out, EscapeHtml(evidence.trial), ": ");
   if (!evidence.ranks.empty()) {
     absl::StrAppend(&out, EscapeHtml(evidence.ranks.front().Headline(/*with_signature=*/false)),
-                    RankLogLinks(input, evidence.ranks.front()));
+                    RankLogLinksHtml(input, evidence.ranks.front(), "log"));
   }
-  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LogLink(input, evidence.job_log, "job log"));
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LogLinkHtml(input, evidence.job_log, "job log", "log"));
   out += "</summary>\n";
   for (size_t g = 0; g < evidence.ranks.size(); ++g) {
     const RankEvidence& group = evidence.ranks[g];
     // The first group's headline is the summary's; its signature and detail are the row's.
     if (g > 0) {
-      absl::StrAppend(&out, "<p class=\"ranks\">", EscapeHtml(group.Headline()), RankLogLinks(input, group), "</p>\n");
+      absl::StrAppend(&out, "<p class=\"ranks\">", EscapeHtml(group.Headline()), RankLogLinksHtml(input, group, "log"), "</p>\n");
     } else if (!group.detail.empty()) {
       absl::StrAppend(&out, "<p class=\"ranks\">", EscapeHtml(group.detail), "</p>\n");
     }
@@ -477,6 +463,24 @@ void AppendEnvironment(std::string& out, const std::vector<LabeledEnvironment>& 
 }
 
 }  // namespace
+
+std::string LogLinkHtml(const ReportInput& input, const std::string& path, const std::string& text,
+                        std::string_view css_class) {
+  if (path.empty()) return "";
+  const std::string cls = css_class.empty() ? "" : absl::StrCat("class=\"", std::string(css_class), "\" ");
+  return absl::StrCat("<a ", cls, "href=\"", EscapeHtml(input.LinkTo(path)), "\">", EscapeHtml(text), "</a>");
+}
+
+std::string RankLogLinksHtml(const ReportInput& input, const RankEvidence& group, std::string_view css_class) {
+  std::string out;
+  for (size_t i = 0; i < group.ranks.size(); ++i) {
+    if (!group.logs[i].empty()) {
+      absl::StrAppend(&out, " · ",
+                      LogLinkHtml(input, group.logs[i], absl::StrCat("rank ", group.ranks[i], " log"), css_class));
+    }
+  }
+  return out;
+}
 
 std::string EscapeHtml(std::string_view text) {
   return absl::StrReplaceAll(absl::string_view(text.data(), text.size()),

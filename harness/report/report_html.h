@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "harness/report/evidence.h"
 #include "harness/report/report_input.h"
 
 namespace gh {
@@ -17,6 +18,14 @@ std::string RenderReportHtml(const ReportInput& input);
 
 // &, <, >, " and ' as entities: safe in element text and in quoted attributes.
 std::string EscapeHtml(std::string_view text);
+
+// `<a href="...">text</a>` to a file under the results directory (with class="CSS_CLASS" when
+// one is given), "" when there is none. summary.md and report.html both link rank logs this way.
+std::string LogLinkHtml(const ReportInput& input, const std::string& path, const std::string& text,
+                        std::string_view css_class = "");
+
+// " · <a>rank 1 log</a> · <a>rank 3 log</a>" for the ranks of `group` that kept a log.
+std::string RankLogLinksHtml(const ReportInput& input, const RankEvidence& group, std::string_view css_class = "");
 
 }  // namespace gh
 

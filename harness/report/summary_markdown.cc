@@ -32,23 +32,6 @@ std::string FenceFor(const std::vector<std::string>& lines) {
   return std::string(std::max<size_t>(3, longest + 1), '`');
 }
 
-// `<a href="...">text</a>` to a file under DIR, "" when there is none.
-std::string LinkHtml(const ReportInput& input, const std::string& path, const std::string& text) {
-  if (path.empty()) return "";
-  return absl::StrCat("<a href=\"", EscapeHtml(input.LinkTo(path)), "\">", EscapeHtml(text), "</a>");
-}
-
-// " · <a>rank 1 log</a> · <a>rank 3 log</a>" for the ranks that kept one.
-std::string RankLogLinks(const ReportInput& input, const RankEvidence& group) {
-  std::string out;
-  for (size_t i = 0; i < group.ranks.size(); ++i) {
-    if (!group.logs[i].empty()) {
-      absl::StrAppend(&out, " · ", LinkHtml(input, group.logs[i], absl::StrCat("rank ", group.ranks[i], " log")));
-    }
-  }
-  return out;
-}
-
 // One entry's evidence as a <details> block (open for what changed): in its summary the cell,
 // the point, the first ranks' headline and the links to their logs; then each group of ranks
 // with its last lines in a code block, and the job's log.
@@ -61,14 +44,14 @@ void AppendEvidence(std::string& out, const ReportInput& input, const PointCompa
   if (!evidence.trial.empty()) absl::StrAppend(&out, " (", EscapeHtml(evidence.trial), ")");
   if (!evidence.ranks.empty()) {
     absl::StrAppend(&out, " — ", EscapeHtml(evidence.ranks.front().Headline(/*with_signature=*/false)),
-                    RankLogLinks(input, evidence.ranks.front()));
+                    RankLogLinksHtml(input, evidence.ranks.front()));
   }
-  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LinkHtml(input, evidence.job_log, "job log"));
+  if (!evidence.job_log.empty()) absl::StrAppend(&out, " · ", LogLinkHtml(input, evidence.job_log, "job log"));
   out += "</summary>\n\n";
   for (size_t g = 0; g < evidence.ranks.size(); ++g) {
     const RankEvidence& group = evidence.ranks[g];
     // The first group's headline is the summary's; its signature and detail are the row's.
-    if (g > 0) absl::StrAppend(&out, EscapeMarkdownCell(group.Headline()), RankLogLinks(input, group), "\n\n");
+    if (g > 0) absl::StrAppend(&out, EscapeMarkdownCell(group.Headline()), RankLogLinksHtml(input, group), "\n\n");
     if (g == 0 && !group.detail.empty()) absl::StrAppend(&out, EscapeMarkdownCell(group.detail), "\n\n");
     if (group.lines.empty()) continue;
     const std::vector<std::string> lines = EvidenceExcerpt(group, kMaxEvidenceLines);
