@@ -147,7 +147,7 @@ void SleepMs(int ms) {
 }
 
 // Parses "pid (comm) S ppid pgrp session ..." from /proc/<pid>/stat.
-bool ReadStatRaw(const char* pid_name, char* state, int* pgrp, int* session) {
+bool ReadStatRaw(const char* pid_name, char* state, int* ppid, int* pgrp, int* session) {
   char path[64] = "/proc/";
   size_t n = strlen(path);
   for (const char* c = pid_name; *c != '\0' && n < sizeof path - 6; ++c) path[n++] = *c;
@@ -173,6 +173,7 @@ bool ReadStatRaw(const char* pid_name, char* state, int* pgrp, int* session) {
     while (*p >= '0' && *p <= '9') fields[i] = fields[i] * 10 + (*p++ - '0');
     if (negative) fields[i] = -fields[i];
   }
+  *ppid = static_cast<int>(fields[0]);
   *pgrp = static_cast<int>(fields[1]);
   *session = static_cast<int>(fields[2]);
   return true;
@@ -186,9 +187,10 @@ struct DirEntry64 {
   char name[];
 };
 
-// SignalSession without allocating: every live member of session `sid` but the caller, and
-// their process groups. Returns how many it found.
-int SignalSessionRaw(pid_t sid, int sig) {
+// Signals, without allocating, the keeper's family: every live member of its session (and their
+// process groups) and every live child it has adopted as the subreaper (a process that left the
+// session, such as a nested keeper, whose parent has died). Returns how many it found.
+int SignalFamilyRaw(int sig) {
   const pid_t self = getpid();
   const int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return 0;
@@ -205,15 +207,39 @@ int SignalSessionRaw(pid_t sid, int sig) {
       for (; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
       if (*c != '\0' || pid <= 0 || pid == self) continue;
       char state = '?';
-      int pgrp = 0, session = 0;
-      if (!ReadStatRaw(e->name, &state, &pgrp, &session) || session != sid || state == 'Z') continue;
+      int ppid = 0, pgrp = 0, session = 0;
+      if (!ReadStatRaw(e->name, &state, &ppid, &pgrp, &session) || state == 'Z') continue;
+      if (session != self && ppid != self) continue;
       ++found;
       kill(pid, sig);
-      if (pgrp > 1 && pgrp != sid) kill(-pgrp, sig);
+      if (session == self && pgrp > 1 && pgrp != self) kill(-pgrp, sig);
     }
   }
   close(dir);
   return found;
+}
+
+// Reaps every child that has ended; records the program's status. False once it has no child.
+bool ReapChildren(pid_t program, int* status, bool* program_done) {
+  for (;;) {
+    int st = 0;
+    const pid_t done = waitpid(-1, &st, WNOHANG);
+    if (done == 0) return true;
+    if (done < 0) return errno == EINTR;
+    if (done == program) {
+      *status = st;
+      *program_done = true;
+    }
+  }
+}
+
+// Kills the family until nothing of it is left (every descendant dead and reaped), for at most
+// `limit_ms`: a process stuck in the kernel cannot be waited for forever.
+void ClearFamily(pid_t program, int* status, bool* program_done, int64_t limit_ms) {
+  for (const int64_t until = NowMs() + limit_ms; NowMs() < until; SleepMs(10)) {
+    const int live = SignalFamilyRaw(SIGKILL);
+    if (!ReapChildren(program, status, program_done) && live == 0) return;
+  }
 }
 
 // Ends as `status` says the program ended.
@@ -237,6 +263,9 @@ int SignalSessionRaw(pid_t sid, int sig) {
 // and clears the session when it ends or when the parent dies.
 [[noreturn]] void RunKeeper(const Plan& p) {
   setsid();
+  // Orphans of the program (a rank whose mpirun died, the child of a nested keeper) come to the
+  // keeper, not to init, so none escapes the clean-up by leaving the session.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
   sigset_t wake;
   sigemptyset(&wake);
   sigaddset(&wake, SIGCHLD);
@@ -269,23 +298,25 @@ int SignalSessionRaw(pid_t sid, int sig) {
     signal(sig, SIG_IGN);
   }
   int status = 0;
+  bool program_done = false;
   for (;;) {
     siginfo_t info;
     sigwaitinfo(&wake, &info);  // EINTR or any wake: look at both again
-    const pid_t done = waitpid(program, &status, WNOHANG);
-    if (done == program) break;
+    ReapChildren(program, &status, &program_done);
+    if (program_done) break;
     if (getppid() == p.parent) continue;
-    // The parent is gone: the session goes, SIGTERM first (mpirun and srun end their ranks).
-    SignalSessionRaw(getpid(), SIGTERM);
-    for (const int64_t until = NowMs() + 2000; NowMs() < until;) {
-      if (waitpid(program, &status, WNOHANG) == program && SignalSessionRaw(getpid(), 0) == 0) break;
-      SleepMs(20);
+    // The parent is gone: the family goes, SIGTERM first (mpirun and srun end their ranks).
+    SignalFamilyRaw(SIGTERM);
+    for (const int64_t until = NowMs() + 2000; NowMs() < until; SleepMs(20)) {
+      ReapChildren(program, &status, &program_done);
+      if (program_done && SignalFamilyRaw(0) == 0) break;
     }
-    while (SignalSessionRaw(getpid(), SIGKILL) > 0) SleepMs(10);
+    ClearFamily(program, &status, &program_done, 10000);
     _exit(137);
   }
-  // What the program left behind (orphaned ranks, a daemon) goes with it.
-  for (int round = 0; round < 50 && SignalSessionRaw(getpid(), SIGKILL) > 0; ++round) SleepMs(10);
+  // What the program left behind (orphaned ranks, a daemon, a nested keeper) goes with it, and
+  // the keeper ends only once all of it has: a driver that saw it end finds nothing left.
+  ClearFamily(program, &status, &program_done, 10000);
   EndAs(status);
 }
 

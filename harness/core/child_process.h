@@ -7,9 +7,10 @@
 //    and with argv[0] looked up in the PATH of its own environment, as a shell would;
 //  - is started by a keeper, a small process forked from this one that leads the session: it
 //    starts the program, waits for it and ends as it ended (the same exit status or signal), and
-//    kills whatever the program left in the session once the program has ended, or once this
-//    process has died however it died (PR_SET_PDEATHSIG tells the keeper; a SIGKILLed driver
-//    leaves no set-up, list command or job behind). The keeper ignores the signals a session
+//    kills whatever the program left behind — in the session, or adopted by the keeper as the
+//    subreaper of orphans that left it (a nested keeper) — before it ends itself, once the
+//    program has ended or once this process has died however it died (PR_SET_PDEATHSIG tells
+//    the keeper; a SIGKILLed driver leaves no set-up, list command or job behind). The keeper ignores the signals a session
 //    receives as a whole, so a SIGTERM to the session ends the program, not the keeper.
 // A results directory's job ledger (driver/job_ledger.h) is the second line: the next run there
 // stops whatever an entry still names.

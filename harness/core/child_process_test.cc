@@ -194,6 +194,32 @@ TEST(ChildProcessTest, AKilledStarterLeavesNothingBehind) {
   EXPECT_TRUE(GoneWithin(pid, 5)) << "the grandchild " << pid << " outlived its SIGKILLed starter";
 }
 
+TEST(ChildProcessTest, WhatLeftTheSessionIsGoneOnceTheEndIsSeen) {
+  // The program starts a grandchild in a session of its own (as a nested keeper does: an exec
+  // command under a rank), then its session is told to stop. The grandchild, out of reach of
+  // the session's signal, is gone by the time Poll reports the end: nothing outlives a job
+  // whose end the driver has seen.
+  const std::string pid_file = Temp("setsid.pid");
+  std::filesystem::remove(pid_file);
+  ChildSpec spec;
+  spec.argv = {"/bin/sh", "-c", "setsid sleep 300 & echo $! > " + pid_file + "; sleep 300"};
+  absl::StatusOr<Child> child = Child::Start(spec);
+  ASSERT_TRUE(child.ok()) << child.status();
+  const int pid = PidIn(pid_file);
+  ASSERT_GT(pid, 0);
+  std::optional<ProcessStat> before = ReadProcessStat(pid);
+  ASSERT_TRUE(before.has_value());
+  child->Signal(SIGTERM);
+  std::optional<ChildExit> exit;
+  for (int i = 0; i < 2000 && !(exit = child->Poll()); ++i) usleep(5000);
+  ASSERT_TRUE(exit.has_value()) << "the session did not end within 10 s";
+  EXPECT_TRUE(exit->signaled);
+  EXPECT_EQ(exit->signal, SIGTERM);
+  std::optional<ProcessStat> after = ReadProcessStat(pid);
+  EXPECT_FALSE(after.has_value() && after->state != 'Z')
+      << "the grandchild " << pid << " in its own session outlived the end of its keeper";
+}
+
 TEST(ChildProcessTest, CommandFirstLine) {
   EXPECT_EQ(CommandFirstLine({"/bin/sh", "-c", "echo '  one  '; echo two"}), "one");
   EXPECT_EQ(CommandFirstLine({"/bin/sh", "-c", "echo only-err >&2"}), "only-err");
