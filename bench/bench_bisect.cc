@@ -1,4 +1,4 @@
-// Bisect speed with fake versions (docs/bisect.md): the search, the SPRT, the confirmation of a
+// Bisect speed with fake versions (docs/reference/bisect.md): the search, the SPRT, the confirmation of a
 // one-trial-per-probe answer and the pooled posterior driven through the TrialRunner seam, where
 // a real bisect runs jobs. Every fake version's failure is an exception raised by one line of
 // the user's program; the first bad version words it otherwise than the later ones (as a

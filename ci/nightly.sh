@@ -3,7 +3,7 @@
 # night's version, compare with the last good night, bisect each new regression over the
 # nightly version axis, write the night's summary, and move the baseline when the night is good.
 # Run inside a Slurm allocation (ci/slurm/nightly-*.sbatch) so the matrices' srun jobs land on
-# its nodes; docs/nightly.md explains the set-up, the baseline policy and the report.
+# its nodes; docs/how-to/nightly.md explains the set-up, the baseline policy and the report.
 #
 #   ci/nightly.sh --cluster NAME --version V --results-root DIR [--matrix FILE]...
 #                 [--program BIN] [--night ID] [--accept-as-baseline] [--bisect-arg ARG]...
@@ -23,7 +23,7 @@
 #                         --slots N, --kill-grace T, --setup-timeout T)
 #
 # Every sweep, then the whole night (its bisects too), is ingested into the results history
-# database ROOT/history.sqlite (`gpuharness history`, docs/history.md). The comparison with the
+# database ROOT/history.sqlite (`gpuharness history`, docs/reference/history.md). The comparison with the
 # baseline night, which regressions are new (turned to a failure tonight, per the history) and
 # the night's summary all come from `gpuharness history regressions` and `history summary`:
 # the same rule as every report's baseline comparison.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds NCCL's Inspector profiler plugin, libnccl-profiler-inspector.so, into OUTDIR
-# (docs/hangs.md: scenarios with `nccl_inspector: true` run under it, named by
+# (docs/explanation/hangs.md: scenarios with `nccl_inspector: true` run under it, named by
 # GH_NCCL_INSPECTOR_PLUGIN or `run --nccl-inspector`). No GPU is needed.
 #
 #   scripts/build-nccl-inspector.sh OUTDIR [TAG | NCCL_SOURCE_DIR]

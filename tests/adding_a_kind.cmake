@@ -1,4 +1,4 @@
-# docs/adding-a-kind.md's template kind (harness/scenarios/fill_check.cc) runs as the doc says.
+# docs/how-to/add-a-scenario-kind.md's template kind (harness/scenarios/fill_check.cc) runs as the doc says.
 add_test(NAME gpuharness.adding_a_kind.fill_check
          COMMAND gpuharness run ${PROJECT_SOURCE_DIR}/scenarios/fill_check.yaml
                  --out ${CMAKE_CURRENT_BINARY_DIR}/adding_a_kind_out)

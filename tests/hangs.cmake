@@ -1,4 +1,4 @@
-# Hangs explained (issue 19, docs/hangs.md). Host backend (label "mpi"): a stalled rank at 1
+# Hangs explained (issue 19, docs/explanation/hangs.md). Host backend (label "mpi"): a stalled rank at 1
 # and 4 ranks, a planted SIGSEGV, exec children in Python and native, and the timeout's
 # overhead. GPU (label "gpu"; exit 77 = skipped where no GPU is visible): a stalled NCCL
 # receive with 2 ranks sharing one GPU.

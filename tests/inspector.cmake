@@ -1,4 +1,4 @@
-# NCCL's Inspector plugin for scenarios with `nccl_inspector: true` (issue 19, docs/hangs.md).
+# NCCL's Inspector plugin for scenarios with `nccl_inspector: true` (issue 19, docs/explanation/hangs.md).
 # Host backend (label "mpi"): asking where there is no NCCL says so in the record and the hang
 # report; a bad value is bad input. GPU (label "gpu"; exit 77 = skipped without a GPU or
 # without GH_NCCL_INSPECTOR_PLUGIN): 2 ranks sharing one GPU under the plugin.

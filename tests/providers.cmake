@@ -1,4 +1,4 @@
-# Version providers end to end (docs/sweeps.md "Version providers", docs/bisect.md
+# Version providers end to end (docs/reference/matrix-yaml.md "Version providers", docs/reference/bisect.md
 # "Acceptance"). The git-provider bisect builds a repository it makes (default suite, label
 # "providers"); the JAX bisect downloads real releases from PyPI (label "network", only with
 # -DGH_ENABLE_NETWORK_TESTS=ON: `ctest -L network`).

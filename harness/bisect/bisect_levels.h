@@ -15,7 +15,7 @@
 // The finer listing's first and last versions stand for the coarse ends (a git `{good}..{bad}`
 // range lists exactly those commits first and last): the finer level takes the coarse ends'
 // configurations in their place, so their set-ups and trials are reused, not built or run again.
-// docs/bisect.md ("Two levels") is the reference.
+// docs/reference/bisect.md ("Two levels") is the reference.
 #ifndef GPUHARNESS_BISECT_BISECT_LEVELS_H_
 #define GPUHARNESS_BISECT_BISECT_LEVELS_H_
 

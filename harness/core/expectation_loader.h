@@ -1,6 +1,6 @@
 // Reads a scenario's `expect:` block: one rule or a list of rules (outcome, signature, reason),
 // each with optional `when:` conditions on the kind's parameters and the job's facts (backend,
-// nranks, nccl, env, gpu_shared). docs/scenario-format.md describes the format.
+// nranks, nccl, env, gpu_shared). docs/reference/scenario-yaml.md describes the format.
 #ifndef GPUHARNESS_CORE_EXPECTATION_LOADER_H_
 #define GPUHARNESS_CORE_EXPECTATION_LOADER_H_
 

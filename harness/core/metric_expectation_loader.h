@@ -1,5 +1,5 @@
 // Reads a scenario's `expect_metrics:` block (core/metric_expectation.h): a map from metric
-// name to a bound {min, max, vs, when, reason} or a list of bounds. docs/scenario-format.md
+// name to a bound {min, max, vs, when, reason} or a list of bounds. docs/reference/scenario-yaml.md
 // describes the format.
 #ifndef GPUHARNESS_CORE_METRIC_EXPECTATION_LOADER_H_
 #define GPUHARNESS_CORE_METRIC_EXPECTATION_LOADER_H_

@@ -1,4 +1,4 @@
-// NCCL's Inspector profiler plugin's dump files, read back and summarized (docs/hangs.md).
+// NCCL's Inspector profiler plugin's dump files, read back and summarized (docs/explanation/hangs.md).
 // The plugin (NVIDIA/nccl ext-profiler/inspector, output format "v4.0") writes one file per
 // process, `<host>-pid<pid>.log`: one compact JSON object per line, each the last collective
 // a communicator completed since the plugin's previous dump tick —

@@ -1,5 +1,5 @@
 // What a record says about NCCL's Inspector for its point (Record::nccl_inspector,
-// docs/hangs.md): per collective name and size, how many the plugin reported and their
+// docs/explanation/hangs.md): per collective name and size, how many the plugin reported and their
 // execution time and bus bandwidth; each rank's last completed collective; or why there is
 // none. Bounded in size.
 #ifndef GPUHARNESS_CORE_NCCL_INSPECTOR_VIEW_H_

@@ -46,7 +46,7 @@ struct RankOutcome {
   std::vector<Metric> metrics;       // rank-local measurements
   // The last lines of a command's output when it did not pass (kind exec); "" otherwise.
   std::string output_tail;
-  // Where the rank was when its point timed out or crashed (docs/hangs.md): its main thread's
+  // Where the rank was when its point timed out or crashed (docs/explanation/hangs.md): its main thread's
   // frames, innermost first ("PMPI_Barrier [libmpi.so.40]"; a Python child's
   // "File \"x.py\", line 3, in f"), bounded in count and bytes. Empty when none was taken;
   // `stack_note` then says why (and otherwise where the frames came from, or how they were cut).
@@ -62,7 +62,7 @@ struct RankOutcome {
   static RankOutcome Fail(std::string signature, std::string step = "");
 };
 
-// Why a point × trial hung (docs/hangs.md), written with its timeout record.
+// Why a point × trial hung (docs/explanation/hangs.md), written with its timeout record.
 struct HangReport {
   // One line per group of ranks stopped at the same place:
   // "ranks 0,2,3: MPI_Barrier <- RingShift::RunSteps (step exchange)".

@@ -8,7 +8,7 @@
 //   bootstrap interval of the ratio of medians excluding 1), and the change must also reach the
 //   between-process floor `single_process_floor`, which the verdict text says.
 // A change counts when it is significant and its interval reaches the threshold (the data show a
-// change and cannot rule out one of the threshold's size). docs/reports.md states the rule and
+// change and cannot rule out one of the threshold's size). docs/reference/reports.md states the rule and
 // docs/performance.md the measurements behind its defaults.
 #ifndef GPUHARNESS_CORE_PERF_COMPARISON_H_
 #define GPUHARNESS_CORE_PERF_COMPARISON_H_

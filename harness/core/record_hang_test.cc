@@ -1,4 +1,4 @@
-// The timeout record's hang fields (docs/hangs.md): ranks[i].stack, stack_note and the
+// The timeout record's hang fields (docs/explanation/hangs.md): ranks[i].stack, stack_note and the
 // record's hang object survive the trip through records.jsonl, and stay out of records that
 // have none.
 #include "gtest/gtest.h"

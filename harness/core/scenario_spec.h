@@ -65,7 +65,7 @@ struct ScenarioSpec {
   // consulted when trials > 1.
   TrialVerdictRule verdict;
   // `nccl_inspector: true`: run the job under NCCL's Inspector profiler plugin and attach its
-  // per-collective summary to this scenario's records (docs/hangs.md).
+  // per-collective summary to this scenario's records (docs/explanation/hangs.md).
   bool nccl_inspector = false;
   // The kind's own block (KindInfo::block_key, e.g. kind exec's `exec:` with the command and its
   // rules); null for a kind without one.

@@ -1,6 +1,6 @@
 // A sweep matrix as loaded from matrices/*.yaml: which scenario files (and points) every cell
 // runs, the defaults, the flag axes, the optional version axis, and include/exclude rules.
-// docs/sweeps.md is the format reference. Errors are InvalidArgument "file:line:col: key: msg".
+// docs/reference/matrix-yaml.md is the format reference. Errors are InvalidArgument "file:line:col: key: msg".
 #ifndef GPUHARNESS_DRIVER_MATRIX_H_
 #define GPUHARNESS_DRIVER_MATRIX_H_
 

@@ -4,7 +4,7 @@
 // whose attempt ended infra run again), then writes DIR/records.jsonl, junit.xml, sweep.json,
 // summary.md and report.html from the cells and compares.
 //
-// DIR layout (docs/sweeps.md): cells/<cell>/{cell.json, job<k>/ (the job's --out), job<k>.log,
+// DIR layout (docs/reference/sweep.md): cells/<cell>/{cell.json, job<k>/ (the job's --out), job<k>.log,
 // records.jsonl, environment.json, done.json}, versions/<label>/{setup.log, setup.json};
 // with --processes N, process k >= 1's jobs in cells/<cell>/process<k>/.
 // A cell is done when its done.json exists with the hash of its current definition (and,

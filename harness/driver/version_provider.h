@@ -4,7 +4,7 @@
 // command) and writes each version's set-up command and activation, so no user hand-writes
 // venv, build or container plumbing. The set-up then runs as any version's `setup` does
 // (version_setup.h: cached in the version's directory, locked, its log named in failures).
-// docs/sweeps.md ("Version providers") is the reference.
+// docs/reference/matrix-yaml.md ("Version providers") is the reference.
 #ifndef GPUHARNESS_DRIVER_VERSION_PROVIDER_H_
 #define GPUHARNESS_DRIVER_VERSION_PROVIDER_H_
 

@@ -1,4 +1,4 @@
-// `gpuharness history`: the results history database (docs/history.md).
+// `gpuharness history`: the results history database (docs/reference/history.md).
 //   history ingest DIR [--night LABEL] | status | show POINT... | flips [--night N] | flaky
 //           | report --out FILE.html | regressions DIR --baseline DIR [--night N] [--out FILE]
 //           | summary NIGHT_DIR --night N --cluster C --version V --status S [--good] [--baseline DIR]

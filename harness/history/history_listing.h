@@ -1,6 +1,6 @@
 // The lines `gpuharness history` prints: as text for people (one line per finding, control
 // characters escaped) or as TSV for scripts (fields escaped reversibly: history_text.h).
-// docs/history.md lists the TSV columns.
+// docs/reference/history.md lists the TSV columns.
 #ifndef GPUHARNESS_HISTORY_HISTORY_LISTING_H_
 #define GPUHARNESS_HISTORY_HISTORY_LISTING_H_
 

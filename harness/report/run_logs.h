@@ -4,7 +4,7 @@
 //
 // A plain run's DIR is its job's directory. A sweep cell's jobs are
 // DIR/cells/<cell>/[process<k>/]<job>[.retry<a>][.cont<c>]/, each with <job>...log beside it
-// (docs/sweeps.md); the job that ran a trial is the last one, in run order, whose planned.runs
+// (docs/reference/sweep.md); the job that ran a trial is the last one, in run order, whose planned.runs
 // lists it (a continuation lists only what its predecessors left). At its end the sweep gathers
 // each cell's rank logs, whichever job wrote them, at one path a person can guess:
 // DIR/logs/<cell>/[process<k>/]<scenario>/<param>=<value>/.../np=<n>/rank<r>[.trial<t>].log

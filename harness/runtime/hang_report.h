@@ -1,4 +1,4 @@
-// What a timeout record says about the hang (docs/hangs.md), from the watchdogs' reports:
+// What a timeout record says about the hang (docs/explanation/hangs.md), from the watchdogs' reports:
 // one line per group of ranks stopped at the same place, and where their operation histories
 // part, Flight-Recorder style.
 #ifndef GPUHARNESS_RUNTIME_HANG_REPORT_H_

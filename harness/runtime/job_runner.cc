@@ -51,7 +51,7 @@ constexpr char kAbortedAfterTimeout[] = "not run: job aborted after a timeout in
 // parent itself is stuck past that.
 constexpr absl::Duration kIsolationWatchdogMargin = absl::Seconds(10);
 constexpr char kStepIsolatedTrial[] = "isolated trial";
-// NCCL's RAS report at a timeout: the job waits at most this long for it (docs/hangs.md).
+// NCCL's RAS report at a timeout: the job waits at most this long for it (docs/explanation/hangs.md).
 constexpr absl::Duration kNcclRasBound = absl::Seconds(3);
 
 int VisibleGpus() {

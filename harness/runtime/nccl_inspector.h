@@ -1,5 +1,5 @@
 // NCCL's Inspector profiler plugin for the scenarios that ask for per-collective timings
-// (`nccl_inspector: true`, docs/hangs.md). NCCL reads NCCL_PROFILER_PLUGIN when the job's
+// (`nccl_inspector: true`, docs/explanation/hangs.md). NCCL reads NCCL_PROFILER_PLUGIN when the job's
 // communicator is created, once per job (runtime/cuda_resources.h), so the choice is the
 // job's: when any scenario of it asks, every rank sets the plugin's variables before the
 // communicator exists, with the dump directory DIR/nccl_inspector. Rank 0 then reads the

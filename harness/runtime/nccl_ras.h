@@ -1,4 +1,4 @@
-// NCCL's own view of a hung job (docs/hangs.md): the RAS service that NCCL 2.24 and later run
+// NCCL's own view of a hung job (docs/explanation/hangs.md): the RAS service that NCCL 2.24 and later run
 // inside every process, queried over its client socket the way NCCL's `ncclras` client does
 // ("CLIENT PROTOCOL 2" / "SERVER PROTOCOL n", "TIMEOUT s" / "OK", then "STATUS" and the text
 // report until the service closes the connection). Plain sockets: no NCCL header is needed.

@@ -1,4 +1,4 @@
-// Native stacks for the timeout and crash records (docs/hangs.md): one thread asks another for
+// Native stacks for the timeout and crash records (docs/explanation/hangs.md): one thread asks another for
 // its stack with a signal, the target's handler captures raw return addresses (DWARF
 // unwinding through glibc's backtrace(), which crosses libraries built without frame pointers,
 // such as libmpi and libc), and the asking thread symbolizes them afterwards, outside the

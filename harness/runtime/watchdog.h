@@ -3,7 +3,7 @@
 //
 // Protocol. Every rank arms the watchdog for every point × trial, in the same order, so arm
 // sequence numbers agree across ranks. When a rank's deadline passes, its watchdog thread
-// first takes the rank's hang snapshot (docs/hangs.md): the step, the main thread's stack
+// first takes the rank's hang snapshot (docs/explanation/hangs.md): the step, the main thread's stack
 // (stack_dump.h, at most kStackWait) and the operations ring (op_ring.h); it writes the
 // snapshot to DIR/.ranks/rank<r>.hang (when SetRanksDir named DIR/.ranks) and then:
 //   - a rank other than 0 sends the snapshot to rank 0 over the watchdog's own communicator

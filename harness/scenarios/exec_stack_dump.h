@@ -1,4 +1,4 @@
-// Stacks of an exec command's processes at its timeout (docs/hangs.md), taken before the
+// Stacks of an exec command's processes at its timeout (docs/explanation/hangs.md), taken before the
 // harness kills them. Python processes: where py-spy is installed (GH_PY_SPY names it, "off"
 // turns it off; else "py-spy" on PATH) the harness runs `py-spy dump --pid` on each Python
 // interpreter of the command's process group (<dir>/spy-<pid>.txt). Otherwise, and for any

@@ -1,5 +1,5 @@
 // fill_check: every rank fills a block with a pattern and checks it element by element — the
-// smallest complete kind, the template docs/adding-a-kind.md copies.
+// smallest complete kind, the template docs/how-to/add-a-scenario-kind.md copies.
 #include <climits>
 #include <cstdint>
 #include <memory>

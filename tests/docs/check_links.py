@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Every relative link in docs/**/*.md, README.md and results/*.md resolves: the file or
 directory exists, and an anchor (`page.md#a-heading`, `#a-heading`) names a heading of the page
-it points to, as GitHub writes anchors.
+it points to, as GitHub writes anchors. And every page the code names in its comments
+(`docs/explanation/hangs.md` in a source, script, CMake file or test) exists, so that a
+reader sent there by the code finds it.
 
     check_links.py --source DIR
 
@@ -16,6 +18,39 @@ import check_common  # noqa: E402
 import markdown_blocks  # noqa: E402
 
 EXTERNAL_RE = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # https:, mailto:, ...
+DOC_PATH_RE = re.compile(r"\bdocs/[A-Za-z0-9_./-]*?\.md\b")
+CODE_DIRS = ("harness", "tests", "scripts", "ci", "bench", "cmake")
+CODE_SUFFIXES = {".cc", ".h", ".cu", ".cuh", ".py", ".sh", ".cmake", ".txt", ".yaml", ".sbatch"}
+# This checker's own tests name pages of a scratch tree.
+CODE_EXCLUDED = {"tests/docs"}
+
+
+def code_files(source):
+    for top in CODE_DIRS:
+        for path in sorted((source / top).rglob("*")):
+            rel = path.relative_to(source).as_posix()
+            if path.is_file() and (path.suffix in CODE_SUFFIXES or path.name == "CMakeLists.txt") and \
+                    not any(rel.startswith(x + "/") for x in CODE_EXCLUDED):
+                yield path
+    if (source / "CMakeLists.txt").is_file():
+        yield source / "CMakeLists.txt"
+
+
+def check_code(source):
+    """The pages named in the code's own text that do not exist, as file:line problems."""
+    problems, checked = [], 0
+    for path in code_files(source):
+        try:
+            lines = path.read_text().splitlines()
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(lines, 1):
+            for target in DOC_PATH_RE.findall(line):
+                checked += 1
+                if not (source / target).is_file():
+                    problems.append(f"{path.relative_to(source).as_posix()}:{n}: names {target}, "
+                                    "which does not exist")
+    return problems, checked
 
 
 def check(source):
@@ -52,8 +87,10 @@ def check(source):
 def main():
     args = check_common.arguments(__doc__, binary=False)
     problems, checked = check(args.source)
-    return check_common.finish(problems, f"of {checked} relative links do not resolve",
-                               f"{checked} relative links resolve")
+    code_problems, named = check_code(args.source)
+    return check_common.finish(problems + code_problems,
+                               f"of {checked} relative links and {named} pages named in the code do not resolve",
+                               f"{checked} relative links and {named} pages named in the code resolve")
 
 
 if __name__ == "__main__":

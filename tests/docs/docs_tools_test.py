@@ -199,6 +199,24 @@ class CheckLinksTest(unittest.TestCase):
             "README.md:1: link 'docs/b.md#resum': b.md has no heading #resum (headings there: resume)"])
 
 
+class CheckCodeDocPathsTest(unittest.TestCase):
+    def test_a_page_the_code_names_must_exist(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = pathlib.Path(tmp)
+            (root / "docs/reference").mkdir(parents=True)
+            (root / "docs/reference/bisect.md").write_text("# Bisect\n")
+            (root / "harness/driver").mkdir(parents=True)
+            (root / "harness/driver/a.h").write_text(
+                "// docs/reference/bisect.md is the reference.\n// See docs/sweeps.md (\"Providers\").\n")
+            (root / "scripts").mkdir()
+            (root / "scripts/x.sh").write_text("# docs/hangs.md explains it\n")
+            problems, checked = check_links.check_code(root)
+        self.assertEqual(checked, 3)
+        self.assertEqual(problems, [
+            "harness/driver/a.h:2: names docs/sweeps.md, which does not exist",
+            "scripts/x.sh:1: names docs/hangs.md, which does not exist"])
+
+
 class CheckVocabularyTest(unittest.TestCase):
     def found(self, line):
         return [words for _, words, _ in check_vocabulary.find([(1, line)], "f")]

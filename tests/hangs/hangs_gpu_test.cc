@@ -1,4 +1,4 @@
-// GPU (issue 19, docs/hangs.md): a stalled NCCL receive with 2 ranks sharing one GPU. Rank 1
+// GPU (issue 19, docs/explanation/hangs.md): a stalled NCCL receive with 2 ranks sharing one GPU. Rank 1
 // sleeps in step "exchange" before its ncclSend/ncclRecv; rank 0 waits for it inside NCCL or
 // the stream. The timeout record must carry both ranks' stacks, the divergence line naming
 // rank 1, and NCCL's RAS report or the plain reason there is none. Skips (77) without a GPU.

@@ -1,4 +1,4 @@
-// Whole-binary tests of issue 19 (docs/hangs.md) on the host backend: a stalled rank at 4
+// Whole-binary tests of issue 19 (docs/explanation/hangs.md) on the host backend: a stalled rank at 4
 // ranks (every rank's stack, the stalled rank's names the function it sleeps in, the others'
 // their MPI wait, the divergence line names the stalled rank and step, NCCL's view is said to
 // be unavailable), a planted SIGSEGV (the crashing rank's stack names the faulting function),
@@ -221,7 +221,7 @@ TEST(HangsHost, NativeChildSaysNothingCouldBeHad) {
 
 // What the hang report costs a timeout: the timeout record's duration past the 3 s deadline
 // (the reports' grace, the stacks, the rings, NCCL's view), median of several jobs. Printed
-// for docs/hangs.md; asserted within the issue's 5 s.
+// for docs/explanation/hangs.md; asserted within the issue's 5 s.
 TEST(HangsHost, TimeoutOverheadIsWithinFiveSeconds) {
   std::vector<double> extra;
   for (int i = 0; i < 5; ++i) {

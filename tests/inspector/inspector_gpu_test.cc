@@ -1,4 +1,4 @@
-// GPU (docs/hangs.md): 2 ranks sharing one GPU run AllReduce points under NCCL's Inspector
+// GPU (docs/explanation/hangs.md): 2 ranks sharing one GPU run AllReduce points under NCCL's Inspector
 // plugin; every point's record carries the per-collective summary, with count == the number
 // of collectives issued where one per point ran, and NCCL's sequence numbers that account for
 // every collective where the plugin sampled fewer. At a timeout the hang report

@@ -1,4 +1,4 @@
-// NCCL's Inspector asked for where it cannot run (docs/hangs.md): the host backend has no
+// NCCL's Inspector asked for where it cannot run (docs/explanation/hangs.md): the host backend has no
 // NCCL, and the record and the hang report say so plainly; a bad value of the scenario key is
 // bad input naming file:line:column and the key.
 #include <string>

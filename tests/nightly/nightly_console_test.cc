@@ -67,7 +67,7 @@ std::string WithoutEvidence(const std::string& text) {
   return out;
 }
 
-// The FAILED line of an unmet record that expected a pass, as docs/reports.md words it.
+// The FAILED line of an unmet record that expected a pass, as docs/reference/reports.md words it.
 std::string FailedLine(const Record& r, const std::string& cell) {
   const std::string outcome(OutcomeName(r.result.outcome));
   const std::string what = absl::StartsWith(r.result.signature, outcome + ":")

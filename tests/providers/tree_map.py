@@ -1,5 +1,5 @@
 # 2 processes with jax.distributed on CPU, calling the top-level jax.tree_map: removed in JAX
-# 0.6.0 (established by running each release directly, docs/bisect.md).
+# 0.6.0 (established by running each release directly, docs/reference/bisect.md).
 import sys
 
 import jax

@@ -180,7 +180,7 @@ TEST(SweepE2E, CrashAndHungJobsAreRecordedAndTheSweepGoesOn) {
 }
 
 // A point that crashes, or hangs past its own timeout, costs that point only: the sweep
-// continues the job (<job>.cont1, ...) with the runs it did not get to (docs/sweeps.md).
+// continues the job (<job>.cont1, ...) with the runs it did not get to (docs/reference/sweep.md).
 TEST(SweepE2E, ACrashOrAnInJobTimeoutCostsOnlyItsPoint) {
   std::string tmp = TempDir();
   ASSERT_TRUE(WriteFileAtomically(
