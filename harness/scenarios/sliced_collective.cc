@@ -260,31 +260,36 @@ std::vector<Metric> SliceLayoutMetrics(const Allocation& producer, const void* o
   };
 }
 
-RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectiveParams& params) {
-  RankOutcome out;
-  out.rank = ctx.rank();
-  const int rank = ctx.rank(), nranks = ctx.nranks();
-  MPI_Comm comm = ctx.comm();
-  const uint64_t seed = SlicedCollectiveSeed(ctx.point(), ctx.trial());
+namespace {
 
+// Allocates the producer's and the collective's buffers; every rank learns whether any rank
+// failed. Returns the failure ("" when all ranks succeeded).
+std::string AllocateHostBuffers(PointContext& ctx, const SlicedCollectiveParams& params,
+                                RegisteredBuffer& producer, RegisteredBuffer& output) {
   ctx.SetStep("allocate");
-  RegisteredBuffer producer, output;
   auto producer_alloc = AllocateHost(params.allocator, params.producer_bytes());
   auto output_alloc =
-      AllocateHost(params.allocator, params.output_count(nranks) * int64_t(sizeof(float)));
+      AllocateHost(params.allocator, params.output_count(ctx.nranks()) * int64_t(sizeof(float)));
   std::string failure;
   if (!producer_alloc.ok()) failure = std::string(producer_alloc.status().message());
   if (!output_alloc.ok()) failure = std::string(output_alloc.status().message());
-  if (CountFailedRanks(!failure.empty(), comm) > 0) {
-    if (failure.empty()) failure = "allocation failed on another rank";
-    return ErrorAt(std::move(out), "allocate", failure);
+  if (CountFailedRanks(!failure.empty(), ctx.comm()) > 0) {
+    return failure.empty() ? "allocation failed on another rank" : failure;
   }
   producer.allocation = *std::move(producer_alloc);
   output.allocation = *std::move(output_alloc);
+  return "";
+}
 
+// Registers both buffers as the registration axis says; every rank learns whether any rank
+// failed. Returns the failure ("" when all ranks succeeded).
+std::string RegisterHostBuffers(PointContext& ctx, const SlicedCollectiveParams& params,
+                                RegisteredBuffer& producer, RegisteredBuffer& output) {
   ctx.SetStep("register");
+  MPI_Comm comm = ctx.comm();
   auto producer_reg = RegisterHost(params.registration, *producer.allocation, comm);
   auto output_reg = RegisterHost(params.registration, *output.allocation, comm);
+  std::string failure;
   if (!producer_reg.ok()) failure = std::string(producer_reg.status().message());
   if (!output_reg.ok()) failure = std::string(output_reg.status().message());
   if (producer_reg.ok()) producer.registration = *std::move(producer_reg);
@@ -296,8 +301,46 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
       (void)output.ReleaseWithoutDeregistering();
       failure = "registration failed on another rank";
     }
-    return ErrorAt(std::move(out), "register", failure);
+    return failure;
   }
+  return "";
+}
+
+// The warm-ups and the timed iterations of the collective, one wall-clock sample each.
+// Returns the first failure ("" when all ran).
+std::string TimeHostCollective(PointContext& ctx, const SlicedCollectiveParams& params,
+                               const float* operand, float* result, MPI_Win output_window,
+                               std::vector<double>& samples) {
+  ctx.SetStep("collective", EnumToName(params.collective).data(),
+              params.count() * int64_t(sizeof(float)));
+  const int total = ctx.warmup() + std::max(ctx.iterations(), 1);
+  for (int i = 0; i < total; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    std::string failure = HostCollective(params, operand, result, output_window, ctx.rank(),
+                                         ctx.nranks(), ctx.comm());
+    auto stop = std::chrono::steady_clock::now();
+    if (!failure.empty()) return failure;
+    if (i >= ctx.warmup()) {
+      samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectiveParams& params) {
+  RankOutcome out;
+  out.rank = ctx.rank();
+  const int rank = ctx.rank(), nranks = ctx.nranks();
+  MPI_Comm comm = ctx.comm();
+  const uint64_t seed = SlicedCollectiveSeed(ctx.point(), ctx.trial());
+
+  RegisteredBuffer producer, output;
+  std::string failure = AllocateHostBuffers(ctx, params, producer, output);
+  if (!failure.empty()) return ErrorAt(std::move(out), "allocate", failure);
+  failure = RegisterHostBuffers(ctx, params, producer, output);
+  if (!failure.empty()) return ErrorAt(std::move(out), "register", failure);
   MPI_Win output_window = output.registration->mpi_window();
   if (output_window != MPI_WIN_NULL) MPI_Win_set_errhandler(output_window, MPI_ERRORS_RETURN);
 
@@ -324,19 +367,9 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
   auto* result = static_cast<float*>(output.allocation->data());
   std::memset(result, kPoisonByte, size_t(output.allocation->bytes()));
 
-  ctx.SetStep("collective", EnumToName(params.collective).data(),
-              params.count() * int64_t(sizeof(float)));
   std::vector<double> samples;
-  const int total = ctx.warmup() + std::max(ctx.iterations(), 1);
-  for (int i = 0; i < total; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    failure = HostCollective(params, operand, result, output_window, rank, nranks, comm);
-    auto stop = std::chrono::steady_clock::now();
-    if (!failure.empty()) return ErrorAt(std::move(out), "collective", failure);
-    if (i >= ctx.warmup()) {
-      samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
-    }
-  }
+  failure = TimeHostCollective(ctx, params, operand, result, output_window, samples);
+  if (!failure.empty()) return ErrorAt(std::move(out), "collective", failure);
 
   ctx.SetStep("verify");
   if (params.fault == SlicedFault::kCorruptElement && params.fault_rank == rank) {
