@@ -27,6 +27,7 @@
 #include "harness/scenarios/collective_device_api_cuda.h"
 #include "harness/scenarios/collective_kernels_cuda.h"
 #include "harness/scenarios/collective_plan.h"
+#include "harness/scenarios/cuda_point_status_cuda.h"
 #include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/ring_shift_device.h"
 #include "harness/scenarios/ring_shift_loop_cuda.h"
@@ -75,10 +76,10 @@ absl::Status InGroup(ncclComm_t comm, Calls&& calls) {
   return status;
 }
 
-class CollectiveCuda {
+class CollectiveCuda : RankSteps {
  public:
   CollectiveCuda(PointContext& ctx, const CollectiveParams& params)
-      : ctx_(ctx), p_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
+      : RankSteps(ctx), ctx_(ctx), p_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
         type_(static_cast<ncclDataType_t>(static_cast<int>(params.dtype))) {}
 
   ~CollectiveCuda() {
@@ -91,13 +92,10 @@ class CollectiveCuda {
   }
 
   RankOutcome Run() {
-    RankOutcome out;
-    out.rank = ctx_.rank();
-    out.device = cuda_.device();
+    RankOutcome out = CudaPointOutcome(ctx_);
     absl::Status status = RunSteps(out);
     if (!status.ok()) {
-      RankOutcome error = RankOutcome::Error(std::string(status.message()), step_);
-      error.metrics = std::move(out.metrics);
+      RankOutcome error = ErrorKeepingMetrics(std::move(out), status, step_);
       error.device = cuda_.device();
       return error;
     }
@@ -105,11 +103,6 @@ class CollectiveCuda {
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-
   // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
   char* SendPtr(int64_t k) const {
     void* base = p_.in_place ? recv_->allocation->data() : send_->allocation->data();
@@ -576,7 +569,6 @@ class CollectiveCuda {
   CudaResources& cuda_;
   cudaStream_t stream_;
   const ncclDataType_t type_;
-  const char* step_ = "setup";
   ncclComm_t comm_ = nullptr;
   ncclComm_t split_nccl_ = nullptr;
   MPI_Comm mpi_comm_ = MPI_COMM_NULL;
@@ -597,9 +589,7 @@ class CollectiveCuda {
 }  // namespace
 
 RankOutcome RunCollectiveCuda(PointContext& ctx, const CollectiveParams& params) {
-  if (ctx.cuda() == nullptr) {
-    return RankOutcome::Error("internal: cuda backend without the job's CUDA resources", "setup");
-  }
+  if (ctx.cuda() == nullptr) return MissingCudaResourcesOutcome();
   return CollectiveCuda(ctx, params).Run();
 }
 

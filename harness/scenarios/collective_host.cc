@@ -25,6 +25,7 @@
 #include "harness/scenarios/collective_bandwidth.h"
 #include "harness/scenarios/collective_data.h"
 #include "harness/scenarios/collective_plan.h"
+#include "harness/scenarios/rank_steps.h"
 
 namespace gh {
 namespace {
@@ -148,9 +149,10 @@ void Scale(CollDtype dtype, void* data, int64_t count, double factor) {
   }
 }
 
-class CollectiveHost {
+class CollectiveHost : RankSteps {
  public:
-  CollectiveHost(PointContext& ctx, const CollectiveParams& params) : ctx_(ctx), p_(params) {}
+  CollectiveHost(PointContext& ctx, const CollectiveParams& params)
+      : RankSteps(ctx), ctx_(ctx), p_(params) {}
 
   ~CollectiveHost() {
     if (split_comm_ != MPI_COMM_NULL) MPI_Comm_free(&split_comm_);
@@ -161,19 +163,12 @@ class CollectiveHost {
     out.rank = ctx_.rank();
     const int rc = RunSteps(out);
     if (rc != MPI_SUCCESS) {
-      RankOutcome error = RankOutcome::Error(MpiErrorSignature(rc), step_);
-      error.metrics = std::move(out.metrics);
-      return error;
+      return ErrorKeepingMetrics(std::move(out), MpiErrorSignature(rc), step_);
     }
     return out;
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-
   // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
   char* SendPtr(int64_t k) {
     return (p_.in_place ? recv_.data() : send_.data()) + OffsetsOf(layout_, p_, rank_, k).send;
@@ -448,7 +443,6 @@ class CollectiveHost {
 
   PointContext& ctx_;
   const CollectiveParams& p_;
-  const char* step_ = "setup";
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm split_comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;

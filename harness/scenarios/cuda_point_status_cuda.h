@@ -1,6 +1,6 @@
 // What the cuda kinds' host code shares around one point (cuda builds only): a CUDA or NCCL
-// return code as a Status naming the call, the outcome a point starts from, and an error
-// outcome that keeps what the point measured before it failed.
+// return code as a Status naming the call, and the outcomes a point starts from or ends with
+// before it runs (rank_steps.h has the error outcome that keeps what a point measured).
 #ifndef GPUHARNESS_SCENARIOS_CUDA_POINT_STATUS_CUDA_H_
 #define GPUHARNESS_SCENARIOS_CUDA_POINT_STATUS_CUDA_H_
 
@@ -9,7 +9,6 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -17,6 +16,7 @@
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/runtime/cuda_resources.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/rank_steps.h"
 
 namespace gh {
 
@@ -38,17 +38,14 @@ inline RankOutcome CudaPointOutcome(PointContext& ctx) {
   return out;
 }
 
+// The outcome of a cuda point run without the job's CUDA resources: a defect of the harness.
+inline RankOutcome MissingCudaResourcesOutcome() {
+  return RankOutcome::Error("internal: cuda backend without the job's CUDA resources", "setup");
+}
+
 // The outcome of a point whose communicator the watchdog has already aborted.
 inline RankOutcome CommAbortedOutcome() {
   return RankOutcome::Error("ncclCommAbort: communicator aborted by the watchdog");
-}
-
-// Keeps what `out` measured so far, as the error record shows it.
-inline RankOutcome ErrorKeepingMetrics(RankOutcome out, const absl::Status& status,
-                                       std::string step = "") {
-  RankOutcome error = RankOutcome::Error(std::string(status.message()), std::move(step));
-  error.metrics = std::move(out.metrics);
-  return error;
 }
 
 }  // namespace gh

@@ -277,9 +277,7 @@ class RingShiftCuda : public RingShiftRank {
 }  // namespace
 
 RankOutcome RunRingShiftCuda(PointContext& ctx, const RingShiftParams& params) {
-  if (ctx.cuda() == nullptr) {
-    return RankOutcome::Error("internal: cuda backend without the job's CUDA resources", "setup");
-  }
+  if (ctx.cuda() == nullptr) return MissingCudaResourcesOutcome();
   return RingShiftCuda(ctx, params).Run();
 }
 

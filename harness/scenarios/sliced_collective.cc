@@ -14,6 +14,7 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/kind_backends.h"
+#include "harness/scenarios/rank_steps.h"
 #include "harness/scenarios/sliced_collective_data.h"
 
 namespace gh {
@@ -78,13 +79,6 @@ std::string HostCollective(const SlicedCollectiveParams& params, const float* op
   }
   if (rc == MPI_SUCCESS) rc = MPI_Win_fence(0, output_window);
   return rc == MPI_SUCCESS ? "" : MpiErrorSignature(rc);
-}
-
-// Keeps what `out` measured so far, as the error record shows it.
-RankOutcome ErrorAt(RankOutcome out, const char* step, std::string signature) {
-  RankOutcome error = RankOutcome::Error(std::move(signature), step);
-  error.metrics = std::move(out.metrics);
-  return error;
 }
 
 KindInfo DescribeSlicedCollective();
@@ -338,9 +332,9 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
 
   RegisteredBuffer producer, output;
   std::string failure = AllocateHostBuffers(ctx, params, producer, output);
-  if (!failure.empty()) return ErrorAt(std::move(out), "allocate", failure);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "allocate");
   failure = RegisterHostBuffers(ctx, params, producer, output);
-  if (!failure.empty()) return ErrorAt(std::move(out), "register", failure);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "register");
   MPI_Win output_window = output.registration->mpi_window();
   if (output_window != MPI_WIN_NULL) MPI_Win_set_errhandler(output_window, MPI_ERRORS_RETURN);
 
@@ -361,7 +355,7 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
       skip.step = "slice";
       return skip;
     }
-    return ErrorAt(std::move(out), "slice", failure);
+    return ErrorKeepingMetrics(std::move(out), failure, "slice");
   }
   const float* operand = produced + begin_row * params.cols;
   auto* result = static_cast<float*>(output.allocation->data());
@@ -369,7 +363,7 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
 
   std::vector<double> samples;
   failure = TimeHostCollective(ctx, params, operand, result, output_window, samples);
-  if (!failure.empty()) return ErrorAt(std::move(out), "collective", failure);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "collective");
 
   ctx.SetStep("verify");
   if (params.fault == SlicedFault::kCorruptElement && params.fault_rank == rank) {
@@ -394,7 +388,7 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
     fail.mismatch = *mismatch;
     return fail;
   }
-  if (!released.ok()) return ErrorAt(std::move(out), "release", std::string(released.message()));
+  if (!released.ok()) return ErrorKeepingMetrics(std::move(out), released, "release");
   out.outcome = Outcome::kPass;
   return out;
 }
