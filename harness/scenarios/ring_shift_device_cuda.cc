@@ -275,6 +275,34 @@ size_t StoredBytes(bool faulty, RingFault fault, size_t bytes) {
   return bytes;
 }
 
+// The verified exchange of `seed`'s pattern, shaped by a faulty rank's fault (a stall, a crash,
+// a partial or no store, a flipped element). Runs only while `status` is ok, and returns it.
+absl::Status VerifiedExchange(PointContext& ctx, const RingShiftParams& params,
+                              const RingDeviceBuffers& buffers, uint64_t seed,
+                              const std::function<absl::Status(size_t)>& enqueue,
+                              absl::Status status) {
+  const int element_bytes = DtypeSize(params.dtype);
+  const int64_t count = params.count();
+  const size_t bytes = size_t(count) * element_bytes;
+  const bool faulty = params.fault != RingFault::kNone && params.fault_rank == ctx.rank();
+  CudaResources* cuda = ctx.cuda();
+  ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
+  if (status.ok()) {
+    status = FillSendPoisonRecv(buffers, count, element_bytes, ctx.rank(), seed, bytes, cuda->stream());
+  }
+  if (status.ok() && faulty) StallOrCrash(ctx, params.fault);
+  if (status.ok()) status = enqueue(StoredBytes(faulty, params.fault, bytes));
+  if (status.ok()) status = cuda->Synchronize();
+
+  ctx.SetStep("verify");
+  if (status.ok() && faulty && params.fault == RingFault::kCorruptElement && count > 0) {
+    status = CudaOk(LaunchFlipLowestBit(buffers.recv.allocation->data(), count / 2, element_bytes,
+                                        cuda->stream()),
+                    "LaunchFlipLowestBit");
+  }
+  return status;
+}
+
 // Counts the received elements that differ from `left`'s pattern, on the device (a 4 GiB block
 // never crosses PCIe), and reads back the first wrong one's bits.
 absl::Status CountWrongOnDevice(CudaResources* cuda, const RingDeviceBuffers& buffers,
@@ -348,7 +376,6 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
   const int64_t count = params.count();
   const size_t bytes = size_t(count) * element_bytes;
   const int left = (ctx.rank() + ctx.nranks() - 1) % ctx.nranks();
-  const bool faulty = params.fault != RingFault::kNone && params.fault_rank == ctx.rank();
 
   ctx.SetStep("device_comm");
   auto lsa = LsaRingShift::Create(comm);
@@ -388,20 +415,8 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
       status);
 
   // The verified exchange: fresh data (next seed), so a stale block cannot pass.
-  ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
   const uint64_t verify_seed = seed + 1;
-  if (status.ok()) {
-    status = FillSendPoisonRecv(buffers, count, element_bytes, ctx.rank(), verify_seed, bytes, stream);
-  }
-  if (status.ok() && faulty) StallOrCrash(ctx, params.fault);
-  if (status.ok()) status = enqueue(StoredBytes(faulty, params.fault, bytes));
-  if (status.ok()) status = cuda->Synchronize();
-
-  ctx.SetStep("verify");
-  if (status.ok() && faulty && params.fault == RingFault::kCorruptElement && count > 0) {
-    status = CudaOk(LaunchFlipLowestBit(buffers.recv.allocation->data(), count / 2, element_bytes, stream),
-                    "LaunchFlipLowestBit");
-  }
+  status = VerifiedExchange(ctx, params, buffers, verify_seed, enqueue, std::move(status));
   VerifyCounters found{0, ~0ull};
   uint64_t actual_bits = 0;
   if (status.ok()) {
