@@ -577,25 +577,14 @@ absl::StatusOr<std::vector<size_t>> Sweep::ChooseCells(const std::vector<Record>
 absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, DriverEnv& env) {
   absl::StatusOr<SweepPlan> plan = PlanSweep(options.matrix_path);
   if (!plan.ok()) return plan.status();
-  if (options.fresh && options.rerun_failed) {
-    return absl::InvalidArgumentError("--fresh and --rerun-failed: --fresh keeps nothing to rerun from; give one");
-  }
-  if (options.processes < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("--processes: expected 1 or more, got ", options.processes));
-  }
-  if (options.processes > 1 && options.rerun_failed) {
-    return absl::InvalidArgumentError("--rerun-failed reruns a cell's points once: leave out --processes");
-  }
+  GH_RETURN_IF_ERROR(CheckSweepOptions(options));
   if (!options.filter.empty()) GH_RETURN_IF_ERROR(FilterPlan(*plan, options.filter));
-  if (options.collect_only) {
-    PrintCollectedPoints(*plan, env.progress);
-    SweepResult result;
-    result.cells = static_cast<int>(plan->cells.size());
-    return result;
-  }
-  if (options.dry_run) {
-    GH_RETURN_IF_ERROR(
-        PrintDryRun(*plan, {options.out_dir, options.program, options.processes, env.base_env}, env.progress));
+  if (options.collect_only || options.dry_run) {  // a look at the sweep, nothing run or written
+    if (options.collect_only) PrintCollectedPoints(*plan, env.progress);
+    if (options.dry_run && !options.collect_only) {
+      GH_RETURN_IF_ERROR(
+          PrintDryRun(*plan, {options.out_dir, options.program, options.processes, env.base_env}, env.progress));
+    }
     SweepResult result;
     result.cells = static_cast<int>(plan->cells.size());
     return result;
