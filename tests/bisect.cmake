@@ -6,8 +6,6 @@ if(NOT TARGET gh_driver)
   return()
 endif()
 
-find_program(GH_BISECT_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 gh_harness_test_suite(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc
   NAME bisect LABEL mpi TIMEOUT 600 SERIAL
   LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock

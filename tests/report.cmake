@@ -64,14 +64,13 @@ gh_report_cli_test(FlagWithoutValueIsBadInput 2 NOTHING
 # gh_report_python_check(NAME SCRIPT LABELS l TIMEOUT s [SERIAL] [ENVIRONMENT env])
 # tests/report/SCRIPT run by python3 on the built gpuharness and the source tree, working under
 # report_<work> in the build tree; exit 77 means skipped (a tool it needs is missing).
-find_program(GH_REPORT_PYTHON3 NAMES python3)
 function(gh_report_python_check name script work)
   cmake_parse_arguments(PARSE_ARGV 3 arg "SERIAL" "LABELS;TIMEOUT;ENVIRONMENT" "")
-  if(NOT GH_REPORT_PYTHON3)
+  if(NOT GH_PYTHON3)
     return()
   endif()
   add_test(NAME gpuharness.report.${name}
-           COMMAND ${GH_REPORT_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/${script}
+           COMMAND ${GH_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/${script}
                    --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
                    --work ${CMAKE_CURRENT_BINARY_DIR}/report_${work})
   set_tests_properties(gpuharness.report.${name} PROPERTIES
