@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/scenario_loader.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"

@@ -12,6 +12,7 @@
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
 #include "harness/core/path_under.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/records_file.h"
 #include "harness/core/state_json.h"
 #include "harness/core/status_macros.h"

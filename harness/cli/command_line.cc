@@ -18,6 +18,8 @@
 #include "harness/cli/commands.h"
 #include "harness/core/did_you_mean.h"
 #include "harness/core/duration_text.h"
+#include "harness/core/point_filter.h"
+#include "harness/core/status_macros.h"
 
 namespace gh {
 
@@ -114,6 +116,14 @@ CommandLine& CommandLine::Double(std::string name, ValueKind kind, double* targe
   }, std::move(help));
 }
 
+CommandLine& CommandLine::Filter(std::string name, std::string* target, std::string help) {
+  return Custom(std::move(name), kFilterValue, [target](const std::string& v) -> absl::Status {
+    GH_RETURN_IF_ERROR(CheckPointFilter(v));
+    *target = v;
+    return absl::OkStatus();
+  }, std::move(help));
+}
+
 CommandLine& CommandLine::Duration(std::string name, absl::Duration* target, std::string help) {
   return Custom(std::move(name), kDurationValue, [target](const std::string& v) -> absl::Status {
     // The YAML grammar (one birthplace); its messages are those of a matrix's `timeout:`.
@@ -147,8 +157,10 @@ CommandLine& CommandLine::Custom(std::string name, ValueKind kind,
 
 CommandLine& CommandLine::AddValued(std::string name, std::string metavar, const std::string& noun,
                                     std::function<absl::Status(const std::string&)> set, std::string help) {
-  const std::string flag = name;
-  const std::string empty = absl::StrCat(name, " needs ", noun);
+  // Messages name the long form of a paired flag: "--filter: ...", not "-k, --filter: ...".
+  const size_t comma = name.find(", ");
+  const std::string flag = comma == std::string::npos ? name : name.substr(comma + 2);
+  const std::string empty = absl::StrCat(flag, " needs ", noun);
   return Add({std::move(name), std::move(metavar), noun, std::move(help),
               [=, set = std::move(set)](const std::string& v) -> std::optional<std::string> {
                 if (v.empty()) return empty;

@@ -36,7 +36,7 @@ inline constexpr ValueKind kDirValue{"DIR", "a directory"};
 inline constexpr ValueKind kFileValue{"FILE", "a file"};
 inline constexpr ValueKind kPathValue{"PATH", "a path"};
 inline constexpr ValueKind kAxisValue{"AXIS", "an axis name"};
-inline constexpr ValueKind kGlobValue{"GLOB", "a glob"};
+inline constexpr ValueKind kFilterValue{"FILTER", "a point filter"};  // core/point_filter.h
 inline constexpr ValueKind kCountValue{"N", "an integer"};
 inline constexpr ValueKind kNumberValue{"P", "a number"};
 inline constexpr ValueKind kDurationValue{"T", "a duration"};
@@ -65,6 +65,9 @@ class CommandLine {
   CommandLine& Double(std::string name, ValueKind kind, double* target, std::string help);
   // The YAML duration grammar: a bare number is seconds; 500ms, 90s, 10m, 1h30m.
   CommandLine& Duration(std::string name, absl::Duration* target, std::string help);
+  // A point filter (core/point_filter.h), checked as it is read: "--filter: expected 'or', 'and'
+  // or the end at column 7, found '*np=2'".
+  CommandLine& Filter(std::string name, std::string* target, std::string help);
   // One of `choices`: "--backend: expected auto, host or cuda, got 'tpu'".
   CommandLine& Choice(std::string name, std::vector<std::string> choices, std::string* target, std::string help);
   // Any other value: `set` takes it; its error's message is reported after "<flag>: ".

@@ -36,7 +36,7 @@ void AddProbeFlags(CommandLine& flags, Options& options, ProbeResources& resourc
       .String("--out", kDirValue, &options.out_dir, "the results directory (resumed when rerun)")
       .String("--scenario", kFileValue, &options.scenario_path,
               "the scenario file to run (default: the matrix's scenarios)")
-      .String("--points", kGlobValue, &options.points, "only the points matching GLOB")
+      .Filter("--points", &options.points, "only the points matching FILTER (as run -k)")
       .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)");
   HuntSpec* hunt = &options.hunt;
   flags.Custom("--hunt-outcome", {"O", "an outcome"}, [hunt](const std::string& v) {

@@ -23,8 +23,10 @@ RunFlags::RunFlags() : flags_("run", "SCENARIO.yaml... --out DIR [options]", kRu
               "auto (cuda when built with it and every rank sees a GPU), host\n"
               "(CPU memory, MPI transports) or cuda (device memory, NCCL)")
       .Bool("--share-gpu", &options_.share_gpu, "let several ranks of a host drive one GPU (NCCL over sockets)")
-      .String("--filter", kGlobValue, &options_.filter,
-              "run only points whose name matches (* and ?), e.g.\n'ring_shift*/dtype=f32/*'")
+      .Filter("-k, --filter", &options_.filter,
+              "run only the points whose name matches: a glob (* and ?), or globs\n"
+              "joined by and, or, not and parentheses, e.g.\n"
+              "'ring_shift/* and not *bytes=1G*'")
       .String("--runs", kFileValue, &options_.runs_file,
               "run only the point x trial runs FILE lists, one per line as\n"
               "'<point name><TAB><trial>' (the sweep continues a job that ended\n"

@@ -1,5 +1,5 @@
-// `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [--filter GLOB] [--rerun-failed |
-// --fresh] [--processes N] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
+// `gpuharness sweep MATRIX.yaml --out DIR [--baseline DIR] [-k FILTER] [--rerun-failed |
+// --fresh] [--processes N] [--maxfail N | -x] [--collect-only] [-v] ...`: runs the matrix's cells as separate jobs, resumable, writes the reports
 // into DIR and ends with the FAILED lines, the headline and the cell counts.
 #include <cstdio>
 #include <optional>
@@ -42,6 +42,7 @@ int SweepCommand(int argc, char** argv) {
   std::optional<int> gpus, slots;
   std::vector<std::string> ignore_axes;
   bool verbose = false;
+  bool exit_first = false;
   std::string slurm_args;
   PerfFlags perf;
   CommandLine flags("sweep", "MATRIX.yaml --out DIR [options]", kSweepAbout, kSweepEpilog);
@@ -60,9 +61,16 @@ int SweepCommand(int argc, char** argv) {
            "version set-ups run at once, each just before its version's first cell (default 1)")
       .String("--program", kPathValue, &options.program, "the gpuharness binary the jobs run (default: this one)")
       .Bool("--dry-run", &options.dry_run, "print the cells and their command lines; run and write nothing")
-      .String("--filter", kGlobValue, &options.filter,
-              "only the points whose name matches (* and ?), for the whole sweep:\n"
-              "jobs, resume and reports (a done cell resumes under the same filter)")
+      .Bool("--collect-only", &options.collect_only,
+            "print the cells and the points each would run (after --filter); run\nand write nothing")
+      .Int("--maxfail", kCountValue, 1, &options.max_fail,
+           "stop once N points were unmet: the running jobs are ended, no cell\n"
+           "starts; the reports hold the finished cells, and rerunning resumes")
+      .Bool("-x, --exitfirst", &exit_first, "stop at the first unmet point (--maxfail 1)")
+      .Filter("-k, --filter", &options.filter,
+              "only the points whose name matches: a glob (* and ?), or globs joined\n"
+              "by and, or, not and parentheses ('*np=2 or *np=4'), for the whole\n"
+              "sweep: jobs, resume and reports (a done cell resumes under the same filter)")
       .Bool("--rerun-failed", &options.rerun_failed,
             "rerun only the points of DIR's done cells whose last result was an\n"
             "unmet expectation or a regression against --baseline; keep the rest")
@@ -80,7 +88,10 @@ int SweepCommand(int argc, char** argv) {
   perf.Add(flags);
   if (std::optional<int> exit_status = flags.Parse(argc, argv)) return *exit_status;
   if (std::optional<int> exit_status = perf.Apply(flags, options.perf)) return *exit_status;
-  if (options.out_dir.empty() && !options.dry_run) return flags.BadArgument("missing --out DIR");
+  if (exit_first) options.max_fail = 1;
+  if (options.out_dir.empty() && !options.dry_run && !options.collect_only) {
+    return flags.BadArgument("missing --out DIR");
+  }
   if (options.program.empty()) options.program = ThisProgram();
   options.matrix_path = ResolveShippedFile(ShippedKind::kMatrix, options.matrix_path);
   if (!slurm_args.empty()) {
@@ -113,7 +124,7 @@ int SweepCommand(int argc, char** argv) {
                  absl::IsCancelled(result.status()) ? driver::kResumeHint : "");
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
-  if (options.dry_run) return kExitOk;
+  if (options.dry_run || options.collect_only) return kExitOk;
   // Counted from every record in DIR (a resumed cell's too), as the headline is.
   const RunLogs logs(options.out_dir, &result->sweep);  // each failing rank's log, linked under its line
   std::fputs(RenderFailureLines(ComparisonFailureLines(result->comparison, &result->sweep, verbose, &logs), env.style)
@@ -125,6 +136,12 @@ int SweepCommand(int argc, char** argv) {
   std::printf("cells: %d run%s, %d resumed, %d set-up failed, %d with failures; results in %s\n",
               result->cells_run, rerun.c_str(), result->cells_resumed, result->cells_setup_failed,
               result->cells_failed, options.out_dir.c_str());
+  if (result->stopped_at_max_fail) {
+    std::printf("stopped after %d unmet point%s (--maxfail %d): %d cell%s not run; rerun the same command "
+                "without it to run them\n",
+                result->unmet_at_stop, result->unmet_at_stop == 1 ? "" : "s", options.max_fail,
+                result->cells_not_run, result->cells_not_run == 1 ? "" : "s");
+  }
   if (result->interrupted) {
     std::fprintf(stderr,
                  "gpuharness sweep: interrupted; the outputs hold the finished cells. %s\n",

@@ -6,7 +6,6 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "harness/core/glob.h"
 
 namespace gh {
 namespace {
@@ -112,10 +111,6 @@ absl::StatusOr<std::vector<Point>> ExpandPoints(const ScenarioSpec& spec, int nr
     }
   }
   return points;
-}
-
-bool PointNameMatches(std::string_view filter, std::string_view name) {
-  return filter.empty() || GlobMatches(filter, name);
 }
 
 }  // namespace gh

@@ -57,9 +57,6 @@ inline constexpr int64_t kMaxPointsPerScenario = 100000;
 // axes) when the product exceeds kMaxPointsPerScenario.
 absl::StatusOr<std::vector<Point>> ExpandPoints(const ScenarioSpec& spec, int nranks);
 
-// Glob-style filter on point names ("ring_shift/*/dtype=f32/*"); empty matches everything.
-bool PointNameMatches(std::string_view filter, std::string_view point_name);
-
 }  // namespace gh
 
 #endif  // GPUHARNESS_CORE_POINT_H_

@@ -2,6 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/scenario_loader.h"
 #include "harness/core/testdata/fake_kinds.h"
 

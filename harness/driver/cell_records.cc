@@ -1,3 +1,4 @@
+#include "harness/core/point_filter.h"
 #include "harness/driver/cell_records.h"
 
 #include <algorithm>

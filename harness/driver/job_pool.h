@@ -99,6 +99,11 @@ class JobPool {
   // set (every job stopped: SIGTERM, SIGKILL after the grace).
   absl::Status Run(const std::function<bool()>& until = nullptr);
   bool Idle() const { return waiting_.empty() && running_.empty(); }
+  // Ends every running job (SIGTERM, SIGKILL after the grace) and drops the waiting units.
+  void Stop() {
+    StopAll();
+    waiting_.clear();
+  }
 
   const ResourcePool& resources() const { return pool_; }
   // "no node of the Slurm job 7: ... left alive for 4 ranks (dead: ghnode2)".

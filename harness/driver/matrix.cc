@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
 #include "harness/core/name_rules.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 #include "harness/core/yaml_fields.h"
@@ -57,6 +58,16 @@ absl::Status ReadFlagList(YamlMap& map, const std::string& key, const std::strin
                        absl::StrCat("'", token, "' is not a flag (flags start with - or --)"));
     }
     out->push_back(token);
+  }
+  return absl::OkStatus();
+}
+
+// Every entry of a `points:` list is a well-formed point filter (core/point_filter.h).
+absl::Status CheckPointFilters(YamlMap& map, const std::vector<std::string>& points) {
+  for (const std::string& p : points) {
+    if (absl::Status bad = CheckPointFilter(p); !bad.ok()) {
+      return map.Error("points", absl::StrCat("'", p, "': ", bad.message()));
+    }
   }
   return absl::OkStatus();
 }
@@ -140,6 +151,7 @@ absl::Status ReadSettings(YamlMap& map, bool version, CellSettings* s) {
   s->args = *args;
   absl::StatusOr<std::vector<std::string>> points = map.StringList("points");
   if (!points.ok()) return points.status();
+  GH_RETURN_IF_ERROR(CheckPointFilters(map, *points));
   s->points = *points;
   if (version) {
     absl::StatusOr<std::string> setup = map.String("setup", false);
@@ -382,6 +394,7 @@ absl::Status ReadScenarios(const YamlDoc& doc, YamlMap& top, const std::string& 
       s.as_written = *f;
       absl::StatusOr<std::vector<std::string>> points = map->StringList("points");
       if (!points.ok()) return points.status();
+      GH_RETURN_IF_ERROR(CheckPointFilters(*map, *points));
       s.points = *points;
       absl::Status st = map->Finish();
       if (!st.ok()) return st;

@@ -55,4 +55,26 @@ absl::Status PrintDryRun(const SweepPlan& plan, const DryRunInputs& in, std::FIL
   return absl::OkStatus();
 }
 
+void PrintCollectedPoints(const SweepPlan& plan, std::FILE* out) {
+  size_t points = 0, runs = 0;
+  for (const PlannedCell& pc : plan.cells) {
+    for (const CellJob& cell_job : pc.jobs) {
+      points += cell_job.points.size();
+      for (const ExpectedPoint& p : cell_job.points) runs += p.Trials().size();
+    }
+  }
+  std::fprintf(out, "sweep %s: %zu cells, %zu points, %zu runs\n", plan.matrix.name.c_str(), plan.cells.size(), points,
+               runs);
+  for (const PlannedCell& pc : plan.cells) {
+    std::fprintf(out, "%s\n", pc.plan.id.c_str());
+    for (const CellJob& cell_job : pc.jobs) {
+      for (const ExpectedPoint& p : cell_job.points) {
+        const size_t trials = p.Trials().size();
+        std::fprintf(out, "    %s%s\n", p.point.name.c_str(),
+                     trials > 1 ? absl::StrCat("  (", trials, " trials)").c_str() : "");
+      }
+    }
+  }
+}
+
 }  // namespace gh::driver

@@ -1,3 +1,4 @@
+#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_narrowing.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_outputs.h"
 
 #include <sys/stat.h>

@@ -160,7 +160,10 @@ class Sweep : public PoolClient {
   std::map<size_t, ActiveCell> active_;  // cells started and not yet finished
   // --processes: per cell, the process it runs next (how many ran; N or more: done).
   std::vector<int> next_process_;
+  bool MaxFailReached() const { return options_.max_fail > 0 && unmet_seen_ >= options_.max_fail; }
+
   SweepResult result_;
+  int unmet_seen_ = 0;  // points unmet in the cells this invocation finished (--maxfail)
 };
 
 absl::Status Sweep::WriteInfraRecords(size_t i, const std::string& signature, bool keep_dir) {
@@ -431,6 +434,7 @@ absl::Status Sweep::FinishCell(size_t i, ActiveCell& cell) {
   GH_RETURN_IF_ERROR(WriteFileAtomically(cell.dir + "/done.json", done.dump(2) + "\n"));
   next_process_[i] = cell.process + 1;
   progress_->CellFinished(summary, now);
+  unmet_seen_ += summary.unmet;
   const ActiveCell finished = std::move(cell);
   active_.erase(i);
   if (next_process_[i] < options_.processes) return absl::OkStatus();  // more to come
@@ -477,13 +481,19 @@ absl::StatusOr<SweepResult> Sweep::Run() {
     }
     if (env_.resources.slurm) cells = LargestCellsFirst(plan_, std::move(cells));
     for (size_t i : cells) pool_->Add(i, plan_.cells[i].plan.ranks, plan_.cells[i].plan.share_gpu);
-    absl::Status ran = pool_->Run();
+    absl::Status ran = pool_->Run([this] { return MaxFailReached(); });
     if (absl::IsCancelled(ran)) {
       result_.interrupted = true;
     } else if (!ran.ok()) {
       return ran;
+    } else if (MaxFailReached()) {
+      pool_->Stop();  // as pytest -x: what runs is ended, nothing new starts
+      result_.stopped_at_max_fail = true;
+      result_.unmet_at_stop = unmet_seen_;
+      break;
     }
   }
+  for (size_t i : todo) result_.cells_not_run += next_process_[i] < options_.processes ? 1 : 0;
   progress_->Finish(env_.clock->Now());
 
   GH_ASSIGN_OR_RETURN(static_cast<SweepOutputsResult&>(result_),
@@ -577,6 +587,12 @@ absl::StatusOr<SweepResult> RunSweep(const SweepOptions& options, DriverEnv& env
     return absl::InvalidArgumentError("--rerun-failed reruns a cell's points once: leave out --processes");
   }
   if (!options.filter.empty()) GH_RETURN_IF_ERROR(FilterPlan(*plan, options.filter));
+  if (options.collect_only) {
+    PrintCollectedPoints(*plan, env.progress);
+    SweepResult result;
+    result.cells = static_cast<int>(plan->cells.size());
+    return result;
+  }
   if (options.dry_run) {
     GH_RETURN_IF_ERROR(
         PrintDryRun(*plan, {options.out_dir, options.program, options.processes, env.base_env}, env.progress));

@@ -37,6 +37,8 @@ struct SweepOptions {
   PerfOptions perf;  // how metrics compare with the baseline's (--perf-threshold, --perf-warn-only)
   std::string program;                // the gpuharness binary the jobs run
   bool dry_run = false;               // print the cells and their command lines, write nothing
+  bool collect_only = false;          // print the cells and their points, write nothing
+  int max_fail = 0;                   // --maxfail N, -x: stop once N points were unmet (0: never)
   absl::Duration kill_grace = absl::Seconds(10);  // SIGTERM to SIGKILL
   absl::Duration poll_interval = absl::Milliseconds(20);
   absl::Duration setup_timeout = absl::Minutes(30);
@@ -62,6 +64,10 @@ struct SweepResult : SweepOutputsResult {
   int cells_rerun = 0;       // --rerun-failed: cells whose failing points ran again
   int cells_infra_rerun = 0; // cells that had ended infra, run again by this invocation
   bool interrupted = false;  // stopped by `stop`; the outputs hold the done cells only
+  // Stopped by --maxfail: the running jobs ended, the outputs hold the done cells only.
+  bool stopped_at_max_fail = false;
+  int unmet_at_stop = 0;     // the unmet points counted when it stopped (>= --maxfail)
+  int cells_not_run = 0;     // cells this invocation left undone (stopped or interrupted)
 };
 
 // InvalidArgument: bad matrix, launcher, scenario file or option (exit 2, nothing written).

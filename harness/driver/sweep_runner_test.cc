@@ -1,6 +1,7 @@
 // The sweep driver against fake jobs and a fake clock: packing, timeouts, crashes, bad input,
 // resume, set-up failure and caching. The fake jobs write records.jsonl the way
 // `gpuharness run` does, so collection is exercised for real.
+#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_runner.h"
 
 #include <signal.h>

@@ -1,3 +1,4 @@
+#include "harness/core/point_filter.h"
 #include "harness/report/report_writer.h"
 
 #include <algorithm>

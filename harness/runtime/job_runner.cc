@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -540,6 +541,19 @@ void JobRunner::OnRootSilent(absl::Duration timeout, const std::vector<WatchdogR
   writer_ = std::make_unique<RecordsWriter>(*std::move(writer));
   if (absl::StatusOr<RecordsFileContents> earlier = ReadRecordsFile(path); earlier.ok()) {
     records_ = std::move(earlier->records);  // rank 0's, for the reports
+  }
+  // The job stopped where rank 0's records stop. This rank may be points further on: the other
+  // ranks' halves of a gather complete without rank 0, so a rank 0 frozen in a point leaves them
+  // free to start the next. The first point rank 0 never recorded is the one that timed out.
+  for (size_t i = 0; i < current_; ++i) {
+    const PlannedRun& run = plan_[i];
+    const bool recorded = std::any_of(records_.begin(), records_.end(), [&](const Record& r) {
+      return r.scenario == run.scenario->spec.name && r.point == run.point.name && r.trial == run.trial;
+    });
+    if (!recorded) {
+      current_ = i;
+      break;
+    }
   }
   deputy_ = true;
   OnTimeout(timeout, reports);

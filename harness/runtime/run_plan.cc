@@ -1,3 +1,4 @@
+#include "harness/core/point_filter.h"
 #include "harness/runtime/run_plan.h"
 
 #include <algorithm>

@@ -52,22 +52,17 @@ std::string FormatSeconds(absl::Duration d) {
   return absl::StrFormat("%gs", absl::ToDoubleSeconds(d));
 }
 
-}  // namespace
+// This binary, by the name its process listing shows, unless the trial names another.
+std::string WorkerExecutable(const IsolatedTrial& trial) {
+  if (!trial.executable.empty()) return trial.executable;
+  std::error_code ec;
+  std::string exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  return ec ? "/proc/self/exe" : exe;
+}
 
-RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
-  std::string exe = trial.executable;
-  if (exe.empty()) {  // this binary, by the name its process listing shows
-    std::error_code ec;
-    exe = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-    if (ec) exe = "/proc/self/exe";
-  }
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    return Ended(trial, Outcome::kError,
-                 absl::StrCat("trial isolation: pipe: ", std::strerror(errno)), "spawn");
-  }
-  ChildSpec spec;
-  spec.argv = {exe,
+// The worker's command line: the point to run and the descriptor to write its outcome to.
+std::vector<std::string> WorkerArgv(const IsolatedTrial& trial, const std::string& exe) {
+  return {exe,
       "trial-worker",
       "--scenario-file", trial.scenario_file,
       "--scenario",    trial.scenario,
@@ -78,31 +73,29 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
       "--backend",     std::string(BackendName(trial.backend)),
       "--device",      absl::StrCat(trial.device),
       "--result-fd",   absl::StrCat(kResultFd)};
-  spec.pass_fds = {{fds[1], kResultFd}};
-  // A session of its own: a timeout kills whatever the trial started too.
-  absl::StatusOr<Child> child = Child::Start(spec);
-  close(fds[1]);
-  absl::Status started = child.ok() ? child->start_error() : child.status();
-  if (!started.ok()) {
-    close(fds[0]);
-    return Ended(trial, Outcome::kError,
-                 absl::StrCat("trial isolation: cannot start ", exe, ": ", started.message()), "spawn");
-  }
+}
 
-  // Read the result while waiting: a large outcome must not block the child on a full pipe.
-  const absl::Time deadline = absl::Now() + trial.timeout;
+// How the worker ended, and what it wrote to the result pipe.
+struct WorkerEnd {
+  ChildExit exit;
+  bool timed_out = false;  // killed at the trial's deadline
   std::string result;
+};
+
+// Reads the result while waiting: a large outcome must not block the child on a full pipe.
+// Kills the child at `deadline`.
+WorkerEnd WaitReading(Child& child, int result_fd, absl::Time deadline) {
+  WorkerEnd end;
   bool eof = false;
   std::optional<ChildExit> exit;
-  bool timed_out = false;
   while (!exit) {
     if (!eof) {
-      pollfd pfd{fds[0], POLLIN, 0};
+      pollfd pfd{result_fd, POLLIN, 0};
       if (poll(&pfd, 1, 20) > 0) {
         char buf[4096];
-        const ssize_t n = read(fds[0], buf, sizeof buf);
+        const ssize_t n = read(result_fd, buf, sizeof buf);
         if (n > 0) {
-          result.append(buf, static_cast<size_t>(n));
+          end.result.append(buf, static_cast<size_t>(n));
         } else if (n == 0 || errno != EINTR) {
           eof = true;
         }
@@ -110,36 +103,40 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
     } else {
       usleep(5000);
     }
-    exit = child->Poll();
+    exit = child.Poll();
     if (!exit && absl::Now() >= deadline) {
-      child->Signal(SIGKILL);
-      while (!(exit = child->Poll())) usleep(1000);
-      timed_out = true;
+      child.Signal(SIGKILL);
+      while (!(exit = child.Poll())) usleep(1000);
+      end.timed_out = true;
     }
   }
   // Whatever the child wrote before it exited is in the pipe still.
   for (;;) {
     char buf[4096];
-    const ssize_t n = read(fds[0], buf, sizeof buf);
+    const ssize_t n = read(result_fd, buf, sizeof buf);
     if (n <= 0) break;
-    result.append(buf, static_cast<size_t>(n));
+    end.result.append(buf, static_cast<size_t>(n));
   }
-  close(fds[0]);
+  end.exit = *exit;
+  return end;
+}
 
-  if (timed_out) {
+// The trial's outcome from how its worker ended: the outcome it wrote, else a timeout or crash.
+RankOutcome OutcomeOfWorker(const IsolatedTrial& trial, WorkerEnd end) {
+  if (end.timed_out) {
     return Ended(trial, Outcome::kTimeout,
                  absl::StrCat("timeout after ", FormatSeconds(trial.timeout),
                               " in trial ", trial.trial, " (isolated worker killed)"),
                  "isolated trial");
   }
-  if (exit->signaled) {
+  if (end.exit.signaled) {
     return Ended(trial, Outcome::kCrash,
-                 absl::StrCat(SignalName(exit->signal), " in isolated trial ", trial.trial),
+                 absl::StrCat(SignalName(end.exit.signal), " in isolated trial ", trial.trial),
                  "isolated trial");
   }
-  const int code = exit->code;
-  if (code == 0 && !result.empty()) {
-    absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(result);
+  const int code = end.exit.code;
+  if (code == 0 && !end.result.empty()) {
+    absl::StatusOr<RankOutcome> decoded = DecodeRankOutcome(end.result);
     if (decoded.ok()) {
       decoded->rank = trial.rank;
       return *std::move(decoded);
@@ -153,6 +150,32 @@ RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
                absl::StrCat("isolated trial ", trial.trial, " exited with status ", code,
                             " without an outcome"),
                "isolated trial");
+}
+
+}  // namespace
+
+RankOutcome RunTrialIsolated(const IsolatedTrial& trial) {
+  const std::string exe = WorkerExecutable(trial);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return Ended(trial, Outcome::kError,
+                 absl::StrCat("trial isolation: pipe: ", std::strerror(errno)), "spawn");
+  }
+  ChildSpec spec;
+  spec.argv = WorkerArgv(trial, exe);
+  spec.pass_fds = {{fds[1], kResultFd}};
+  // A session of its own: a timeout kills whatever the trial started too.
+  absl::StatusOr<Child> child = Child::Start(spec);
+  close(fds[1]);
+  absl::Status started = child.ok() ? child->start_error() : child.status();
+  if (!started.ok()) {
+    close(fds[0]);
+    return Ended(trial, Outcome::kError,
+                 absl::StrCat("trial isolation: cannot start ", exe, ": ", started.message()), "spawn");
+  }
+  WorkerEnd end = WaitReading(*child, fds[0], absl::Now() + trial.timeout);
+  close(fds[0]);
+  return OutcomeOfWorker(trial, std::move(end));
 }
 
 namespace {

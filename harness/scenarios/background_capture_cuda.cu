@@ -92,16 +92,10 @@ void Release(Buffers& b) {
   cudaFreeHost(b.pinned);
 }
 
-}  // namespace
-
-RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
-  CallLog setup;
-  Buffers b;
-  const int m = p.background ? p.ops_count : 0;
-  const size_t n = static_cast<size_t>(m > 0 ? m : 1);
-  int device = 0;
-  bool ok = setup.Check(cudaGetDevice(&device), "cudaGetDevice", "setup") &&
-            setup.Check(cudaStreamCreateWithFlags(&b.shared, cudaStreamNonBlocking),
+// Streams, device buffers, pinned and pageable sources (op + 1 each) and events for `n` ops;
+// false, with the first failure in `setup`, when a call failed.
+bool SetUp(size_t n, CallLog& setup, Buffers& b) {
+  bool ok = setup.Check(cudaStreamCreateWithFlags(&b.shared, cudaStreamNonBlocking),
                         "cudaStreamCreateWithFlags", "setup") &&
             setup.Check(cudaStreamCreateWithFlags(&b.capture_private, cudaStreamNonBlocking),
                         "cudaStreamCreateWithFlags", "setup") &&
@@ -122,12 +116,152 @@ RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
                      "cudaEventCreateWithFlags", "setup");
   }
   if (ok) ok = setup.Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "setup");
-  if (!ok) {
+  if (!ok) return false;
+  b.pageable.resize(n);
+  for (size_t i = 0; i < n; ++i) b.pinned[i] = b.pageable[i] = static_cast<int>(i) + 1;
+  return true;
+}
+
+// What a careful library does: never enqueue into someone else's open capture.
+void WaitWhileCapturing(cudaStream_t stream, CallLog& calls) {
+  for (;;) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    if (!calls.Check(cudaStreamIsCapturing(stream, &status), "cudaStreamIsCapturing",
+                     "background") ||
+        status == cudaStreamCaptureStatusNone) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+// Enqueues the background thread's op-th operation on the shared stream; false when a call
+// refused it.
+bool EnqueueOp(CaptureOps ops, int op, Buffers& b, CallLog& calls) {
+  bool op_ok = true;
+  switch (OpKind(ops, op)) {
+    case CaptureOps::kPinnedH2d:
+      op_ok = calls.Check(cudaMemcpyAsync(b.h2d_dst + op, b.pinned + op, sizeof(int),
+                                          cudaMemcpyHostToDevice, b.shared),
+                          "cudaMemcpyAsync(pinned)", "background");
+      break;
+    case CaptureOps::kPageableH2d:
+      op_ok = calls.Check(cudaMemcpyAsync(b.h2d_dst + op, b.pageable.data() + op, sizeof(int),
+                                          cudaMemcpyHostToDevice, b.shared),
+                          "cudaMemcpyAsync(pageable)", "background");
+      break;
+    case CaptureOps::kEventRecord:
+      op_ok = calls.Check(cudaEventRecord(b.events[op], b.shared), "cudaEventRecord", "background");
+      break;
+    case CaptureOps::kDusKernel:
+      DusKernel<<<1, kDusWidth, 0, b.shared>>>(b.resident, b.counts, op);
+      op_ok = calls.Check(cudaGetLastError(), "DusKernel launch", "background");
+      break;
+    case CaptureOps::kCountKernel:
+    case CaptureOps::kMixed:
+      break;
+  }
+  // Every op but the DUS kernel is followed by its counter, so that each is seen to run.
+  if (OpKind(ops, op) != CaptureOps::kDusKernel) {
+    CountKernel<<<1, 1, 0, b.shared>>>(b.counts, op);
+    op_ok = calls.Check(cudaGetLastError(), "CountKernel launch", "background") && op_ok;
+  }
+  return op_ok;
+}
+
+// The "initialize stage": capture, launch, hold, end, destroy. Returns its duration in ms.
+double CaptureStage(const BackgroundCaptureParams& p, cudaStream_t capture, int* scratch,
+                    CallLog& calls) {
+  const auto capture_start = std::chrono::steady_clock::now();
+  bool captured = calls.Check(cudaStreamBeginCapture(capture, ModeOf(p.mode)),
+                              "cudaStreamBeginCapture", "main");
+  for (int k = 0; captured && k < p.capture_kernels; ++k) {
+    StageKernel<<<1, 32, 0, capture>>>(scratch, k + 1);
+    calls.Check(cudaGetLastError(), "StageKernel launch", "main");
+  }
+  if (p.hold_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.hold_ms));
+  if (captured) {
+    cudaGraph_t graph = nullptr;
+    calls.Check(cudaStreamEndCapture(capture, &graph), "cudaStreamEndCapture", "main");
+    if (graph != nullptr) calls.Check(cudaGraphDestroy(graph), "cudaGraphDestroy", "main");
+  }
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                   capture_start)
+      .count();
+}
+
+// How the background thread's ops fared, as read back once everything ran.
+struct OpTally {
+  int swallowed = 0, duplicated = 0, refused = 0;
+};
+
+// Reads back what each op wrote: an op that is not refused must have run exactly once.
+OpTally TallyOps(CaptureOps ops, int m, size_t n, const Buffers& b,
+                 const std::vector<char>& refused, CallLog& calls) {
+  std::vector<unsigned int> counts(n, 0);
+  std::vector<int> h2d(n, 0), resident(n * kDusWidth, 0);
+  const bool read = calls.Check(cudaMemcpy(counts.data(), b.counts, n * sizeof(unsigned int),
+                                           cudaMemcpyDeviceToHost), "cudaMemcpy(counts)", "verify") &&
+                    calls.Check(cudaMemcpy(h2d.data(), b.h2d_dst, n * sizeof(int),
+                                           cudaMemcpyDeviceToHost), "cudaMemcpy(h2d)", "verify") &&
+                    calls.Check(cudaMemcpy(resident.data(), b.resident,
+                                           n * kDusWidth * sizeof(int), cudaMemcpyDeviceToHost),
+                                "cudaMemcpy(resident)", "verify");
+  OpTally tally;
+  for (int op = 0; read && op < m; ++op) {
+    if (refused[op]) {
+      ++tally.refused;
+      continue;
+    }
+    bool ran = counts[op] >= 1;
+    const CaptureOps kind = OpKind(ops, op);
+    if (kind == CaptureOps::kPinnedH2d || kind == CaptureOps::kPageableH2d) {
+      ran = ran && h2d[op] == op + 1;
+    } else if (kind == CaptureOps::kDusKernel) {
+      for (int j = 0; j < kDusWidth; ++j) ran = ran && resident[op * kDusWidth + j] == op + 1;
+    }
+    if (!ran) ++tally.swallowed;
+    if (counts[op] > 1) ++tally.duplicated;
+  }
+  return tally;
+}
+
+// An error when a call failed, a failure when an op was lost, else a pass; with the counts.
+RankOutcome TrialOutcome(const OpTally& tally, int m, const CallLog& calls, double capture_ms) {
+  std::string lost;
+  if (tally.swallowed > 0) {
+    lost = "swallowed " + std::to_string(tally.swallowed) + "/" + std::to_string(m);
+  }
+  if (tally.duplicated > 0) {
+    lost += (lost.empty() ? "" : ", ") + std::string("duplicated ") +
+            std::to_string(tally.duplicated) + "/" + std::to_string(m);
+  }
+  RankOutcome out;
+  if (calls.failures() > 0) {
+    out = RankOutcome::Error(calls.first() + (lost.empty() ? "" : "; " + lost), "capture race");
+  } else if (!lost.empty()) {
+    out = RankOutcome::Fail(lost, "verify");
+  }
+  out.metrics = {{"swallowed_ops", static_cast<double>(tally.swallowed), "count"},
+                 {"duplicated_ops", static_cast<double>(tally.duplicated), "count"},
+                 {"refused_ops", static_cast<double>(tally.refused), "count"},
+                 {"failed_calls", static_cast<double>(calls.failures()), "count"},
+                 {"capture_ms", capture_ms, "ms"}};
+  return out;
+}
+
+}  // namespace
+
+RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
+  CallLog setup;
+  Buffers b;
+  const int m = p.background ? p.ops_count : 0;
+  const size_t n = static_cast<size_t>(m > 0 ? m : 1);
+  int device = 0;
+  if (!setup.Check(cudaGetDevice(&device), "cudaGetDevice", "setup") || !SetUp(n, setup, b)) {
     Release(b);
     return RankOutcome::Error(setup.first(), "setup");
   }
-  b.pageable.resize(n);
-  for (size_t i = 0; i < n; ++i) b.pinned[i] = b.pageable[i] = static_cast<int>(i) + 1;
 
   CallLog calls;
   std::vector<char> refused(n, 0);  // the op's enqueue returned an error: not silent
@@ -141,73 +275,17 @@ RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
       calls.Check(cudaSetDevice(device), "cudaSetDevice", "background");
       while (!go.load()) std::this_thread::yield();
       for (int op = 0; op < m; ++op) {
-        if (p.check_capturing) {
-          // What a careful library does: never enqueue into someone else's open capture.
-          for (;;) {
-            cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-            if (!calls.Check(cudaStreamIsCapturing(b.shared, &status), "cudaStreamIsCapturing",
-                             "background") ||
-                status == cudaStreamCaptureStatusNone) {
-              break;
-            }
-            std::this_thread::sleep_for(std::chrono::microseconds(20));
-          }
-        }
-        bool op_ok = true;
-        switch (OpKind(p.ops, op)) {
-          case CaptureOps::kPinnedH2d:
-            op_ok = calls.Check(cudaMemcpyAsync(b.h2d_dst + op, b.pinned + op, sizeof(int),
-                                                cudaMemcpyHostToDevice, b.shared),
-                                "cudaMemcpyAsync(pinned)", "background");
-            break;
-          case CaptureOps::kPageableH2d:
-            op_ok = calls.Check(cudaMemcpyAsync(b.h2d_dst + op, b.pageable.data() + op,
-                                                sizeof(int), cudaMemcpyHostToDevice, b.shared),
-                                "cudaMemcpyAsync(pageable)", "background");
-            break;
-          case CaptureOps::kEventRecord:
-            op_ok = calls.Check(cudaEventRecord(b.events[op], b.shared), "cudaEventRecord",
-                                "background");
-            break;
-          case CaptureOps::kDusKernel:
-            DusKernel<<<1, kDusWidth, 0, b.shared>>>(b.resident, b.counts, op);
-            op_ok = calls.Check(cudaGetLastError(), "DusKernel launch", "background");
-            break;
-          case CaptureOps::kCountKernel:
-          case CaptureOps::kMixed:
-            break;
-        }
-        // Every op but the DUS kernel is followed by its counter, so that each is seen to run.
-        if (OpKind(p.ops, op) != CaptureOps::kDusKernel) {
-          CountKernel<<<1, 1, 0, b.shared>>>(b.counts, op);
-          op_ok = calls.Check(cudaGetLastError(), "CountKernel launch", "background") && op_ok;
-        }
-        if (!op_ok) refused[op] = 1;
+        if (p.check_capturing) WaitWhileCapturing(b.shared, calls);
+        if (!EnqueueOp(p.ops, op, b, calls)) refused[op] = 1;
         enqueued.store(op + 1);
       }
     });
   }
 
-  // The "initialize stage": once the background thread has work in flight, capture, launch,
-  // hold, end, destroy.
+  // The capture starts once the background thread has work in flight.
   go.store(true);
   while (p.background && enqueued.load() < 1) std::this_thread::yield();
-  const auto capture_start = std::chrono::steady_clock::now();
-  bool captured = calls.Check(cudaStreamBeginCapture(capture, ModeOf(p.mode)),
-                              "cudaStreamBeginCapture", "main");
-  for (int k = 0; captured && k < p.capture_kernels; ++k) {
-    StageKernel<<<1, 32, 0, capture>>>(b.scratch, k + 1);
-    calls.Check(cudaGetLastError(), "StageKernel launch", "main");
-  }
-  if (p.hold_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(p.hold_ms));
-  if (captured) {
-    cudaGraph_t graph = nullptr;
-    calls.Check(cudaStreamEndCapture(capture, &graph), "cudaStreamEndCapture", "main");
-    if (graph != nullptr) calls.Check(cudaGraphDestroy(graph), "cudaGraphDestroy", "main");
-  }
-  const double capture_ms = std::chrono::duration<double, std::milli>(
-                                std::chrono::steady_clock::now() - capture_start)
-                                .count();
+  const double capture_ms = CaptureStage(p, capture, b.scratch, calls);
   if (background.joinable()) background.join();
 
   // Everything that was going to run has run once both streams drain.
@@ -216,51 +294,9 @@ RankOutcome RunBackgroundCaptureTrial(const BackgroundCaptureParams& p) {
   calls.Check(cudaDeviceSynchronize(), "cudaDeviceSynchronize", "main");
   (void)cudaGetLastError();  // a capture error is reported above; do not leave it sticky
 
-  std::vector<unsigned int> counts(n, 0);
-  std::vector<int> h2d(n, 0), resident(n * kDusWidth, 0);
-  const bool read = calls.Check(cudaMemcpy(counts.data(), b.counts, n * sizeof(unsigned int),
-                                           cudaMemcpyDeviceToHost), "cudaMemcpy(counts)", "verify") &&
-                    calls.Check(cudaMemcpy(h2d.data(), b.h2d_dst, n * sizeof(int),
-                                           cudaMemcpyDeviceToHost), "cudaMemcpy(h2d)", "verify") &&
-                    calls.Check(cudaMemcpy(resident.data(), b.resident,
-                                           n * kDusWidth * sizeof(int), cudaMemcpyDeviceToHost),
-                                "cudaMemcpy(resident)", "verify");
-  int swallowed = 0, duplicated = 0, refused_ops = 0;
-  for (int op = 0; read && op < m; ++op) {
-    if (refused[op]) {
-      ++refused_ops;
-      continue;
-    }
-    bool ran = counts[op] >= 1;
-    const CaptureOps kind = OpKind(p.ops, op);
-    if (kind == CaptureOps::kPinnedH2d || kind == CaptureOps::kPageableH2d) {
-      ran = ran && h2d[op] == op + 1;
-    } else if (kind == CaptureOps::kDusKernel) {
-      for (int j = 0; j < kDusWidth; ++j) ran = ran && resident[op * kDusWidth + j] == op + 1;
-    }
-    if (!ran) ++swallowed;
-    if (counts[op] > 1) ++duplicated;
-  }
+  const OpTally tally = TallyOps(p.ops, m, n, b, refused, calls);
   Release(b);
-
-  std::string lost;
-  if (swallowed > 0) lost = "swallowed " + std::to_string(swallowed) + "/" + std::to_string(m);
-  if (duplicated > 0) {
-    lost += (lost.empty() ? "" : ", ") + std::string("duplicated ") + std::to_string(duplicated) +
-            "/" + std::to_string(m);
-  }
-  RankOutcome out;
-  if (calls.failures() > 0) {
-    out = RankOutcome::Error(calls.first() + (lost.empty() ? "" : "; " + lost), "capture race");
-  } else if (!lost.empty()) {
-    out = RankOutcome::Fail(lost, "verify");
-  }
-  out.metrics = {{"swallowed_ops", static_cast<double>(swallowed), "count"},
-                 {"duplicated_ops", static_cast<double>(duplicated), "count"},
-                 {"refused_ops", static_cast<double>(refused_ops), "count"},
-                 {"failed_calls", static_cast<double>(calls.failures()), "count"},
-                 {"capture_ms", capture_ms, "ms"}};
-  return out;
+  return TrialOutcome(tally, m, calls, capture_ms);
 }
 
 }  // namespace gh

@@ -1,5 +1,8 @@
 #include "harness/scenarios/collective_bandwidth.h"
 
+#include <string_view>
+#include <utility>
+
 #include "harness/core/timing_stats.h"
 #include "harness/scenarios/ring_shift_timing.h"
 
@@ -54,6 +57,23 @@ Bandwidth BandwidthOf(CollectiveOp op, const CollectiveLayout& layout, int nrank
   return {algbw, algbw * BusFactor(op, nranks)};
 }
 
+namespace {
+
+// Appends `busbw_name`: the metric `algbw_name` (where present) times the op's bus factor,
+// sample by sample.
+void AppendBusBandwidth(std::vector<Metric>& metrics, std::string_view algbw_name,
+                        const char* busbw_name, double factor) {
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    if (metrics[i].name != algbw_name) continue;
+    Metric busbw{busbw_name, metrics[i].value * factor, "GB/s"};
+    for (double sample : metrics[i].samples) busbw.samples.push_back(sample * factor);
+    metrics.push_back(std::move(busbw));
+    return;
+  }
+}
+
+}  // namespace
+
 std::vector<Metric> CollectiveTimingMetrics(CollectiveOp op, const CollectiveLayout& layout,
                                             int nranks, const std::vector<double>& sample_us,
                                             double loop_us,
@@ -62,13 +82,7 @@ std::vector<Metric> CollectiveTimingMetrics(CollectiveOp op, const CollectiveLay
   const double factor = BusFactor(op, nranks);
   std::vector<Metric> metrics = TimingMetrics(SummarizeTimings(sample_us), algorithm_bytes);
   // busbw of every timed iteration: bandwidth_GBps (algbw) times the op's factor.
-  for (const Metric& m : metrics) {
-    if (m.name != "bandwidth_GBps") continue;
-    Metric busbw{"busbw_median_GBps", m.value * factor, "GB/s"};
-    for (double sample : m.samples) busbw.samples.push_back(sample * factor);
-    metrics.push_back(std::move(busbw));
-    break;
-  }
+  AppendBusBandwidth(metrics, "bandwidth_GBps", "busbw_median_GBps", factor);
   // The loop: one number, as nccl-tests prints it.
   for (Metric& m : LoopMetrics("", loop_us, 1, algorithm_bytes)) metrics.push_back(std::move(m));
   const Bandwidth loop = BandwidthOf(op, layout, nranks, loop_us * 1e-6);
@@ -78,13 +92,7 @@ std::vector<Metric> CollectiveTimingMetrics(CollectiveOp op, const CollectiveLay
   }
   // The graph replays, one sample each.
   std::vector<Metric> graph = GraphMetrics(graph_replay_us, 1, algorithm_bytes);
-  for (const Metric& m : graph) {
-    if (m.name != "bandwidth_graph_GBps") continue;
-    Metric busbw{"busbw_graph_GBps", m.value * factor, "GB/s"};
-    for (double sample : m.samples) busbw.samples.push_back(sample * factor);
-    graph.push_back(std::move(busbw));
-    break;
-  }
+  AppendBusBandwidth(graph, "bandwidth_graph_GBps", "busbw_graph_GBps", factor);
   for (Metric& m : graph) metrics.push_back(std::move(m));
   return metrics;
 }

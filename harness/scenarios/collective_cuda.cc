@@ -27,6 +27,7 @@
 #include "harness/scenarios/collective_device_api_cuda.h"
 #include "harness/scenarios/collective_kernels_cuda.h"
 #include "harness/scenarios/collective_plan.h"
+#include "harness/scenarios/cuda_point_status_cuda.h"
 #include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/ring_shift_device.h"
 #include "harness/scenarios/ring_shift_loop_cuda.h"
@@ -75,10 +76,10 @@ absl::Status InGroup(ncclComm_t comm, Calls&& calls) {
   return status;
 }
 
-class CollectiveCuda {
+class CollectiveCuda : RankSteps {
  public:
   CollectiveCuda(PointContext& ctx, const CollectiveParams& params)
-      : ctx_(ctx), p_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
+      : RankSteps(ctx), ctx_(ctx), p_(params), cuda_(*ctx.cuda()), stream_(cuda_.stream()),
         type_(static_cast<ncclDataType_t>(static_cast<int>(params.dtype))) {}
 
   ~CollectiveCuda() {
@@ -91,13 +92,10 @@ class CollectiveCuda {
   }
 
   RankOutcome Run() {
-    RankOutcome out;
-    out.rank = ctx_.rank();
-    out.device = cuda_.device();
+    RankOutcome out = CudaPointOutcome(ctx_);
     absl::Status status = RunSteps(out);
     if (!status.ok()) {
-      RankOutcome error = RankOutcome::Error(std::string(status.message()), step_);
-      error.metrics = std::move(out.metrics);
+      RankOutcome error = ErrorKeepingMetrics(std::move(out), status, step_);
       error.device = cuda_.device();
       return error;
     }
@@ -105,11 +103,6 @@ class CollectiveCuda {
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-
   // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
   char* SendPtr(int64_t k) const {
     void* base = p_.in_place ? recv_->allocation->data() : send_->allocation->data();
@@ -126,19 +119,99 @@ class CollectiveCuda {
     return result == ncclSuccess ? absl::OkStatus() : NcclStatus(result, comm_, call, GH_CUDA_WHERE);
   }
 
+  // device_lsa: this kind's kernel on the symmetric windows.
+  absl::Status EnqueueLsa(const char* send, const char* output, size_t count) {
+    const RegisteredBuffer& from = p_.in_place ? *recv_ : *send_;
+    const auto* from_base = static_cast<const char*>(from.allocation->data());
+    const auto* to_base = static_cast<const char*>(recv_->allocation->data());
+    return lsa_->Enqueue(p_.op, p_.dtype, from.registration->nccl_window(), size_t(send - from_base),
+                         recv_->registration->nccl_window(), size_t(output - to_base), count, stream_);
+  }
+
+  // Alltoall as one send and one receive of a block per peer, where NCCL has no ncclAlltoAll.
+  absl::Status EnqueueAlltoallPeers(const char* send, char* recv, size_t count, size_t block) {
+    return InGroup(comm_, [&]() -> absl::Status {
+      for (int peer = 0; peer < nranks_; ++peer) {
+        absl::Status s = Nccl(ncclSend(send + peer * block, count, type_, peer, comm_, stream_), "ncclSend");
+        if (s.ok()) s = Nccl(ncclRecv(recv + peer * block, count, type_, peer, comm_, stream_), "ncclRecv");
+        if (!s.ok()) return s;
+      }
+      return absl::OkStatus();
+    });
+  }
+
+  absl::Status EnqueueAlltoallv(const char* send, char* recv) {
+    return InGroup(comm_, [&]() -> absl::Status {
+      for (int peer = 0; peer < nranks_; ++peer) {
+        const AlltoallvCounts& c = alltoallv_;
+        const int w = layout_.width;
+        if (c.send_counts[peer] > 0) {
+          absl::Status s = Nccl(ncclSend(send + c.send_displs[peer] * w, c.send_counts[peer], type_,
+                                         peer, comm_, stream_), "ncclSend");
+          if (!s.ok()) return s;
+        }
+        if (c.recv_counts[peer] > 0) {
+          absl::Status s = Nccl(ncclRecv(recv + c.recv_displs[peer] * w, c.recv_counts[peer], type_,
+                                         peer, comm_, stream_), "ncclRecv");
+          if (!s.ok()) return s;
+        }
+      }
+      return absl::OkStatus();
+    });
+  }
+
+  // Gather as sends to the root, where NCCL has no ncclGather.
+  absl::Status EnqueueGatherPeers(const char* send, char* recv, size_t count, size_t block) {
+    const int root = p_.root;
+    return InGroup(comm_, [&]() -> absl::Status {
+      absl::Status s = Nccl(ncclSend(send, count, type_, root, comm_, stream_), "ncclSend");
+      for (int peer = 0; s.ok() && rank_ == root && peer < nranks_; ++peer) {
+        s = Nccl(ncclRecv(recv + peer * block, count, type_, peer, comm_, stream_), "ncclRecv");
+      }
+      return s;
+    });
+  }
+
+  // Scatter as sends from the root, where NCCL has no ncclScatter.
+  absl::Status EnqueueScatterPeers(const char* send, char* output, size_t count, size_t block) {
+    const int root = p_.root;
+    return InGroup(comm_, [&]() -> absl::Status {
+      absl::Status s;
+      for (int peer = 0; s.ok() && rank_ == root && peer < nranks_; ++peer) {
+        s = Nccl(ncclSend(send + peer * block, count, type_, peer, comm_, stream_), "ncclSend");
+      }
+      if (s.ok()) s = Nccl(ncclRecv(output, count, type_, root, comm_, stream_), "ncclRecv");
+      return s;
+    });
+  }
+
+  // nccl-tests src/hypercube.cu: own block into place, then at step `mask` exchange the
+  // mask-sized run of blocks held so far with rank ^ mask.
+  absl::Status EnqueueHypercube(const char* send, char* recv, size_t count, size_t block) {
+    const int n = nranks_, r = rank_;
+    if (recv + r * block != send) {
+      GH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(recv + r * block, send, block, cudaMemcpyDeviceToDevice, stream_));
+    }
+    for (int mask = 1; mask < n; mask <<= 1) {
+      const int s = r & ~(mask - 1);
+      const int t = s ^ mask;
+      absl::Status status = InGroup(comm_, [&]() -> absl::Status {
+        absl::Status st = Nccl(ncclSend(recv + s * block, count * mask, type_, r ^ mask, comm_, stream_), "ncclSend");
+        if (st.ok()) st = Nccl(ncclRecv(recv + t * block, count * mask, type_, r ^ mask, comm_, stream_), "ncclRecv");
+        return st;
+      });
+      if (!status.ok()) return status;
+    }
+    return absl::OkStatus();
+  }
+
   // One collective, operation k (its rotation slot). Inside a group only where the op is one.
   absl::Status Enqueue(int64_t k) {
     const char* send = SendPtr(k);
     char* recv = RecvBase(k);
     char* output = OutputPtr(k);
     const size_t count = static_cast<size_t>(layout_.count);
-    if (lsa_ != nullptr) {  // device_lsa: this kind's kernel on the symmetric windows
-      const RegisteredBuffer& from = p_.in_place ? *recv_ : *send_;
-      const auto* from_base = static_cast<const char*>(from.allocation->data());
-      const auto* to_base = static_cast<const char*>(recv_->allocation->data());
-      return lsa_->Enqueue(p_.op, p_.dtype, from.registration->nccl_window(), size_t(send - from_base),
-                           recv_->registration->nccl_window(), size_t(output - to_base), count, stream_);
-    }
+    if (lsa_ != nullptr) return EnqueueLsa(send, output, count);
     const size_t block = count * layout_.width;
     const int n = nranks_, r = rank_, root = p_.root;
     switch (p_.op) {
@@ -156,79 +229,27 @@ class CollectiveCuda {
         if (ncclAlltoAll != nullptr) {
           return Nccl(ncclAlltoAll(send, recv, count, type_, comm_, stream_), "ncclAlltoAll");
         }
-        return InGroup(comm_, [&]() -> absl::Status {
-          for (int peer = 0; peer < n; ++peer) {
-            absl::Status s = Nccl(ncclSend(send + peer * block, count, type_, peer, comm_, stream_), "ncclSend");
-            if (s.ok()) s = Nccl(ncclRecv(recv + peer * block, count, type_, peer, comm_, stream_), "ncclRecv");
-            if (!s.ok()) return s;
-          }
-          return absl::OkStatus();
-        });
+        return EnqueueAlltoallPeers(send, recv, count, block);
       case CollectiveOp::kAlltoallv:
-        return InGroup(comm_, [&]() -> absl::Status {
-          for (int peer = 0; peer < n; ++peer) {
-            const AlltoallvCounts& c = alltoallv_;
-            const int w = layout_.width;
-            if (c.send_counts[peer] > 0) {
-              absl::Status s = Nccl(ncclSend(send + c.send_displs[peer] * w, c.send_counts[peer], type_,
-                                             peer, comm_, stream_), "ncclSend");
-              if (!s.ok()) return s;
-            }
-            if (c.recv_counts[peer] > 0) {
-              absl::Status s = Nccl(ncclRecv(recv + c.recv_displs[peer] * w, c.recv_counts[peer], type_,
-                                             peer, comm_, stream_), "ncclRecv");
-              if (!s.ok()) return s;
-            }
-          }
-          return absl::OkStatus();
-        });
+        return EnqueueAlltoallv(send, recv);
       case CollectiveOp::kGather:
         if (ncclGather != nullptr) {
           return Nccl(ncclGather(send, recv, count, type_, root, comm_, stream_), "ncclGather");
         }
-        return InGroup(comm_, [&]() -> absl::Status {
-          absl::Status s = Nccl(ncclSend(send, count, type_, root, comm_, stream_), "ncclSend");
-          for (int peer = 0; s.ok() && r == root && peer < n; ++peer) {
-            s = Nccl(ncclRecv(recv + peer * block, count, type_, peer, comm_, stream_), "ncclRecv");
-          }
-          return s;
-        });
+        return EnqueueGatherPeers(send, recv, count, block);
       case CollectiveOp::kScatter:
         if (ncclScatter != nullptr) {
           return Nccl(ncclScatter(send, output, count, type_, root, comm_, stream_), "ncclScatter");
         }
-        return InGroup(comm_, [&]() -> absl::Status {
-          absl::Status s;
-          for (int peer = 0; s.ok() && r == root && peer < n; ++peer) {
-            s = Nccl(ncclSend(send + peer * block, count, type_, peer, comm_, stream_), "ncclSend");
-          }
-          if (s.ok()) s = Nccl(ncclRecv(output, count, type_, root, comm_, stream_), "ncclRecv");
-          return s;
-        });
+        return EnqueueScatterPeers(send, output, count, block);
       case CollectiveOp::kSendrecv:
         return InGroup(comm_, [&]() -> absl::Status {
           absl::Status s = Nccl(ncclSend(send, count, type_, (r + 1) % n, comm_, stream_), "ncclSend");
           if (s.ok()) s = Nccl(ncclRecv(recv, count, type_, (r - 1 + n) % n, comm_, stream_), "ncclRecv");
           return s;
         });
-      case CollectiveOp::kHypercube: {
-        // nccl-tests src/hypercube.cu: own block into place, then at step `mask` exchange the
-        // mask-sized run of blocks held so far with rank ^ mask.
-        if (recv + r * block != send) {
-          GH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(recv + r * block, send, block, cudaMemcpyDeviceToDevice, stream_));
-        }
-        for (int mask = 1; mask < n; mask <<= 1) {
-          const int s = r & ~(mask - 1);
-          const int t = s ^ mask;
-          absl::Status status = InGroup(comm_, [&]() -> absl::Status {
-            absl::Status st = Nccl(ncclSend(recv + s * block, count * mask, type_, r ^ mask, comm_, stream_), "ncclSend");
-            if (st.ok()) st = Nccl(ncclRecv(recv + t * block, count * mask, type_, r ^ mask, comm_, stream_), "ncclRecv");
-            return st;
-          });
-          if (!status.ok()) return status;
-        }
-        return absl::OkStatus();
-      }
+      case CollectiveOp::kHypercube:
+        return EnqueueHypercube(send, recv, count, block);
     }
     return absl::OkStatus();
   }
@@ -548,7 +569,6 @@ class CollectiveCuda {
   CudaResources& cuda_;
   cudaStream_t stream_;
   const ncclDataType_t type_;
-  const char* step_ = "setup";
   ncclComm_t comm_ = nullptr;
   ncclComm_t split_nccl_ = nullptr;
   MPI_Comm mpi_comm_ = MPI_COMM_NULL;
@@ -569,9 +589,7 @@ class CollectiveCuda {
 }  // namespace
 
 RankOutcome RunCollectiveCuda(PointContext& ctx, const CollectiveParams& params) {
-  if (ctx.cuda() == nullptr) {
-    return RankOutcome::Error("internal: cuda backend without the job's CUDA resources", "setup");
-  }
+  if (ctx.cuda() == nullptr) return MissingCudaResourcesOutcome();
   return CollectiveCuda(ctx, params).Run();
 }
 

@@ -4,11 +4,10 @@
 #include <nccl.h>
 #include <nccl_device.h>
 
-#include <cstring>
-
 #include "absl/strings/str_cat.h"
 #include "harness/runtime/cuda_errors_cuda.h"
 #include "harness/scenarios/collective_device_api_cuda.h"
+#include "harness/scenarios/nccl_dev_comm_cuda.h"
 
 namespace gh {
 
@@ -86,14 +85,7 @@ absl::StatusOr<std::unique_ptr<CollectiveDevComm>> CollectiveDevComm::Create(ncc
   auto impl = std::make_unique<Impl>();
   impl->comm = comm;
   impl->ctas = ctas;
-#if defined(NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER)
-  ncclDevCommRequirements requirements = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
-#else
-  ncclDevCommRequirements requirements;
-  std::memset(&requirements, 0, sizeof(requirements));
-#endif
-  requirements.lsaBarrierCount = ctas;
-  const ncclResult_t created = ncclDevCommCreate(comm, &requirements, &impl->dev);
+  const ncclResult_t created = CreateDevCommWithLsaBarriers(comm, ctas, &impl->dev);
   if (created != ncclSuccess) {
     return absl::FailedPreconditionError(
         absl::StrCat("ncclDevCommCreate refused: ", NcclErrorSignature(created, comm)));

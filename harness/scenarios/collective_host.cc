@@ -25,6 +25,7 @@
 #include "harness/scenarios/collective_bandwidth.h"
 #include "harness/scenarios/collective_data.h"
 #include "harness/scenarios/collective_plan.h"
+#include "harness/scenarios/rank_steps.h"
 
 namespace gh {
 namespace {
@@ -148,9 +149,10 @@ void Scale(CollDtype dtype, void* data, int64_t count, double factor) {
   }
 }
 
-class CollectiveHost {
+class CollectiveHost : RankSteps {
  public:
-  CollectiveHost(PointContext& ctx, const CollectiveParams& params) : ctx_(ctx), p_(params) {}
+  CollectiveHost(PointContext& ctx, const CollectiveParams& params)
+      : RankSteps(ctx), ctx_(ctx), p_(params) {}
 
   ~CollectiveHost() {
     if (split_comm_ != MPI_COMM_NULL) MPI_Comm_free(&split_comm_);
@@ -161,19 +163,12 @@ class CollectiveHost {
     out.rank = ctx_.rank();
     const int rc = RunSteps(out);
     if (rc != MPI_SUCCESS) {
-      RankOutcome error = RankOutcome::Error(MpiErrorSignature(rc), step_);
-      error.metrics = std::move(out.metrics);
-      return error;
+      return ErrorKeepingMetrics(std::move(out), MpiErrorSignature(rc), step_);
     }
     return out;
   }
 
  private:
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0) {
-    step_ = step;
-    ctx_.SetStep(step, operation, bytes);
-  }
-
   // Where operation k reads its input, and its receive buffer and output (collective_plan.h).
   char* SendPtr(int64_t k) {
     return (p_.in_place ? recv_.data() : send_.data()) + OffsetsOf(layout_, p_, rank_, k).send;
@@ -302,11 +297,10 @@ class CollectiveHost {
     }
   }
 
-  int RunSteps(RankOutcome& out) {
-    Step("setup");
+  // The communicator the collective runs on: the world, or this rank's part of a split.
+  int JoinCommunicator(int color) {
     MPI_Comm world = ctx_.comm();
     comm_ = world;
-    const int color = SplitColor(p_.split, p_.split_value, ctx_.rank());
     if (p_.split != CollSplit::kNone) {
       if (const int rc = MPI_Comm_split(world, color, ctx_.rank(), &split_comm_); rc != MPI_SUCCESS) return rc;
       MPI_Comm_set_errhandler(split_comm_, MPI_ERRORS_RETURN);
@@ -314,6 +308,27 @@ class CollectiveHost {
     }
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &nranks_);
+    return MPI_SUCCESS;
+  }
+
+  // alltoallv's byte counts and displacements, and the receive segments its check reads.
+  void PlanAlltoallv() {
+    const AlltoallvCounts counts =
+        AlltoallvCountsOf(rank_, nranks_, layout_.count, layout_.width, p_.alltoallv_spread);
+    for (auto [from, to] : {std::pair{&counts.send_counts, &alltoallv_.send_counts},
+                            std::pair{&counts.send_displs, &alltoallv_.send_displs},
+                            std::pair{&counts.recv_counts, &alltoallv_.recv_counts},
+                            std::pair{&counts.recv_displs, &alltoallv_.recv_displs}}) {
+      for (int64_t elements : *from) to->push_back(static_cast<int>(elements * layout_.width));
+    }
+    segments_ = AlltoallvReceiveSegments(rank_, nranks_, layout_.count, layout_.width, p_.alltoallv_spread);
+    check_.segments = segments_.data();
+    check_.num_segments = static_cast<int>(segments_.size());
+  }
+
+  // The plan, its check and the buffers; `out` becomes a skip where the host backend cannot
+  // run the point.
+  int Prepare(RankOutcome& out) {
     if (auto reason = CollectiveSkipReason(p_, Backend::kHost, nranks_)) {
       out = RankOutcome::Skip(*reason);
       return MPI_SUCCESS;
@@ -327,19 +342,7 @@ class CollectiveHost {
     if (IsReduction(p_.op)) {
       if (const int rc = mpi_.Init(p_.dtype, p_.redop); rc != MPI_SUCCESS) return rc;
     }
-    if (p_.op == CollectiveOp::kAlltoallv) {
-      const AlltoallvCounts counts =
-          AlltoallvCountsOf(rank_, nranks_, layout_.count, layout_.width, p_.alltoallv_spread);
-      for (auto [from, to] : {std::pair{&counts.send_counts, &alltoallv_.send_counts},
-                              std::pair{&counts.send_displs, &alltoallv_.send_displs},
-                              std::pair{&counts.recv_counts, &alltoallv_.recv_counts},
-                              std::pair{&counts.recv_displs, &alltoallv_.recv_displs}}) {
-        for (int64_t elements : *from) to->push_back(static_cast<int>(elements * layout_.width));
-      }
-      segments_ = AlltoallvReceiveSegments(rank_, nranks_, layout_.count, layout_.width, p_.alltoallv_spread);
-      check_.segments = segments_.data();
-      check_.num_segments = static_cast<int>(segments_.size());
-    }
+    if (p_.op == CollectiveOp::kAlltoallv) PlanAlltoallv();
     const int64_t buffer_bytes = BufferBytes(layout_, p_.unalign);
     try {
       recv_.assign(static_cast<size_t>(buffer_bytes), 0);
@@ -348,11 +351,13 @@ class CollectiveHost {
     } catch (const std::bad_alloc&) {
       return MPI_ERR_NO_MEM;
     }
+    return MPI_SUCCESS;
+  }
 
-    const uint64_t timed_seed = CollectiveSeed(ctx_.point(), ctx_.trial(), /*verified=*/false);
-    FillInput(timed_seed);
-    const int64_t op_bytes = layout_.slot_bytes;
-    Step("collective", EnumToName(p_.op).data(), op_bytes);
+  // The warm-ups; the timed iterations, one sample each; then the loop, as nccl-tests times it:
+  // one host clock around the iterations (iteration_sync: only the operations, not the
+  // barriers between iterations).
+  int TimeIterations(RankOutcome& out) {
     for (int it = 0; it < ctx_.warmup(); ++it) {
       double unused = 0;
       if (const int rc = Iteration(it, &unused); rc != MPI_SUCCESS) return rc;
@@ -365,8 +370,6 @@ class CollectiveHost {
       if (const int rc = Iteration(it, &seconds); rc != MPI_SUCCESS) return rc;
       samples_us.push_back(seconds * 1e6 / p_.agg);
     }
-    // The loop, as nccl-tests times it: one host clock around the iterations (iteration_sync:
-    // only the operations, not the barriers between iterations).
     if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
     double operations_seconds = 0;
     const auto loop_start = std::chrono::steady_clock::now();
@@ -379,17 +382,11 @@ class CollectiveHost {
     if (p_.blocking == CollBlocking::kIterationSync) loop_seconds = operations_seconds;
     out.metrics = CollectiveTimingMetrics(p_.op, layout_, nranks_, samples_us,
                                           loop_seconds * 1e6 / (double(iterations) * p_.agg), {});
+    return MPI_SUCCESS;
+  }
 
-    Step("verify", EnumToName(p_.op).data(), op_bytes);
-    std::memset(RecvBase(0), kPoisonByte, static_cast<size_t>(layout_.slot_bytes));
-    FillInput(CollectiveSeed(ctx_.point(), ctx_.trial(), /*verified=*/true));
-    if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
-    if (const int rc = Collect(0); rc != MPI_SUCCESS) return rc;
-    const char* output = OutputPtr(0);
-    if (p_.fault == CollFault::kCorruptElement && ctx_.rank() == std::min(p_.fault_rank, ctx_.nranks() - 1)) {
-      char* flipped = OutputPtr(0) + (layout_.recv_count / 2) * layout_.width;
-      flipped[0] ^= 1;  // little-endian: the element's lowest bit
-    }
+  // The output element by element against the expected bits.
+  Mismatch CompareOutput(const char* output) const {
     Mismatch mismatch;
     mismatch.checked_elements = layout_.recv_count;
     for (int64_t j = 0; j < layout_.recv_count; ++j) {
@@ -402,6 +399,31 @@ class CollectiveHost {
         mismatch.actual = FormatCollElement(p_.dtype, actual);
       }
     }
+    return mismatch;
+  }
+
+  int RunSteps(RankOutcome& out) {
+    Step("setup");
+    const int color = SplitColor(p_.split, p_.split_value, ctx_.rank());
+    if (const int rc = JoinCommunicator(color); rc != MPI_SUCCESS) return rc;
+    if (const int rc = Prepare(out); rc != MPI_SUCCESS || out.outcome == Outcome::kSkip) return rc;
+
+    const uint64_t timed_seed = CollectiveSeed(ctx_.point(), ctx_.trial(), /*verified=*/false);
+    FillInput(timed_seed);
+    const int64_t op_bytes = layout_.slot_bytes;
+    Step("collective", EnumToName(p_.op).data(), op_bytes);
+    if (const int rc = TimeIterations(out); rc != MPI_SUCCESS) return rc;
+
+    Step("verify", EnumToName(p_.op).data(), op_bytes);
+    std::memset(RecvBase(0), kPoisonByte, static_cast<size_t>(layout_.slot_bytes));
+    FillInput(CollectiveSeed(ctx_.point(), ctx_.trial(), /*verified=*/true));
+    if (const int rc = MPI_Barrier(comm_); rc != MPI_SUCCESS) return rc;
+    if (const int rc = Collect(0); rc != MPI_SUCCESS) return rc;
+    if (p_.fault == CollFault::kCorruptElement && ctx_.rank() == std::min(p_.fault_rank, ctx_.nranks() - 1)) {
+      char* flipped = OutputPtr(0) + (layout_.recv_count / 2) * layout_.width;
+      flipped[0] ^= 1;  // little-endian: the element's lowest bit
+    }
+    Mismatch mismatch = CompareOutput(OutputPtr(0));
     out.metrics.push_back({"checked_elements", double(layout_.recv_count), "count"});
     if (p_.split != CollSplit::kNone) {
       out.metrics.push_back({"split_color", double(color), "count"});
@@ -421,7 +443,6 @@ class CollectiveHost {
 
   PointContext& ctx_;
   const CollectiveParams& p_;
-  const char* step_ = "setup";
   MPI_Comm comm_ = MPI_COMM_NULL;
   MPI_Comm split_comm_ = MPI_COMM_NULL;
   int rank_ = 0, nranks_ = 1;

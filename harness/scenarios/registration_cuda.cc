@@ -4,8 +4,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "harness/scenarios/registration.h"
+#include "harness/core/status_macros.h"
 #include "harness/runtime/cuda_errors_cuda.h"
+#include "harness/scenarios/cuda_point_status_cuda.h"
+#include "harness/scenarios/registration.h"
 
 namespace gh {
 namespace {
@@ -20,10 +22,7 @@ class UserBufferRegistration : public Registration {
     if (handle_ == nullptr) return absl::OkStatus();
     ncclResult_t r = ncclCommDeregister(comm_, handle_);
     handle_ = nullptr;
-    if (r != ncclSuccess) {
-      return absl::InternalError(absl::StrCat(NcclErrorSignature(r, comm_), " (ncclCommDeregister)"));
-    }
-    return absl::OkStatus();
+    return NcclOk(r, comm_, "ncclCommDeregister");
   }
 
  private:
@@ -42,11 +41,7 @@ class WindowRegistration : public Registration {
     if (nccl_window_ == nullptr) return absl::OkStatus();
     ncclResult_t r = ncclCommWindowDeregister(comm_, nccl_window_);
     nccl_window_ = nullptr;
-    if (r != ncclSuccess) {
-      return absl::InternalError(
-          absl::StrCat(NcclErrorSignature(r, comm_), " (ncclCommWindowDeregister)"));
-    }
-    return absl::OkStatus();
+    return NcclOk(r, comm_, "ncclCommWindowDeregister");
   }
 
  private:
@@ -64,21 +59,16 @@ absl::StatusOr<std::unique_ptr<Registration>> RegisterDevice(RegistrationKind ki
       return NoRegistration();
     case RegistrationKind::kNcclRegister: {
       void* handle = nullptr;
-      ncclResult_t r = ncclCommRegister(comm, buffer.data(), bytes, &handle);
-      if (r != ncclSuccess) {
-        return absl::InternalError(absl::StrCat(NcclErrorSignature(r, comm), " (ncclCommRegister)"));
-      }
+      GH_RETURN_IF_ERROR(
+          NcclOk(ncclCommRegister(comm, buffer.data(), bytes, &handle), comm, "ncclCommRegister"));
       return std::unique_ptr<Registration>(new UserBufferRegistration(comm, handle));
     }
     case RegistrationKind::kWindow:
     case RegistrationKind::kWindowSymmetric: {
       ncclWindow_t window = nullptr;
       int flags = kind == RegistrationKind::kWindow ? NCCL_WIN_DEFAULT : NCCL_WIN_COLL_SYMMETRIC;
-      ncclResult_t r = ncclCommWindowRegister(comm, buffer.data(), bytes, &window, flags);
-      if (r != ncclSuccess) {
-        return absl::InternalError(
-            absl::StrCat(NcclErrorSignature(r, comm), " (ncclCommWindowRegister)"));
-      }
+      GH_RETURN_IF_ERROR(NcclOk(ncclCommWindowRegister(comm, buffer.data(), bytes, &window, flags),
+                                comm, "ncclCommWindowRegister"));
       return std::unique_ptr<Registration>(new WindowRegistration(kind, comm, window));
     }
     case RegistrationKind::kMpiWindow:

@@ -50,14 +50,9 @@ int DtypeSize(RingDtype dtype) {
 }
 
 RingShiftRank::RingShiftRank(PointContext& ctx, const RingShiftParams& params)
-    : ctx_(ctx), params_(params), rank_(ctx.rank()), right_((ctx.rank() + 1) % ctx.nranks()),
-      left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
+    : RankSteps(ctx), ctx_(ctx), params_(params), rank_(ctx.rank()),
+      right_((ctx.rank() + 1) % ctx.nranks()), left_((ctx.rank() + ctx.nranks() - 1) % ctx.nranks()), width_(DtypeSize(params.dtype)),
       count_(params.count()) {}
-
-void RingShiftRank::Step(const char* step, const char* operation, int64_t bytes) {
-  step_ = step;
-  ctx_.SetStep(step, operation, bytes);
-}
 
 std::string FormatRingElement(RingDtype dtype, uint64_t bits) {
   const uint32_t low32 = static_cast<uint32_t>(bits);

@@ -11,6 +11,7 @@
 #include "harness/core/outcome.h"
 #include "harness/core/param.h"
 #include "harness/scenarios/allocators.h"
+#include "harness/scenarios/rank_steps.h"
 
 namespace gh {
 
@@ -60,12 +61,10 @@ struct RingShiftParams {
 
 // What the host and the cuda implementation of one rank share: its place in the ring, the step
 // it is in (which its error outcome names) and whether a deliberate fault is its to do.
-class RingShiftRank {
+class RingShiftRank : protected RankSteps {
  protected:
   RingShiftRank(PointContext& ctx, const RingShiftParams& params);
 
-  // Enters `step` (and tells the context, which the watchdog and the crash record read).
-  void Step(const char* step, const char* operation = nullptr, int64_t bytes = 0);
   bool FaultHere(RingFault fault) const {
     return params_.fault == fault && params_.fault_rank == rank_;
   }
@@ -74,7 +73,6 @@ class RingShiftRank {
   const RingShiftParams& params_;
   const int rank_, right_, left_, width_;
   const int64_t count_;
-  const char* step_ = "setup";
 };
 
 #if defined(GH_HAVE_CUDA)

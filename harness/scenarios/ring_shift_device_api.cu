@@ -1,14 +1,14 @@
 // The device-API table over NCCL's nccl_device headers (see ring_shift_device_api.h): the one
-// place that fills ncclDevCommRequirements and holds an ncclDevComm, whose layouts change
-// between NCCL releases.
+// place that holds an ncclDevComm, whose layout changes between NCCL releases (its requirements
+// are filled in nccl_dev_comm_cuda.h).
 #include <cuda_runtime.h>
 #include <nccl.h>
 #include <nccl_device.h>
 
-#include <cstring>
 #include <new>
 
 #include "harness/scenarios/ring_shift_device_api.h"
+#include "harness/scenarios/nccl_dev_comm_cuda.h"
 #include "harness/scenarios/ring_shift_device_kernels_cuda.h"
 
 struct GhNcclDeviceComm {
@@ -24,15 +24,7 @@ int Create(void* nccl_comm, int lsa_barrier_count, GhNcclDeviceComm** out, int* 
   auto* created = new (std::nothrow) GhNcclDeviceComm;
   if (created == nullptr) return ncclSystemError;
   created->comm = static_cast<ncclComm_t>(nccl_comm);
-#if defined(NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER)
-  // 2.29 on: the struct carries its size, a magic and a version, and NCCL refuses it otherwise.
-  ncclDevCommRequirements requirements = NCCL_DEV_COMM_REQUIREMENTS_INITIALIZER;
-#else
-  ncclDevCommRequirements requirements;
-  std::memset(&requirements, 0, sizeof(requirements));
-#endif
-  requirements.lsaBarrierCount = lsa_barrier_count;
-  ncclResult_t r = ncclDevCommCreate(created->comm, &requirements, &created->dev);
+  ncclResult_t r = CreateDevCommWithLsaBarriers(created->comm, lsa_barrier_count, &created->dev);
   if (r != ncclSuccess) {
     delete created;
     return r;

@@ -13,6 +13,7 @@
 #include <csignal>
 #include <optional>
 #include <cstring>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "harness/runtime/nccl_device_plugin.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/allocators.h"
+#include "harness/scenarios/cuda_point_status_cuda.h"
 #include "harness/scenarios/data_pattern.h"
 #include "harness/scenarios/nccl_device_api_skip.h"
 #include "harness/scenarios/registration.h"
@@ -38,18 +40,6 @@
 
 namespace gh {
 namespace {
-
-absl::Status CudaOk(cudaError_t e, std::string_view what) {
-  if (e == cudaSuccess) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(CudaErrorSignature(e), " (", std::string(what), ")"));
-}
-
-// Keeps what `out` measured so far, as the error record shows it.
-RankOutcome ErrorOutcome(RankOutcome out, const absl::Status& status) {
-  RankOutcome error = RankOutcome::Error(std::string(status.message()));
-  error.metrics = std::move(out.metrics);
-  return error;
-}
 
 std::string HexBits(uint64_t bits, int width) {
   return absl::StrFormat("0x%0*x", 2 * width, bits);
@@ -161,94 +151,80 @@ absl::Status LsaRingShift::Enqueue(ncclWindow_t window, size_t window_offset, co
                 "LaunchLsaRingShift");
 }
 
-RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& params) {
-  RankOutcome out;
-  out.rank = ctx.rank();
-  CudaResources* cuda = ctx.cuda();
-  out.device = cuda->device();
-  cudaStream_t stream = cuda->stream();
-  ncclComm_t comm = cuda->nccl();
-  if (comm == nullptr) {
-    return RankOutcome::Error("ncclCommAbort: communicator aborted by the watchdog");
-  }
-  const int element_bytes = DtypeSize(params.dtype);
-  const int64_t count = params.count();
-  const size_t bytes = size_t(count) * element_bytes;
-  const int left = (ctx.rank() + ctx.nranks() - 1) % ctx.nranks();
-  const bool faulty = params.fault != RingFault::kNone && params.fault_rank == ctx.rank();
+namespace {
 
-  ctx.SetStep("device_comm");
-  auto lsa = LsaRingShift::Create(comm);
-  if (!lsa.ok()) {
-    out.step = "device_comm";
-    if (absl::IsFailedPrecondition(lsa.status())) {
-      // Some refusals leave NCCL's communicator unfit for the next point: then every rank
-      // builds a fresh one (see RefusalNeedsNewCommunicator).
-      if (LsaRingShift::RefusalNeedsNewCommunicator(lsa.status())) {
-        if (absl::Status recreated = cuda->Recreate(ctx.comm()); !recreated.ok()) {
-          return ErrorOutcome(std::move(out), recreated);
-        }
-      }
-      return RankOutcome::Skip(std::string(lsa.status().message()));
-    }
-    return ErrorOutcome(std::move(out), lsa.status());
-  }
+// The point's device buffers: the send block, the receive block in a symmetric window, and the
+// cell the verification kernel counts into.
+struct RingDeviceBuffers {
+  RegisteredBuffer send, recv, scratch;
+  ncclWindow_t window = nullptr;
+  VerifyCounters* counters = nullptr;
+};
 
+absl::Status AllocateRingDeviceBuffers(PointContext& ctx, ncclComm_t comm, size_t bytes,
+                                       cudaStream_t stream, RingDeviceBuffers& buffers) {
   ctx.SetStep("allocate");
-  RegisteredBuffer send, recv;
   auto send_alloc = AllocateDevice({AllocatorKind::kCudaMalloc, 256, 0}, bytes, stream);
-  if (!send_alloc.ok()) return ErrorOutcome(std::move(out), send_alloc.status());
-  send.allocation = *std::move(send_alloc);
+  if (!send_alloc.ok()) return send_alloc.status();
+  buffers.send.allocation = *std::move(send_alloc);
   auto recv_alloc = AllocateDevice({AllocatorKind::kNcclMemAlloc, 256, 0}, bytes, stream);
-  if (!recv_alloc.ok()) return ErrorOutcome(std::move(out), recv_alloc.status());
-  recv.allocation = *std::move(recv_alloc);
+  if (!recv_alloc.ok()) return recv_alloc.status();
+  buffers.recv.allocation = *std::move(recv_alloc);
 
   ctx.SetStep("register");
-  auto window = RegisterDevice(RegistrationKind::kWindowSymmetric, *recv.allocation, comm);
-  if (!window.ok()) {
-    out.step = "register";
-    return ErrorOutcome(std::move(out), window.status());
-  }
-  recv.registration = *std::move(window);
-  ncclWindow_t win = recv.registration->nccl_window();
-  RegisteredBuffer scratch;
-  auto scratch_alloc = AllocateDevice({AllocatorKind::kCudaMalloc, 256, 0}, sizeof(VerifyCounters), stream);
-  if (!scratch_alloc.ok()) return ErrorOutcome(std::move(out), scratch_alloc.status());
-  scratch.allocation = *std::move(scratch_alloc);
-  auto* counters = static_cast<VerifyCounters*>(scratch.allocation->data());
+  auto window = RegisterDevice(RegistrationKind::kWindowSymmetric, *buffers.recv.allocation, comm);
+  if (!window.ok()) return window.status();
+  buffers.recv.registration = *std::move(window);
+  buffers.window = buffers.recv.registration->nccl_window();
+  auto scratch_alloc =
+      AllocateDevice({AllocatorKind::kCudaMalloc, 256, 0}, sizeof(VerifyCounters), stream);
+  if (!scratch_alloc.ok()) return scratch_alloc.status();
+  buffers.scratch.allocation = *std::move(scratch_alloc);
+  buffers.counters = static_cast<VerifyCounters*>(buffers.scratch.allocation->data());
+  return absl::OkStatus();
+}
 
-  const uint64_t seed = uint64_t(ctx.point().index) * 1009 + uint64_t(ctx.trial()) * 2 + 1;
-  absl::Status status = CudaOk(
-      LaunchFillPattern(send.allocation->data(), count, element_bytes, ctx.rank(), seed, stream),
-      "LaunchFillPattern");
-  status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
-                       "cudaMemsetAsync"));
-
-  // nccl_ce copies into the neighbour's window through its address in this process.
-  const bool copy_engine = params.transport == RingTransport::kNcclCe;
-  void* peer = nullptr;
-  if (status.ok() && copy_engine) {
-    absl::StatusOr<void*> found_peer = (*lsa)->RightPeerPointer(win, 0, stream);
-    if (found_peer.ok()) peer = *found_peer;
-    status = found_peer.status();
-  }
-
-  ctx.SetStep("exchange", copy_engine ? "device copy engine" : "device remote store", int64_t(bytes));
-  auto enqueue = [&](size_t store_bytes) {
-    if (copy_engine) {
-      return (*lsa)->EnqueueCopyEngine(peer, send.allocation->data(), bytes, store_bytes, stream);
+// A refused device communicator: a skip when this NCCL or topology cannot run the point.
+RankOutcome LsaRefusalOutcome(PointContext& ctx, RankOutcome out, const absl::Status& refusal) {
+  out.step = "device_comm";
+  if (!absl::IsFailedPrecondition(refusal)) return ErrorKeepingMetrics(std::move(out), refusal);
+  // Some refusals leave NCCL's communicator unfit for the next point: then every rank
+  // builds a fresh one (see RefusalNeedsNewCommunicator).
+  if (LsaRingShift::RefusalNeedsNewCommunicator(refusal)) {
+    if (absl::Status recreated = ctx.cuda()->Recreate(ctx.comm()); !recreated.ok()) {
+      return ErrorKeepingMetrics(std::move(out), recreated);
     }
-    return (*lsa)->Enqueue(win, 0, send.allocation->data(), bytes, store_bytes, nullptr, 0, stream);
-  };
-  for (int i = 0; status.ok() && i < ctx.warmup(); ++i) status = enqueue(bytes);
+  }
+  return RankOutcome::Skip(std::string(refusal.message()));
+}
 
-  // Timed: the transport's iterations back to back, an event after each;
-  // then a device-to-device copy of the same bytes, timed alike: the bound a remote store can
-  // approach.
-  const int iterations = std::max(ctx.iterations(), 1);
+// Sends `seed`'s pattern from `send` and poisons `recv`, so a block not stored stands out.
+absl::Status FillSendPoisonRecv(const RingDeviceBuffers& buffers, int64_t count, int element_bytes,
+                                int rank, uint64_t seed, size_t bytes, cudaStream_t stream) {
+  absl::Status status = CudaOk(LaunchFillPattern(buffers.send.allocation->data(), count,
+                                                 element_bytes, rank, seed, stream),
+                               "LaunchFillPattern");
+  status.Update(CudaOk(cudaMemsetAsync(buffers.recv.allocation->data(), kPoisonByte, bytes, stream),
+                       "cudaMemsetAsync"));
+  return status;
+}
+
+// The transport's times and those of a device-to-device copy of the same bytes: the bound a
+// remote store can approach.
+struct StoreAndCopyTimes {
+  std::vector<double> store_us, copy_us;  // one sample an iteration
+  double store_loop_us = 0, copy_loop_us = 0;  // the bare loops (ring_shift_timing.h)
+};
+
+// Timed: `store`'s iterations back to back, an event after each, then `copy`'s alike; then both
+// again with no event between iterations. Runs only while `status` is ok, and updates it.
+StoreAndCopyTimes TimeStoreAndCopy(CudaResources* cuda, int iterations,
+                                   const std::function<absl::Status()>& store,
+                                   const std::function<absl::Status()>& copy, absl::Status& status) {
+  cudaStream_t stream = cuda->stream();
   std::vector<cudaEvent_t> events(size_t(iterations) + 1);
   for (auto& e : events) status.Update(CudaOk(cudaEventCreate(&e), "cudaEventCreate"));
-  auto time_loop = [&](auto&& body) -> std::vector<double> {
+  auto time_loop = [&](const std::function<absl::Status()>& body) -> std::vector<double> {
     std::vector<double> samples;
     if (!status.ok()) return samples;
     status.Update(CudaOk(cudaEventRecord(events[0], stream), "cudaEventRecord"));
@@ -264,112 +240,203 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
     }
     return samples;
   };
-  auto copy_once = [&] {
-    return CudaOk(cudaMemcpyAsync(recv.allocation->data(), send.allocation->data(), bytes,
-                                  cudaMemcpyDeviceToDevice, stream),
-                  "cudaMemcpyAsync");
-  };
-  std::vector<double> store_us = time_loop([&] { return enqueue(bytes); });
-  std::vector<double> copy_us = time_loop(copy_once);
+  StoreAndCopyTimes times;
+  times.store_us = time_loop(store);
+  times.copy_us = time_loop(copy);
   for (auto& e : events) cudaEventDestroy(e);
-  // Both again with no event between iterations: the loop means (ring_shift_timing.h).
-  auto bare_loop = [&](auto&& body) -> double {
+  auto bare_loop = [&](const std::function<absl::Status()>& body) -> double {
     if (!status.ok()) return 0;
-    absl::StatusOr<double> us = TimeBareLoopUs(stream, iterations, body, [&] { return cuda->Synchronize(); });
+    absl::StatusOr<double> us =
+        TimeBareLoopUs(stream, iterations, body, [&] { return cuda->Synchronize(); });
     status = us.status();
     return us.ok() ? *us : 0;
   };
-  const double store_loop_us = bare_loop([&] { return enqueue(bytes); });
-  const double copy_loop_us = bare_loop(copy_once);
+  times.store_loop_us = bare_loop(store);
+  times.copy_loop_us = bare_loop(copy);
+  return times;
+}
 
-  // The verified exchange: fresh data (next seed), so a stale block cannot pass.
-  ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
-  const uint64_t verify_seed = seed + 1;
-  if (status.ok()) {
-    status = CudaOk(LaunchFillPattern(send.allocation->data(), count, element_bytes, ctx.rank(),
-                                      verify_seed, stream),
-                    "LaunchFillPattern");
-    status.Update(CudaOk(cudaMemsetAsync(recv.allocation->data(), kPoisonByte, bytes, stream),
-                         "cudaMemsetAsync"));
-  }
-  if (status.ok() && faulty && params.fault == RingFault::kStall) {
-    // Past the point's timeout, until the watchdog aborts the communicator.
+// A stall past the point's timeout (until the watchdog aborts the communicator) or a crash.
+void StallOrCrash(PointContext& ctx, RingFault fault) {
+  if (fault == RingFault::kStall) {
     auto until = std::chrono::steady_clock::now() +
                  absl::ToChronoMilliseconds(ctx.point().spec->timeout) + std::chrono::seconds(30);
-    while (std::chrono::steady_clock::now() < until && !cuda->aborted()) {
+    while (std::chrono::steady_clock::now() < until && !ctx.cuda()->aborted()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
-  if (status.ok() && faulty && params.fault == RingFault::kCrash) std::raise(SIGSEGV);
-  size_t store_bytes = bytes;
-  if (faulty && params.fault == RingFault::kPartialWrite) store_bytes = bytes / 2;
-  if (faulty && params.fault == RingFault::kStaleBlock) store_bytes = 0;
-  if (status.ok()) status = enqueue(store_bytes);
+  if (fault == RingFault::kCrash) std::raise(SIGSEGV);
+}
+
+// The bytes a rank stores in its verified exchange: fewer, or none, on a faulty rank.
+size_t StoredBytes(bool faulty, RingFault fault, size_t bytes) {
+  if (faulty && fault == RingFault::kPartialWrite) return bytes / 2;
+  if (faulty && fault == RingFault::kStaleBlock) return 0;
+  return bytes;
+}
+
+// The verified exchange of `seed`'s pattern, shaped by a faulty rank's fault (a stall, a crash,
+// a partial or no store, a flipped element). Runs only while `status` is ok, and returns it.
+absl::Status VerifiedExchange(PointContext& ctx, const RingShiftParams& params,
+                              const RingDeviceBuffers& buffers, uint64_t seed,
+                              const std::function<absl::Status(size_t)>& enqueue,
+                              absl::Status status) {
+  const int element_bytes = DtypeSize(params.dtype);
+  const int64_t count = params.count();
+  const size_t bytes = size_t(count) * element_bytes;
+  const bool faulty = params.fault != RingFault::kNone && params.fault_rank == ctx.rank();
+  CudaResources* cuda = ctx.cuda();
+  ctx.SetStep("verify_exchange", "device remote store", int64_t(bytes));
+  if (status.ok()) {
+    status = FillSendPoisonRecv(buffers, count, element_bytes, ctx.rank(), seed, bytes, cuda->stream());
+  }
+  if (status.ok() && faulty) StallOrCrash(ctx, params.fault);
+  if (status.ok()) status = enqueue(StoredBytes(faulty, params.fault, bytes));
   if (status.ok()) status = cuda->Synchronize();
 
   ctx.SetStep("verify");
   if (status.ok() && faulty && params.fault == RingFault::kCorruptElement && count > 0) {
-    status = CudaOk(LaunchFlipLowestBit(recv.allocation->data(), count / 2, element_bytes, stream),
+    status = CudaOk(LaunchFlipLowestBit(buffers.recv.allocation->data(), count / 2, element_bytes,
+                                        cuda->stream()),
                     "LaunchFlipLowestBit");
   }
-  VerifyCounters found{0, ~0ull};
-  uint64_t actual_bits = 0;
-  if (status.ok()) {
-    // Counted on the device: a 4 GiB block never crosses PCIe.
-    status = CudaOk(LaunchVerifyPattern(recv.allocation->data(), count, element_bytes, left,
-                                        verify_seed, counters, stream),
-                    "LaunchVerifyPattern");
-    status.Update(CudaOk(cudaMemcpyAsync(&found, counters, sizeof(found), cudaMemcpyDeviceToHost,
-                                         stream),
-                         "cudaMemcpyAsync"));
-    if (status.ok()) status = cuda->Synchronize();
-  }
+  return status;
+}
+
+// Counts the received elements that differ from `left`'s pattern, on the device (a 4 GiB block
+// never crosses PCIe), and reads back the first wrong one's bits.
+absl::Status CountWrongOnDevice(CudaResources* cuda, const RingDeviceBuffers& buffers,
+                                int64_t count, int element_bytes, int left, uint64_t seed,
+                                VerifyCounters& found, uint64_t& actual_bits) {
+  cudaStream_t stream = cuda->stream();
+  const void* received = buffers.recv.allocation->data();
+  absl::Status status = CudaOk(LaunchVerifyPattern(received, count, element_bytes, left, seed,
+                                                   buffers.counters, stream),
+                               "LaunchVerifyPattern");
+  status.Update(CudaOk(cudaMemcpyAsync(&found, buffers.counters, sizeof(found),
+                                       cudaMemcpyDeviceToHost, stream),
+                       "cudaMemcpyAsync"));
+  if (status.ok()) status = cuda->Synchronize();
   if (status.ok() && found.wrong_elements > 0) {
     status = CudaOk(cudaMemcpy(&actual_bits,
-                               static_cast<const char*>(recv.allocation->data()) +
+                               static_cast<const char*>(received) +
                                    found.first_index * uint64_t(element_bytes),
                                size_t(element_bytes), cudaMemcpyDeviceToHost),
                     "cudaMemcpy");
   }
-  if (!status.ok()) {
-    out.step = "exchange";
-    (void)send.Release();
-    (void)recv.Release();
-    return ErrorOutcome(std::move(out), status);
-  }
+  return status;
+}
+
+Mismatch RingMismatch(const VerifyCounters& found, uint64_t actual_bits, int64_t count,
+                      int element_bytes, int left, uint64_t seed) {
   Mismatch mismatch;
   mismatch.checked_elements = count;
   mismatch.wrong_elements = int64_t(found.wrong_elements);
   if (found.wrong_elements > 0) {
     mismatch.first_index = int64_t(found.first_index);
     mismatch.expected =
-        HexBits(ExpectedPatternBits(left, found.first_index, verify_seed, element_bytes), element_bytes);
+        HexBits(ExpectedPatternBits(left, found.first_index, seed, element_bytes), element_bytes);
     mismatch.actual = HexBits(actual_bits, element_bytes);
   }
+  return mismatch;
+}
 
-  TimingStats store = SummarizeTimings(store_us);
-  TimingStats copy = SummarizeTimings(copy_us);
-  out.metrics = TimingMetrics(store, double(bytes));
-  out.metrics.push_back({"copy_time_median_us", copy.median_us, "us"});
+// The transport's timings side by side with the copy's.
+std::vector<Metric> StoreVsCopyMetrics(const StoreAndCopyTimes& times, int iterations, size_t bytes) {
+  TimingStats store = SummarizeTimings(times.store_us);
+  TimingStats copy = SummarizeTimings(times.copy_us);
+  std::vector<Metric> metrics = TimingMetrics(store, double(bytes));
+  metrics.push_back({"copy_time_median_us", copy.median_us, "us"});
   if (copy.median_us > 0) {
-    out.metrics.push_back({"copy_bandwidth_GBps", double(bytes) / (copy.median_us * 1e3), "GB/s"});
+    metrics.push_back({"copy_bandwidth_GBps", double(bytes) / (copy.median_us * 1e3), "GB/s"});
   }
   if (store.median_us > 0) {
-    out.metrics.push_back({"bandwidth_vs_copy", copy.median_us / store.median_us, "ratio"});
+    metrics.push_back({"bandwidth_vs_copy", copy.median_us / store.median_us, "ratio"});
   }
-  for (std::vector<Metric> loop : {LoopMetrics("", store_loop_us, iterations, double(bytes)),
-                                   LoopMetrics("copy_", copy_loop_us, iterations, double(bytes))}) {
-    for (Metric& m : loop) out.metrics.push_back(std::move(m));
+  for (std::vector<Metric> loop :
+       {LoopMetrics("", times.store_loop_us, iterations, double(bytes)),
+        LoopMetrics("copy_", times.copy_loop_us, iterations, double(bytes))}) {
+    for (Metric& m : loop) metrics.push_back(std::move(m));
   }
-  if (store_loop_us > 0) {
-    out.metrics.push_back({"bandwidth_loop_vs_copy", copy_loop_us / store_loop_us, "ratio"});
+  if (times.store_loop_us > 0) {
+    metrics.push_back({"bandwidth_loop_vs_copy", times.copy_loop_us / times.store_loop_us, "ratio"});
   }
+  return metrics;
+}
+
+}  // namespace
+
+RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& params) {
+  RankOutcome out = CudaPointOutcome(ctx);
+  CudaResources* cuda = ctx.cuda();
+  cudaStream_t stream = cuda->stream();
+  ncclComm_t comm = cuda->nccl();
+  if (comm == nullptr) return CommAbortedOutcome();
+  const int element_bytes = DtypeSize(params.dtype);
+  const int64_t count = params.count();
+  const size_t bytes = size_t(count) * element_bytes;
+  const int left = (ctx.rank() + ctx.nranks() - 1) % ctx.nranks();
+
+  ctx.SetStep("device_comm");
+  auto lsa = LsaRingShift::Create(comm);
+  if (!lsa.ok()) return LsaRefusalOutcome(ctx, std::move(out), lsa.status());
+
+  RingDeviceBuffers buffers;
+  if (absl::Status s = AllocateRingDeviceBuffers(ctx, comm, bytes, stream, buffers); !s.ok()) {
+    return ErrorKeepingMetrics(std::move(out), s);
+  }
+  void* const send = buffers.send.allocation->data();
+  const uint64_t seed = uint64_t(ctx.point().index) * 1009 + uint64_t(ctx.trial()) * 2 + 1;
+  absl::Status status = FillSendPoisonRecv(buffers, count, element_bytes, ctx.rank(), seed, bytes, stream);
+
+  // nccl_ce copies into the neighbour's window through its address in this process.
+  const bool copy_engine = params.transport == RingTransport::kNcclCe;
+  void* peer = nullptr;
+  if (status.ok() && copy_engine) {
+    absl::StatusOr<void*> found_peer = (*lsa)->RightPeerPointer(buffers.window, 0, stream);
+    if (found_peer.ok()) peer = *found_peer;
+    status = found_peer.status();
+  }
+
+  ctx.SetStep("exchange", copy_engine ? "device copy engine" : "device remote store", int64_t(bytes));
+  auto enqueue = [&](size_t store_bytes) {
+    if (copy_engine) return (*lsa)->EnqueueCopyEngine(peer, send, bytes, store_bytes, stream);
+    return (*lsa)->Enqueue(buffers.window, 0, send, bytes, store_bytes, nullptr, 0, stream);
+  };
+  for (int i = 0; status.ok() && i < ctx.warmup(); ++i) status = enqueue(bytes);
+  const int iterations = std::max(ctx.iterations(), 1);
+  const StoreAndCopyTimes times = TimeStoreAndCopy(
+      cuda, iterations, [&] { return enqueue(bytes); },
+      [&] {
+        return CudaOk(cudaMemcpyAsync(buffers.recv.allocation->data(), send, bytes,
+                                      cudaMemcpyDeviceToDevice, stream),
+                      "cudaMemcpyAsync");
+      },
+      status);
+
+  // The verified exchange: fresh data (next seed), so a stale block cannot pass.
+  const uint64_t verify_seed = seed + 1;
+  status = VerifiedExchange(ctx, params, buffers, verify_seed, enqueue, std::move(status));
+  VerifyCounters found{0, ~0ull};
+  uint64_t actual_bits = 0;
+  if (status.ok()) {
+    status = CountWrongOnDevice(cuda, buffers, count, element_bytes, left, verify_seed, found,
+                                actual_bits);
+  }
+  if (!status.ok()) {
+    out.step = "exchange";
+    (void)buffers.send.Release();
+    (void)buffers.recv.Release();
+    return ErrorKeepingMetrics(std::move(out), status);
+  }
+  Mismatch mismatch = RingMismatch(found, actual_bits, count, element_bytes, left, verify_seed);
+  out.metrics = StoreVsCopyMetrics(times, iterations, bytes);
   if (!copy_engine) out.metrics.push_back({"ctas", double((*lsa)->ctas()), "count"});
 
   ctx.SetStep("release");
-  absl::Status released = send.Release();
-  released.Update(recv.Release());
-  released.Update(scratch.Release());
+  absl::Status released = buffers.send.Release();
+  released.Update(buffers.recv.Release());
+  released.Update(buffers.scratch.Release());
   if (mismatch.wrong_elements > 0) {
     out.outcome = Outcome::kFail;
     out.signature = absl::StrCat("wrong data: ", mismatch.wrong_elements, " of ", count,
@@ -377,7 +444,7 @@ RankOutcome RunRingShiftDeviceCuda(PointContext& ctx, const RingShiftParams& par
     out.mismatch = mismatch;
     return out;
   }
-  if (!released.ok()) return ErrorOutcome(std::move(out), released);
+  if (!released.ok()) return ErrorKeepingMetrics(std::move(out), released);
   out.outcome = Outcome::kPass;
   return out;
 }

@@ -14,6 +14,7 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/kind_backends.h"
+#include "harness/scenarios/rank_steps.h"
 #include "harness/scenarios/sliced_collective_data.h"
 
 namespace gh {
@@ -78,13 +79,6 @@ std::string HostCollective(const SlicedCollectiveParams& params, const float* op
   }
   if (rc == MPI_SUCCESS) rc = MPI_Win_fence(0, output_window);
   return rc == MPI_SUCCESS ? "" : MpiErrorSignature(rc);
-}
-
-// Keeps what `out` measured so far, as the error record shows it.
-RankOutcome ErrorAt(RankOutcome out, const char* step, std::string signature) {
-  RankOutcome error = RankOutcome::Error(std::move(signature), step);
-  error.metrics = std::move(out.metrics);
-  return error;
 }
 
 KindInfo DescribeSlicedCollective();
@@ -260,31 +254,36 @@ std::vector<Metric> SliceLayoutMetrics(const Allocation& producer, const void* o
   };
 }
 
-RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectiveParams& params) {
-  RankOutcome out;
-  out.rank = ctx.rank();
-  const int rank = ctx.rank(), nranks = ctx.nranks();
-  MPI_Comm comm = ctx.comm();
-  const uint64_t seed = SlicedCollectiveSeed(ctx.point(), ctx.trial());
+namespace {
 
+// Allocates the producer's and the collective's buffers; every rank learns whether any rank
+// failed. Returns the failure ("" when all ranks succeeded).
+std::string AllocateHostBuffers(PointContext& ctx, const SlicedCollectiveParams& params,
+                                RegisteredBuffer& producer, RegisteredBuffer& output) {
   ctx.SetStep("allocate");
-  RegisteredBuffer producer, output;
   auto producer_alloc = AllocateHost(params.allocator, params.producer_bytes());
   auto output_alloc =
-      AllocateHost(params.allocator, params.output_count(nranks) * int64_t(sizeof(float)));
+      AllocateHost(params.allocator, params.output_count(ctx.nranks()) * int64_t(sizeof(float)));
   std::string failure;
   if (!producer_alloc.ok()) failure = std::string(producer_alloc.status().message());
   if (!output_alloc.ok()) failure = std::string(output_alloc.status().message());
-  if (CountFailedRanks(!failure.empty(), comm) > 0) {
-    if (failure.empty()) failure = "allocation failed on another rank";
-    return ErrorAt(std::move(out), "allocate", failure);
+  if (CountFailedRanks(!failure.empty(), ctx.comm()) > 0) {
+    return failure.empty() ? "allocation failed on another rank" : failure;
   }
   producer.allocation = *std::move(producer_alloc);
   output.allocation = *std::move(output_alloc);
+  return "";
+}
 
+// Registers both buffers as the registration axis says; every rank learns whether any rank
+// failed. Returns the failure ("" when all ranks succeeded).
+std::string RegisterHostBuffers(PointContext& ctx, const SlicedCollectiveParams& params,
+                                RegisteredBuffer& producer, RegisteredBuffer& output) {
   ctx.SetStep("register");
+  MPI_Comm comm = ctx.comm();
   auto producer_reg = RegisterHost(params.registration, *producer.allocation, comm);
   auto output_reg = RegisterHost(params.registration, *output.allocation, comm);
+  std::string failure;
   if (!producer_reg.ok()) failure = std::string(producer_reg.status().message());
   if (!output_reg.ok()) failure = std::string(output_reg.status().message());
   if (producer_reg.ok()) producer.registration = *std::move(producer_reg);
@@ -296,8 +295,46 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
       (void)output.ReleaseWithoutDeregistering();
       failure = "registration failed on another rank";
     }
-    return ErrorAt(std::move(out), "register", failure);
+    return failure;
   }
+  return "";
+}
+
+// The warm-ups and the timed iterations of the collective, one wall-clock sample each.
+// Returns the first failure ("" when all ran).
+std::string TimeHostCollective(PointContext& ctx, const SlicedCollectiveParams& params,
+                               const float* operand, float* result, MPI_Win output_window,
+                               std::vector<double>& samples) {
+  ctx.SetStep("collective", EnumToName(params.collective).data(),
+              params.count() * int64_t(sizeof(float)));
+  const int total = ctx.warmup() + std::max(ctx.iterations(), 1);
+  for (int i = 0; i < total; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    std::string failure = HostCollective(params, operand, result, output_window, ctx.rank(),
+                                         ctx.nranks(), ctx.comm());
+    auto stop = std::chrono::steady_clock::now();
+    if (!failure.empty()) return failure;
+    if (i >= ctx.warmup()) {
+      samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectiveParams& params) {
+  RankOutcome out;
+  out.rank = ctx.rank();
+  const int rank = ctx.rank(), nranks = ctx.nranks();
+  MPI_Comm comm = ctx.comm();
+  const uint64_t seed = SlicedCollectiveSeed(ctx.point(), ctx.trial());
+
+  RegisteredBuffer producer, output;
+  std::string failure = AllocateHostBuffers(ctx, params, producer, output);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "allocate");
+  failure = RegisterHostBuffers(ctx, params, producer, output);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "register");
   MPI_Win output_window = output.registration->mpi_window();
   if (output_window != MPI_WIN_NULL) MPI_Win_set_errhandler(output_window, MPI_ERRORS_RETURN);
 
@@ -318,25 +355,15 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
       skip.step = "slice";
       return skip;
     }
-    return ErrorAt(std::move(out), "slice", failure);
+    return ErrorKeepingMetrics(std::move(out), failure, "slice");
   }
   const float* operand = produced + begin_row * params.cols;
   auto* result = static_cast<float*>(output.allocation->data());
   std::memset(result, kPoisonByte, size_t(output.allocation->bytes()));
 
-  ctx.SetStep("collective", EnumToName(params.collective).data(),
-              params.count() * int64_t(sizeof(float)));
   std::vector<double> samples;
-  const int total = ctx.warmup() + std::max(ctx.iterations(), 1);
-  for (int i = 0; i < total; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    failure = HostCollective(params, operand, result, output_window, rank, nranks, comm);
-    auto stop = std::chrono::steady_clock::now();
-    if (!failure.empty()) return ErrorAt(std::move(out), "collective", failure);
-    if (i >= ctx.warmup()) {
-      samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count());
-    }
-  }
+  failure = TimeHostCollective(ctx, params, operand, result, output_window, samples);
+  if (!failure.empty()) return ErrorKeepingMetrics(std::move(out), failure, "collective");
 
   ctx.SetStep("verify");
   if (params.fault == SlicedFault::kCorruptElement && params.fault_rank == rank) {
@@ -361,7 +388,7 @@ RankOutcome RunSlicedCollectiveHost(PointContext& ctx, const SlicedCollectivePar
     fail.mismatch = *mismatch;
     return fail;
   }
-  if (!released.ok()) return ErrorAt(std::move(out), "release", std::string(released.message()));
+  if (!released.ok()) return ErrorKeepingMetrics(std::move(out), released, "release");
   out.outcome = Outcome::kPass;
   return out;
 }

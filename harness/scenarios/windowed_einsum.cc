@@ -21,6 +21,7 @@
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
 #include "harness/scenarios/kind_backends.h"
+#include "harness/scenarios/rank_steps.h"
 #include "harness/scenarios/window_schedule.h"
 
 namespace gh {
@@ -333,11 +334,7 @@ RankOutcome RunHostTyped(PointContext& ctx, const WindowedEinsumParams& p, RankO
   const bool faulty_rank = ctx.rank() == p.fault_rank;
 
   // Keeps what `out` measured so far, as the error record shows it.
-  auto error = [&](const absl::Status& status) {
-    RankOutcome e = RankOutcome::Error(std::string(status.message()));
-    e.metrics = std::move(out.metrics);
-    return e;
-  };
+  auto error = [&](const absl::Status& status) { return ErrorKeepingMetrics(std::move(out), status); };
 
   // The monolithic result, always: it is what the windowed variants are compared against.
   // The operations' size: the x shard each rank contributes to the all-gather.

@@ -28,6 +28,7 @@
 #include "harness/runtime/cuda_resources.h"
 #include "harness/runtime/mpi_errors.h"
 #include "harness/runtime/point_context.h"
+#include "harness/scenarios/cuda_point_status_cuda.h"
 #include "harness/scenarios/device_buffer_cuda.h"
 #include "harness/scenarios/einsum_gemm_cuda.h"
 #include "harness/scenarios/window_schedule.h"
@@ -456,110 +457,152 @@ std::vector<int64_t> Spread(int64_t count, int64_t total) {
   return picks;
 }
 
-// The monolithic output against a double-precision reference on sampled rows and columns.
-absl::StatusOr<ReferenceCheck> CheckAgainstReference(const WindowedEinsumParams& p, int rank,
-                                                     int tp, uint64_t seed, const void* output) {
-  const int64_t m = p.m_shard, n = p.n_shard, k = p.k, M = m * tp;
-  const EinsumBounds bounds = BoundsFor(p.dtype);
-  ReferenceCheck check;
-  Mismatch mm;
-  auto judge = [&](int64_t index, double got, double ref, double abs_sum) {
-    ++check.checked;
+// Judges sampled elements against the reference within the dtype's bound, keeping the first
+// wrong one.
+class ReferenceJudge {
+ public:
+  explicit ReferenceJudge(EinsumDtype dtype) : bounds_(BoundsFor(dtype)) {}
+
+  void operator()(int64_t index, double got, double ref, double abs_sum) {
+    ++check_.checked;
     double err = std::fabs(got - ref);
-    check.max_rel_error = std::max(check.max_rel_error, err / (std::fabs(ref) + abs_sum / 1024 + 1e-30));
-    if (err <= bounds.ref_rel * std::fabs(ref) + bounds.ref_abs_sum * abs_sum) return;
-    if (mm.wrong_elements++ == 0) {
-      mm.first_index = index;
-      mm.expected = FormatValue(ref);
-      mm.actual = FormatValue(got);
+    check_.max_rel_error =
+        std::max(check_.max_rel_error, err / (std::fabs(ref) + abs_sum / 1024 + 1e-30));
+    if (err <= bounds_.ref_rel * std::fabs(ref) + bounds_.ref_abs_sum * abs_sum) return;
+    if (mm_.wrong_elements++ == 0) {
+      mm_.first_index = index;
+      mm_.expected = FormatValue(ref);
+      mm_.actual = FormatValue(got);
     }
-  };
-  if (p.layers == 1) {
-    const std::vector<int64_t> rows = Spread(kReferenceRows, M), cols = Spread(kReferenceCols, n);
-    // w1's sampled columns, generated once.
-    std::vector<double> w1(static_cast<size_t>(k) * cols.size());
+  }
+
+  ReferenceCheck Finish() {
+    mm_.checked_elements = check_.checked;
+    if (mm_.wrong_elements > 0) check_.mismatch = mm_;
+    return check_;
+  }
+
+ private:
+  EinsumBounds bounds_;
+  ReferenceCheck check_;
+  Mismatch mm_;
+};
+
+// One layer: y = x @ w1 over the all-gathered rows, sampled rows and columns of the whole output.
+absl::Status CheckOneLayer(const WindowedEinsumParams& p, int rank, int tp, uint64_t seed,
+                           const void* output, ReferenceJudge& judge) {
+  const int64_t m = p.m_shard, n = p.n_shard, k = p.k, M = m * tp;
+  const std::vector<int64_t> rows = Spread(kReferenceRows, M), cols = Spread(kReferenceCols, n);
+  // w1's sampled columns, generated once.
+  std::vector<double> w1(static_cast<size_t>(k) * cols.size());
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (size_t c = 0; c < cols.size(); ++c) {
+      w1[kk * cols.size() + c] = HostValue(EinsumTensor::kW1, rank, kk * n + cols[c], seed);
+    }
+  }
+  const int esize = p.dtype == EinsumDtype::kF32 ? 4 : 2;
+  std::vector<char> row_bytes(static_cast<size_t>(n) * esize);
+  std::vector<double> x(static_cast<size_t>(k));
+  for (int64_t row : rows) {
+    GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(row_bytes.data(),
+                                       static_cast<const char*>(output) + row * n * esize,
+                                       row_bytes.size(), cudaMemcpyDeviceToHost));
+    const int owner = static_cast<int>(row / m);
     for (int64_t kk = 0; kk < k; ++kk) {
-      for (size_t c = 0; c < cols.size(); ++c) {
-        w1[kk * cols.size() + c] = HostValue(EinsumTensor::kW1, rank, kk * n + cols[c], seed);
-      }
+      x[kk] = HostValue(EinsumTensor::kX, owner, (row % m) * k + kk, seed);
     }
-    const int esize = p.dtype == EinsumDtype::kF32 ? 4 : 2;
-    std::vector<char> row_bytes(static_cast<size_t>(n) * esize);
-    std::vector<double> x(static_cast<size_t>(k));
-    for (int64_t row : rows) {
-      GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(row_bytes.data(),
-                                         static_cast<const char*>(output) + row * n * esize,
-                                         row_bytes.size(), cudaMemcpyDeviceToHost));
-      const int owner = static_cast<int>(row / m);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      double ref = 0, abs_sum = 0;
       for (int64_t kk = 0; kk < k; ++kk) {
-        x[kk] = HostValue(EinsumTensor::kX, owner, (row % m) * k + kk, seed);
+        double prod = x[kk] * w1[kk * cols.size() + c];
+        ref += prod;
+        abs_sum += std::fabs(prod);
       }
-      for (size_t c = 0; c < cols.size(); ++c) {
-        double ref = 0, abs_sum = 0;
-        for (int64_t kk = 0; kk < k; ++kk) {
-          double prod = x[kk] * w1[kk * cols.size() + c];
-          ref += prod;
-          abs_sum += std::fabs(prod);
-        }
-        double got;
-        if (esize == 4) {
-          float f;
-          std::memcpy(&f, row_bytes.data() + cols[c] * 4, 4);
-          got = f;
-        } else {
-          uint16_t b;
-          std::memcpy(&b, row_bytes.data() + cols[c] * 2, 2);
-          got = Bf16BitsToFloat(b);
-        }
-        judge(row * n + cols[c], got, ref, abs_sum);
+      double got;
+      if (esize == 4) {
+        float f;
+        std::memcpy(&f, row_bytes.data() + cols[c] * 4, 4);
+        got = f;
+      } else {
+        uint16_t b;
+        std::memcpy(&b, row_bytes.data() + cols[c] * 2, 2);
+        got = Bf16BitsToFloat(b);
       }
+      judge(row * n + cols[c], got, ref, abs_sum);
     }
-  } else {
-    // y[row] = sum over ranks j of round(x[row] @ w1_j) @ w2_j, for rows of this rank's block.
-    const std::vector<int64_t> rows = Spread(kReferenceRowsChained, m), cols = Spread(kReferenceCols, k);
-    std::vector<std::vector<double>> x(rows.size(), std::vector<double>(static_cast<size_t>(k)));
+  }
+  return absl::OkStatus();
+}
+
+// The chained layers' reference and its magnitude at sampled rows and columns, row-major.
+struct ChainedReference {
+  std::vector<double> ref, abs_sum;
+};
+
+// y[row] = sum over ranks j of round(x[row] @ w1_j) @ w2_j, for `rows` of this rank's block.
+ChainedReference ChainedLayersReference(const WindowedEinsumParams& p, int rank, int tp,
+                                        uint64_t seed, const std::vector<int64_t>& rows,
+                                        const std::vector<int64_t>& cols) {
+  const int64_t n = p.n_shard, k = p.k;
+  std::vector<std::vector<double>> x(rows.size(), std::vector<double>(static_cast<size_t>(k)));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (int64_t kk = 0; kk < k; ++kk) {
+      x[r][kk] = HostValue(EinsumTensor::kX, rank, rows[r] * k + kk, seed);
+    }
+  }
+  ChainedReference out{std::vector<double>(rows.size() * cols.size(), 0),
+                       std::vector<double>(rows.size() * cols.size(), 0)};
+  std::vector<double> w1(static_cast<size_t>(k * n)), h(static_cast<size_t>(n));
+  for (int j = 0; j < tp; ++j) {
+    for (int64_t i = 0; i < k * n; ++i) w1[i] = HostValue(EinsumTensor::kW1, j, i, seed);
     for (size_t r = 0; r < rows.size(); ++r) {
+      std::fill(h.begin(), h.end(), 0.0);
       for (int64_t kk = 0; kk < k; ++kk) {
-        x[r][kk] = HostValue(EinsumTensor::kX, rank, rows[r] * k + kk, seed);
+        const double xv = x[r][kk];
+        const double* wrow = &w1[kk * n];
+        for (int64_t c = 0; c < n; ++c) h[c] += xv * wrow[c];
       }
-    }
-    std::vector<double> ref(rows.size() * cols.size(), 0), abs_sum(ref.size(), 0);
-    std::vector<double> w1(static_cast<size_t>(k * n)), h(static_cast<size_t>(n));
-    for (int j = 0; j < tp; ++j) {
-      for (int64_t i = 0; i < k * n; ++i) w1[i] = HostValue(EinsumTensor::kW1, j, i, seed);
-      for (size_t r = 0; r < rows.size(); ++r) {
-        std::fill(h.begin(), h.end(), 0.0);
-        for (int64_t kk = 0; kk < k; ++kk) {
-          const double xv = x[r][kk];
-          const double* wrow = &w1[kk * n];
-          for (int64_t c = 0; c < n; ++c) h[c] += xv * wrow[c];
-        }
-        for (int64_t c = 0; c < n; ++c) h[c] = RoundToDtype(h[c], p.dtype);
-        for (size_t c = 0; c < cols.size(); ++c) {
-          double sum = 0, abs = 0;
-          for (int64_t nn = 0; nn < n; ++nn) {
-            double prod = h[nn] * HostValue(EinsumTensor::kW2, j, nn * k + cols[c], seed);
-            sum += prod;
-            abs += std::fabs(prod);
-          }
-          ref[r * cols.size() + c] += sum;
-          abs_sum[r * cols.size() + c] += abs;
-        }
-      }
-    }
-    std::vector<float> row(static_cast<size_t>(k));
-    for (size_t r = 0; r < rows.size(); ++r) {
-      GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(row.data(), static_cast<const float*>(output) + rows[r] * k,
-                                         row.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      for (int64_t c = 0; c < n; ++c) h[c] = RoundToDtype(h[c], p.dtype);
       for (size_t c = 0; c < cols.size(); ++c) {
-        judge(rows[r] * k + cols[c], row[cols[c]], ref[r * cols.size() + c],
-              abs_sum[r * cols.size() + c]);
+        double sum = 0, abs = 0;
+        for (int64_t nn = 0; nn < n; ++nn) {
+          double prod = h[nn] * HostValue(EinsumTensor::kW2, j, nn * k + cols[c], seed);
+          sum += prod;
+          abs += std::fabs(prod);
+        }
+        out.ref[r * cols.size() + c] += sum;
+        out.abs_sum[r * cols.size() + c] += abs;
       }
     }
   }
-  mm.checked_elements = check.checked;
-  if (mm.wrong_elements > 0) check.mismatch = mm;
-  return check;
+  return out;
+}
+
+absl::Status CheckChainedLayers(const WindowedEinsumParams& p, int rank, int tp, uint64_t seed,
+                                const void* output, ReferenceJudge& judge) {
+  const int64_t k = p.k;
+  const std::vector<int64_t> rows = Spread(kReferenceRowsChained, p.m_shard),
+                             cols = Spread(kReferenceCols, k);
+  const ChainedReference reference = ChainedLayersReference(p, rank, tp, seed, rows, cols);
+  std::vector<float> row(static_cast<size_t>(k));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    GH_CUDA_RETURN_IF_ERROR(cudaMemcpy(row.data(), static_cast<const float*>(output) + rows[r] * k,
+                                       row.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t c = 0; c < cols.size(); ++c) {
+      judge(rows[r] * k + cols[c], row[cols[c]], reference.ref[r * cols.size() + c],
+            reference.abs_sum[r * cols.size() + c]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The monolithic output against a double-precision reference on sampled rows and columns.
+absl::StatusOr<ReferenceCheck> CheckAgainstReference(const WindowedEinsumParams& p, int rank,
+                                                     int tp, uint64_t seed, const void* output) {
+  ReferenceJudge judge(p.dtype);
+  GH_RETURN_IF_ERROR(p.layers == 1 ? CheckOneLayer(p, rank, tp, seed, output, judge)
+                                   : CheckChainedLayers(p, rank, tp, seed, output, judge));
+  return judge.Finish();
 }
 
 struct PairCheck {
@@ -633,6 +676,112 @@ absl::StatusOr<PairCheck> CheckAgainstMonolithic(const WindowedEinsumParams& p, 
   return check;
 }
 
+// The verified runs: monolithic, then the variant, each into poisoned outputs; then a faulty
+// rank's injected fault.
+absl::Status RunVerifiedOutputs(PointContext& ctx, const WindowedEinsumParams& p, CudaEinsum& einsum) {
+  CudaResources* cuda = ctx.cuda();
+  const bool faulty_rank = ctx.rank() == p.fault_rank;
+  // The operations' size: the x shard each rank contributes to the all-gather.
+  const int64_t shard_bytes = p.m_shard * p.k * (p.dtype == EinsumDtype::kF32 ? 4 : 2);
+  ctx.SetStep("monolithic", EnumToName(EinsumVariant::kMonolithic).data(), shard_bytes);
+  GH_RETURN_IF_ERROR(einsum.PoisonOutputs());
+  GH_RETURN_IF_ERROR(einsum.Enqueue(EinsumVariant::kMonolithic, Part::kAll, false));
+  GH_RETURN_IF_ERROR(cuda->Synchronize());
+  if (p.variant != EinsumVariant::kMonolithic) {
+    ctx.SetStep("variant", EnumToName(p.variant).data(), shard_bytes);
+    GH_RETURN_IF_ERROR(einsum.Enqueue(p.variant, Part::kAll,
+                                      faulty_rank && p.fault == EinsumFault::kStaleWindow));
+    GH_RETURN_IF_ERROR(cuda->Synchronize());
+  }
+  if (faulty_rank && p.fault == EinsumFault::kCorruptOutput) {
+    GH_RETURN_IF_ERROR(einsum.CorruptOneElement(p.variant));
+  }
+  return absl::OkStatus();
+}
+
+// What the verification counted, for the record whatever its verdict.
+struct EinsumVerifyCounts {
+  int64_t bit_mismatches = 0;
+  int64_t reference_checked = 0;
+  double reference_max_rel_error = 0;
+};
+
+// The variant against monolithic, then monolithic against the reference; the first difference
+// makes `out` a failure.
+absl::Status VerifyOutputs(PointContext& ctx, const WindowedEinsumParams& p, CudaEinsum& einsum,
+                           uint64_t seed, bool bitwise, RankOutcome& out,
+                           EinsumVerifyCounts& counts) {
+  if (p.variant != EinsumVariant::kMonolithic) {
+    absl::StatusOr<PairCheck> pair =
+        CheckAgainstMonolithic(p, einsum, p.variant, bitwise, ctx.cuda()->stream());
+    if (!pair.ok()) return pair.status();
+    counts.bit_mismatches = pair->bit_mismatches;
+    if (pair->mismatch) {
+      out.outcome = Outcome::kFail;
+      out.signature = std::string(EinsumVariantName(p.variant)) +
+                      (bitwise ? " output differs from monolithic (bitwise)"
+                               : " output differs from monolithic beyond the bound");
+      out.mismatch = pair->mismatch;
+      return absl::OkStatus();
+    }
+  }
+  absl::StatusOr<ReferenceCheck> ref = CheckAgainstReference(
+      p, ctx.rank(), ctx.nranks(), seed, einsum.Output(EinsumVariant::kMonolithic));
+  if (!ref.ok()) return ref.status();
+  counts.reference_checked = ref->checked;
+  counts.reference_max_rel_error = ref->max_rel_error;
+  if (ref->mismatch) {
+    out.outcome = Outcome::kFail;
+    out.signature = "monolithic output differs from the reference beyond the bound";
+    out.mismatch = ref->mismatch;
+  }
+  return absl::OkStatus();
+}
+
+// Timing: the variant, monolithic, and the variant's GEMMs alone and communication alone, as
+// metrics (overlap results only where each rank has its own GPU: shared GPUs talk over sockets).
+absl::StatusOr<std::vector<Metric>> TimingMetricsOf(PointContext& ctx, const WindowedEinsumParams& p,
+                                                    CudaEinsum& einsum, bool shared) {
+  ctx.SetStep("timing");
+  const int tp = ctx.nranks();
+  auto time = [&](EinsumVariant v, Part part) {
+    return TimeOnDevice(*ctx.cuda(), ctx.warmup(), ctx.iterations(),
+                        [&] { return einsum.Enqueue(v, part, false); });
+  };
+  absl::StatusOr<TimingStats> t_var = time(p.variant, Part::kAll);
+  if (!t_var.ok()) return t_var.status();
+  absl::StatusOr<TimingStats> t_mono = p.variant == EinsumVariant::kMonolithic
+                                           ? t_var
+                                           : time(EinsumVariant::kMonolithic, Part::kAll);
+  if (!t_mono.ok()) return t_mono.status();
+  absl::StatusOr<TimingStats> t_gemm = time(p.variant, Part::kGemmOnly);
+  if (!t_gemm.ok()) return t_gemm.status();
+  absl::StatusOr<TimingStats> t_comm = time(p.variant, Part::kCommOnly);
+  if (!t_comm.ok()) return t_comm.status();
+
+  const double flops = p.Flops(tp);
+  auto tflops = [&](double us) { return us > 0 ? flops / (us * 1e6) : 0.0; };
+  std::vector<Metric> metrics = TimingMetrics(*t_var, 0);
+  metrics.push_back({"tflops", tflops(t_var->median_us), "TFLOP/s"});
+  metrics.push_back({"monolithic_time_median_us", t_mono->median_us, "us"});
+  metrics.push_back({"monolithic_tflops", tflops(t_mono->median_us), "TFLOP/s"});
+  metrics.push_back({"gemm_only_time_median_us", t_gemm->median_us, "us"});
+  metrics.push_back({"gemm_step_tflops", tflops(t_gemm->median_us), "TFLOP/s"});
+  metrics.push_back({"comm_only_time_median_us", t_comm->median_us, "us"});
+  if (!shared) {
+    const double exposed = std::max(0.0, t_var->median_us - t_gemm->median_us);
+    metrics.push_back({"exposed_comm_us", exposed, "us"});
+    if (p.variant != EinsumVariant::kMonolithic && t_comm->median_us > 0 && tp > 1) {
+      double hidden = std::clamp((t_comm->median_us - exposed) / t_comm->median_us, 0.0, 1.0);
+      metrics.push_back({"overlap_efficiency", hidden, "fraction"});
+    }
+    if (t_var->median_us > 0) {
+      metrics.push_back({"speedup_vs_monolithic", t_mono->median_us / t_var->median_us, "x"});
+    }
+  }
+  return metrics;
+}
+
 }  // namespace
 
 RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams& p) {
@@ -640,12 +789,7 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
   out.rank = ctx.rank();
   char host[256] = {};
   if (gethostname(host, sizeof(host) - 1) == 0) out.host = host;
-  // Keeps what `out` measured so far, as the error record shows it.
-  auto error = [&](const absl::Status& status) {
-    RankOutcome e = RankOutcome::Error(std::string(status.message()));
-    e.metrics = std::move(out.metrics);
-    return e;
-  };
+  auto error = [&](const absl::Status& status) { return ErrorKeepingMetrics(std::move(out), status); };
   CudaResources* cuda = ctx.cuda();
   if (cuda == nullptr) return error(absl::InternalError("cuda backend without CUDA resources"));
   out.device = cuda->device();
@@ -670,114 +814,30 @@ RankOutcome RunWindowedEinsumCuda(PointContext& ctx, const WindowedEinsumParams&
 
   CudaEinsum einsum(p, rank, tp, seed, nccl, cuda->stream(), *streams, *engine);
   if (absl::Status s = einsum.Prepare(); !s.ok()) return error(s);
-  const bool faulty_rank = rank == p.fault_rank;
-
-  // The verified runs: monolithic, then the variant, each into poisoned outputs.
-  // The operations' size: the x shard each rank contributes to the all-gather.
-  const int64_t shard_bytes = p.m_shard * p.k * (p.dtype == EinsumDtype::kF32 ? 4 : 2);
-  ctx.SetStep("monolithic", EnumToName(EinsumVariant::kMonolithic).data(), shard_bytes);
-  if (absl::Status s = einsum.PoisonOutputs(); !s.ok()) return error(s);
-  if (absl::Status s = einsum.Enqueue(EinsumVariant::kMonolithic, Part::kAll, false); !s.ok()) {
-    return error(s);
-  }
-  if (absl::Status s = cuda->Synchronize(); !s.ok()) return error(s);
-  if (p.variant != EinsumVariant::kMonolithic) {
-    ctx.SetStep("variant", EnumToName(p.variant).data(), shard_bytes);
-    if (absl::Status s = einsum.Enqueue(p.variant, Part::kAll,
-                                        faulty_rank && p.fault == EinsumFault::kStaleWindow);
-        !s.ok()) {
-      return error(s);
-    }
-    if (absl::Status s = cuda->Synchronize(); !s.ok()) return error(s);
-  }
-  if (faulty_rank && p.fault == EinsumFault::kCorruptOutput) {
-    if (absl::Status s = einsum.CorruptOneElement(p.variant); !s.ok()) return error(s);
-  }
+  if (absl::Status s = RunVerifiedOutputs(ctx, p, einsum); !s.ok()) return error(s);
 
   ctx.SetStep("verify");
   const bool bitwise = einsum.SameComputation();
-  int64_t bit_mismatches = 0;
-  int64_t reference_checked = 0;
-  double reference_max_rel_error = 0;
+  EinsumVerifyCounts counts;
   out.outcome = Outcome::kPass;
-  auto verify = [&]() -> absl::Status {
-    if (p.variant != EinsumVariant::kMonolithic) {
-      absl::StatusOr<PairCheck> pair =
-          CheckAgainstMonolithic(p, einsum, p.variant, bitwise, cuda->stream());
-      if (!pair.ok()) return pair.status();
-      bit_mismatches = pair->bit_mismatches;
-      if (pair->mismatch) {
-        out.outcome = Outcome::kFail;
-        out.signature = std::string(EinsumVariantName(p.variant)) +
-                        (bitwise ? " output differs from monolithic (bitwise)"
-                                 : " output differs from monolithic beyond the bound");
-        out.mismatch = pair->mismatch;
-        return absl::OkStatus();
-      }
-    }
-    absl::StatusOr<ReferenceCheck> ref =
-        CheckAgainstReference(p, rank, tp, seed, einsum.Output(EinsumVariant::kMonolithic));
-    if (!ref.ok()) return ref.status();
-    reference_checked = ref->checked;
-    reference_max_rel_error = ref->max_rel_error;
-    if (ref->mismatch) {
-      out.outcome = Outcome::kFail;
-      out.signature = "monolithic output differs from the reference beyond the bound";
-      out.mismatch = ref->mismatch;
-    }
-    return absl::OkStatus();
-  };
-  if (absl::Status s = verify(); !s.ok()) out = error(s);
+  if (absl::Status s = VerifyOutputs(ctx, p, einsum, seed, bitwise, out, counts); !s.ok()) {
+    out = error(s);
+  }
   out.metrics.push_back({"gpu_shared", *shared ? 1.0 : 0.0, "flag"});
   out.metrics.push_back({"bitwise_required", bitwise ? 1.0 : 0.0, "flag"});
-  out.metrics.push_back({"bit_mismatches_vs_monolithic", static_cast<double>(bit_mismatches), "count"});
+  out.metrics.push_back({"bit_mismatches_vs_monolithic", static_cast<double>(counts.bit_mismatches), "count"});
   out.metrics.push_back({"checked_elements", static_cast<double>(einsum.OutputElements()), "count"});
-  out.metrics.push_back({"reference_checked_elements", static_cast<double>(reference_checked), "count"});
-  out.metrics.push_back({"reference_max_rel_error", reference_max_rel_error, "ratio"});
+  out.metrics.push_back({"reference_checked_elements", static_cast<double>(counts.reference_checked), "count"});
+  out.metrics.push_back({"reference_max_rel_error", counts.reference_max_rel_error, "ratio"});
   // Every rank learns whether any rank failed, so that all skip the timing collectives together
   // instead of the good ones waiting in NCCL for the bad ones.
   absl::StatusOr<bool> any_bad = ctx.AnyRankFailed(out.outcome != Outcome::kPass);
   if (!any_bad.ok()) return error(any_bad.status());
   if (*any_bad) return out;
 
-  // Timing: the variant, monolithic, and the variant's GEMMs alone and communication alone.
-  ctx.SetStep("timing");
-  auto time = [&](EinsumVariant v, Part part) {
-    return TimeOnDevice(*cuda, ctx.warmup(), ctx.iterations(),
-                        [&] { return einsum.Enqueue(v, part, false); });
-  };
-  absl::StatusOr<TimingStats> t_var = time(p.variant, Part::kAll);
-  if (!t_var.ok()) return error(t_var.status());
-  absl::StatusOr<TimingStats> t_mono = p.variant == EinsumVariant::kMonolithic
-                                           ? t_var
-                                           : time(EinsumVariant::kMonolithic, Part::kAll);
-  if (!t_mono.ok()) return error(t_mono.status());
-  absl::StatusOr<TimingStats> t_gemm = time(p.variant, Part::kGemmOnly);
-  if (!t_gemm.ok()) return error(t_gemm.status());
-  absl::StatusOr<TimingStats> t_comm = time(p.variant, Part::kCommOnly);
-  if (!t_comm.ok()) return error(t_comm.status());
-
-  const double flops = p.Flops(tp);
-  auto tflops = [&](double us) { return us > 0 ? flops / (us * 1e6) : 0.0; };
-  for (const Metric& m : TimingMetrics(*t_var, 0)) out.metrics.push_back(m);
-  out.metrics.push_back({"tflops", tflops(t_var->median_us), "TFLOP/s"});
-  out.metrics.push_back({"monolithic_time_median_us", t_mono->median_us, "us"});
-  out.metrics.push_back({"monolithic_tflops", tflops(t_mono->median_us), "TFLOP/s"});
-  out.metrics.push_back({"gemm_only_time_median_us", t_gemm->median_us, "us"});
-  out.metrics.push_back({"gemm_step_tflops", tflops(t_gemm->median_us), "TFLOP/s"});
-  out.metrics.push_back({"comm_only_time_median_us", t_comm->median_us, "us"});
-  if (!*shared) {
-    // Overlap results only where each rank has its own GPU: shared GPUs talk over sockets.
-    const double exposed = std::max(0.0, t_var->median_us - t_gemm->median_us);
-    out.metrics.push_back({"exposed_comm_us", exposed, "us"});
-    if (p.variant != EinsumVariant::kMonolithic && t_comm->median_us > 0 && tp > 1) {
-      double hidden = std::clamp((t_comm->median_us - exposed) / t_comm->median_us, 0.0, 1.0);
-      out.metrics.push_back({"overlap_efficiency", hidden, "fraction"});
-    }
-    if (t_var->median_us > 0) {
-      out.metrics.push_back({"speedup_vs_monolithic", t_mono->median_us / t_var->median_us, "x"});
-    }
-  }
+  absl::StatusOr<std::vector<Metric>> timing = TimingMetricsOf(ctx, p, einsum, *shared);
+  if (!timing.ok()) return error(timing.status());
+  for (const Metric& m : *timing) out.metrics.push_back(m);
   return out;
 }
 
