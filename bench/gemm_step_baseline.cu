@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bench_check.h"
+#include "flag_value.h"
 #include "harness/scenarios/einsum_gemm_cuda.h"
 
 namespace {
@@ -101,13 +102,7 @@ int main(int argc, char** argv) {
   int warmup = 5, iters = 20;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "gemm_step_baseline: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto value = [&] { return FlagValue("gemm_step_baseline", argc, argv, &i); };
     if (a == "--shapes") {
       if (!ParseShapes(value(), &shapes)) {
         std::fprintf(stderr, "gemm_step_baseline: --shapes wants ROWSxKxCOLS[,...]\n");

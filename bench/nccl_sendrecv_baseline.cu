@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_check.h"
+#include "flag_value.h"
 
 namespace {
 
@@ -74,13 +75,7 @@ int main(int argc, char** argv) {
   int warmup = 10, iters = 50, device = 0;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
+    auto next = [&] { return FlagValue("nccl_sendrecv_baseline", argc, argv, &i); };
     if (arg == "--sizes") sizes_text = next();
     else if (arg == "--warmup") warmup = std::atoi(next().c_str());
     else if (arg == "--iters") iters = std::atoi(next().c_str());

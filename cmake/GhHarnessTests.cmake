@@ -77,3 +77,25 @@ function(gh_harness_test_suite target source)
   gtest_discover_tests(${target} TEST_PREFIX "gpuharness.${arg_NAME}." DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${arg_LABEL}" TIMEOUT ${arg_TIMEOUT} ${serial} ${arg_PROPERTIES})
 endfunction()
+
+# gh_scenario_kind_tests(KIND HOST_LABEL L HOST_TIMEOUT S [HOST_SUITE S] HOST_CASES case...
+#                        GPU_TIMEOUT S GPU_SUITE S GPU_CASES case...)
+# A scenario kind's two whole-binary test programs (gh_harness_case_tests): gh_KIND_mpi_test from
+# tests/KIND/KIND_mpi_test.cc, the host backend under mpirun (links gh_core), and, where CUDA is
+# built, gh_KIND_gpu_test from tests/KIND/KIND_gpu_test.cc, the cuda backend (label gpu; links
+# gh_runtime and gh_core).
+function(gh_scenario_kind_tests kind)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "HOST_LABEL;HOST_TIMEOUT;HOST_SUITE;GPU_TIMEOUT;GPU_SUITE"
+    "HOST_CASES;GPU_CASES")
+  set(dir ${CMAKE_CURRENT_SOURCE_DIR}/${kind})
+  set(host_suite)
+  if(arg_HOST_SUITE)
+    set(host_suite SUITE ${arg_HOST_SUITE})
+  endif()
+  gh_harness_case_tests(gh_${kind}_mpi_test ${dir}/${kind}_mpi_test.cc LIBS gh_core GTest::gtest_main
+    LABEL ${arg_HOST_LABEL} TIMEOUT ${arg_HOST_TIMEOUT} ${host_suite} CASES ${arg_HOST_CASES})
+  if(GH_HAVE_CUDA)
+    gh_harness_case_tests(gh_${kind}_gpu_test ${dir}/${kind}_gpu_test.cc LIBS gh_runtime gh_core
+      LABEL gpu TIMEOUT ${arg_GPU_TIMEOUT} SUITE ${arg_GPU_SUITE} CASES ${arg_GPU_CASES})
+  endif()
+endfunction()

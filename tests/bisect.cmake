@@ -6,8 +6,6 @@ if(NOT TARGET gh_driver)
   return()
 endif()
 
-find_program(GH_BISECT_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 gh_harness_test_suite(gh_bisect_e2e_test ${CMAKE_CURRENT_SOURCE_DIR}/bisect/bisect_e2e_test.cc
   NAME bisect LABEL mpi TIMEOUT 600 SERIAL
   LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
@@ -29,27 +27,19 @@ add_test(NAME gpuharness.bisect.ExecBugReportAndStandaloneRepro
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_exec_repro)
 set_tests_properties(gpuharness.bisect.ExecBugReportAndStandaloneRepro PROPERTIES LABELS "mpi" TIMEOUT 300
   RUN_SERIAL TRUE)
-# --refine (a version axis, then a finer one between its answer's ends) and --param (a boundary
-# on a scenario parameter) end to end, through the direct launcher and mpirun on one rank.
-add_test(NAME gpuharness.bisect.refine
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/refine/refine_test.sh $<TARGET_FILE:gpuharness>
-          ${CMAKE_BINARY_DIR}/test_tmp/bisect_refine)
-add_test(NAME gpuharness.bisect.param
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/param/param_test.sh $<TARGET_FILE:gpuharness>
-          ${CMAKE_BINARY_DIR}/test_tmp/bisect_param)
-# Issue 20: every version's first job fails to start (infrastructure); the bisect retries each and
-# still answers exactly (tests/bisect/infra_retry/infra_retry_test.sh).
-add_test(NAME gpuharness.bisect.infra_retry
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/infra_retry/infra_retry_test.sh $<TARGET_FILE:gpuharness>
-          ${CMAKE_BINARY_DIR}/test_tmp/bisect_infra_retry)
-# A failure worded otherwise by the first bad release (tests/bisect/reworded/reworded_test.sh):
-# found by its family in both economies, the report quoting both wordings.
-add_test(NAME gpuharness.bisect.reworded
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/reworded/reworded_test.sh $<TARGET_FILE:gpuharness>
-          ${CMAKE_BINARY_DIR}/test_tmp/bisect_reworded)
-# A set-up that installs another version than its label names (tests/bisect/provenance/).
-add_test(NAME gpuharness.bisect.provenance
-  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/provenance/provenance_test.sh $<TARGET_FILE:gpuharness>
-          ${CMAKE_BINARY_DIR}/test_tmp/bisect_provenance)
-set_tests_properties(gpuharness.bisect.refine gpuharness.bisect.param gpuharness.bisect.infra_retry
-  gpuharness.bisect.reworded gpuharness.bisect.provenance PROPERTIES LABELS "bisect" TIMEOUT 600)
+# The bisect's scenario tests, each tests/bisect/NAME/NAME_test.sh run on the built gpuharness
+# in test_tmp/bisect_NAME:
+#  refine, param: --refine (a version axis, then a finer one between its answer's ends) and
+#    --param (a boundary on a scenario parameter) end to end, through the direct launcher and
+#    mpirun on one rank;
+#  infra_retry: every version's first job fails to start (infrastructure); the bisect retries
+#    each and still answers exactly;
+#  reworded: a failure worded otherwise by the first bad release, found by its family in both
+#    economies, the report quoting both wordings;
+#  provenance: a set-up that installs another version than its label names.
+foreach(name refine param infra_retry reworded provenance)
+  add_test(NAME gpuharness.bisect.${name}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/${name}/${name}_test.sh $<TARGET_FILE:gpuharness>
+            ${CMAKE_BINARY_DIR}/test_tmp/bisect_${name})
+  set_tests_properties(gpuharness.bisect.${name} PROPERTIES LABELS "bisect" TIMEOUT 600)
+endforeach()

@@ -3,8 +3,6 @@
 # program) alone and under mpirun at 2 ranks, and the records are asserted rank by rank. The
 # JAX case runs the shipped single-device program on CPU jax, skipping with the reason when jax
 # is not importable.
-find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
-find_program(GH_PYTHON3 NAMES python3)
 
 gh_harness_test_suite(gh_exec_test ${CMAKE_CURRENT_SOURCE_DIR}/exec/run_exec_test.cc
   NAME exec LABEL mpi TIMEOUT 300 SERIAL LIBS gh_core GTest::gtest_main

@@ -3,13 +3,7 @@
 # rerun to completion: every planned run recorded once, no process left, no made-up verdict.
 # Also two runs into one DIR, a SIGINTed bisect that resumes, and a version list command that
 # is stopped, capped and timed out. About a minute; serial (they count processes).
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
-find_program(GH_FAULTS_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 gh_harness_test_suite(gh_faults_test ${CMAKE_CURRENT_SOURCE_DIR}/faults/fault_test.cc
   NAME faults LABEL faults TIMEOUT 300 SERIAL
   LIBS nlohmann_json::nlohmann_json GTest::gtest_main GTest::gmock
-  DEFINES GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults" GH_FAULTS_MPIRUN="${GH_FAULTS_MPIRUN}")
+  DEFINES GH_FAULTS_DIR="${CMAKE_CURRENT_SOURCE_DIR}/faults" GH_FAULTS_MPIRUN="${GH_MPIRUN}")

@@ -2,15 +2,10 @@
 # and 4 ranks, a planted SIGSEGV, exec children in Python and native, and the timeout's
 # overhead. GPU (label "gpu"; exit 77 = skipped where no GPU is visible): a stalled NCCL
 # receive with 2 ranks sharing one GPU.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
-find_program(GH_HANGS_MPIRUN NAMES mpirun mpiexec REQUIRED)
 set(_gh_hangs_env "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;NCCL_NVLS_ENABLE=0")
 
 gh_harness_test_program(gh_hangs_test ${CMAKE_CURRENT_SOURCE_DIR}/hangs/run_hangs_test.cc
-  LIBS gh_core GTest::gtest_main GTest::gmock DEFINES GH_MPIRUN_BIN="${GH_HANGS_MPIRUN}")
+  LIBS gh_core GTest::gtest_main GTest::gmock DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}")
 foreach(case
     StalledRankAtFourRanksIsExplained
     StalledOnlyRankHasAStack

@@ -2,9 +2,8 @@
 # runs `gpuharness history` and checks its errors (a truncated or foreign database, unknown
 # flags) and a concurrent ingest of two nights.
 
-find_program(GH_HISTORY_BASH NAMES bash REQUIRED)
 add_test(NAME gpuharness.history.cli
-         COMMAND ${GH_HISTORY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/history/history_cli_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/history/history_cli_test.sh
                  $<TARGET_FILE:gpuharness>)
 set_tests_properties(gpuharness.history.cli PROPERTIES LABELS "history" TIMEOUT 120)
 
@@ -12,6 +11,6 @@ set_tests_properties(gpuharness.history.cli PROPERTIES LABELS "history" TIMEOUT 
 # in the verdict boxes, and pass/failure colours measured apart under simulated colour
 # blindness. Skipped (exit 77) without Chromium.
 add_test(NAME gpuharness.history.page_browser
-         COMMAND ${GH_HISTORY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/history/history_page_browser_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/history/history_page_browser_test.sh
                  $<TARGET_FILE:gpuharness>)
 set_tests_properties(gpuharness.history.page_browser PROPERTIES LABELS "browser;history" TIMEOUT 180 SKIP_RETURN_CODE 77)

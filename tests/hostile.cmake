@@ -4,10 +4,6 @@
 # run_corpus.sh says how a case is written). And hostile version labels (tags, pip versions, a
 # list command's output, image file names: $(...), ;, backquotes, quotes) against each version
 # provider: the sweep, --dry-run and a repro script run none of them (providers_test.sh).
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 add_test(NAME gpuharness.hostile.corpus
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hostile/run_corpus.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_CURRENT_SOURCE_DIR}/hostile ${CMAKE_BINARY_DIR}/test_tmp/hostile_corpus)

@@ -2,14 +2,8 @@
 # Host backend (label "mpi"): asking where there is no NCCL says so in the record and the hang
 # report; a bad value is bad input. GPU (label "gpu"; exit 77 = skipped without a GPU or
 # without GH_NCCL_INSPECTOR_PLUGIN): 2 ranks sharing one GPU under the plugin.
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
-find_program(GH_INSPECTOR_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 gh_harness_test_program(gh_inspector_test ${CMAKE_CURRENT_SOURCE_DIR}/inspector/run_inspector_test.cc
-  LIBS gh_core GTest::gtest_main DEFINES GH_MPIRUN_BIN="${GH_INSPECTOR_MPIRUN}")
+  LIBS gh_core GTest::gtest_main DEFINES GH_MPIRUN_BIN="${GH_MPIRUN}")
 foreach(case
     AskingOnTheHostBackendSaysThereIsNoNccl
     AHostStallsHangReportSaysWhyItHasNoInspectorLine

@@ -1,8 +1,6 @@
 # Whole-binary MPI tests (label "mpi"): gpuharness on the host backend alone (a singleton) and
 # under mpirun at 2 and 4 ranks, asserting the records it writes: outcomes, per-rank details,
 # metrics, planted faults, the watchdog's timeout, the crash guard, bad input.
-find_program(GH_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 # Each case spawns whole jobs; the stall case waits for its 3 s timeout. CTest's timeout is a
 # backstop far above what the cases assert themselves.
 # (The test program itself sets OMPI_ALLOW_RUN_AS_ROOT* for the jobs it starts.)

@@ -3,7 +3,7 @@
 # unless -v; a resumed sweep counts from every record; --filter, --rerun-failed and --fresh and
 # their effect on the records; per-point progress with heartbeats off a terminal (no carriage
 # return, no escape), live in place on one (a pty from script(1)), NO_COLOR honoured.
-if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+if(NOT TARGET gh_driver)
   return()
 endif()
 

@@ -7,9 +7,8 @@
 
 # `gpuharness history summary` alone, on a night whose bisect found no answer, and on malformed
 # state files (no MPI or fake library).
-find_program(GH_NIGHTLY_SUMMARY_BASH NAMES bash REQUIRED)
 add_test(NAME gpuharness.nightly.summary_no_answer
-         COMMAND ${GH_NIGHTLY_SUMMARY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/night_summary_no_answer_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/night_summary_no_answer_test.sh
                  $<TARGET_FILE:gpuharness>)
 set_tests_properties(gpuharness.nightly.summary_no_answer PROPERTIES LABELS "history;nightly" TIMEOUT 60)
 
@@ -17,10 +16,7 @@ if(NOT TARGET gh_bisect_fake_version)
   return()
 endif()
 
-find_program(GH_NIGHTLY_BASH NAMES bash REQUIRED)
-find_program(GH_NIGHTLY_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 add_test(NAME gpuharness.nightly.dryrun
-         COMMAND ${GH_NIGHTLY_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/nightly_dryrun_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/nightly_dryrun/nightly_dryrun_test.sh
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} $<TARGET_FILE:gh_bisect_fake_version>)
 set_tests_properties(gpuharness.nightly.dryrun PROPERTIES LABELS "mpi;nightly" TIMEOUT 300 RUN_SERIAL TRUE)

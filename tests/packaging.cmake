@@ -8,10 +8,6 @@
 #   debian12_root      the .deb and the TGZ in clean Debian 12 roots (debootstrap, cached in this
 #                      tree after its first run; Debian's mirror)
 # The last three are also labelled packaging-long (docs/reference/tests.md gives their times).
-if(NOT TARGET gpuharness)
-  return()
-endif()
-
 # The release build sits beside this tree (build-packaging), at the depth of package.sh's own
 # build-release, so both compile with the same relative paths and share ccache's entries.
 set(_release ${CMAKE_BINARY_DIR}-packaging)

@@ -5,8 +5,6 @@ if(NOT TARGET gh_driver)
   return()
 endif()
 
-find_program(GH_PERF_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 add_library(gh_perf_slow_version SHARED ${CMAKE_CURRENT_SOURCE_DIR}/perf/versions/slow_version.cc)
 target_include_directories(gh_perf_slow_version PRIVATE
   $<TARGET_PROPERTY:MPI::MPI_CXX,INTERFACE_INCLUDE_DIRECTORIES>)

@@ -61,43 +61,46 @@ gh_report_cli_test(FlagWithoutValueIsBadInput 2 NOTHING
   ARGS ${_data}/pass --baseline
   OUTPUT "--baseline needs a directory")
 
+# gh_report_python_check(NAME SCRIPT LABELS l TIMEOUT s [SERIAL] [ENVIRONMENT env])
+# tests/report/SCRIPT run by python3 on the built gpuharness and the source tree, working under
+# report_<work> in the build tree; exit 77 means skipped (a tool it needs is missing).
+function(gh_report_python_check name script work)
+  cmake_parse_arguments(PARSE_ARGV 3 arg "SERIAL" "LABELS;TIMEOUT;ENVIRONMENT" "")
+  if(NOT GH_PYTHON3)
+    return()
+  endif()
+  add_test(NAME gpuharness.report.${name}
+           COMMAND ${GH_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/${script}
+                   --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
+                   --work ${CMAKE_CURRENT_BINARY_DIR}/report_${work})
+  set_tests_properties(gpuharness.report.${name} PROPERTIES
+    LABELS "${arg_LABELS}" TIMEOUT ${arg_TIMEOUT} SKIP_RETURN_CODE 77)
+  if(arg_SERIAL)
+    set_tests_properties(gpuharness.report.${name} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  if(arg_ENVIRONMENT)
+    set_tests_properties(gpuharness.report.${name} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
+  endif()
+endfunction()
+
 # junit.xml of a real multi-cell sweep (label "mpi": host backend under mpirun), validated against
 # Jenkins xunit's junit-10.xsd (tests/report/junit-10.xsd) with xmllint and read by junitparser:
 # distinct (classname, name) pairs, counts equal to summary.md's. Skips (77) without xmllint or
 # junitparser; scripts/setup.sh installs both.
-find_program(GH_REPORT_PYTHON3 NAMES python3)
-if(GH_REPORT_PYTHON3)
-  add_test(NAME gpuharness.report.JUnitOfARealSweepValidatesAndParses
-           COMMAND ${GH_REPORT_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/junit_sweep_check.py
-                   --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
-                   --work ${CMAKE_CURRENT_BINARY_DIR}/report_junit_sweep)
-  set_tests_properties(gpuharness.report.JUnitOfARealSweepValidatesAndParses PROPERTIES
-    LABELS mpi TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77
-    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
-endif()
+gh_report_python_check(JUnitOfARealSweepValidatesAndParses junit_sweep_check.py junit_sweep
+  LABELS mpi TIMEOUT 300 SERIAL
+  ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;CI=true")
 
 # report.html in headless chromium (label "browser"; skips, 77, without chromium): the DOM the
 # browser built has charts, legends of at most 8 entries and named axes; a screenshot is taken
 # under the build tree. Not installed by scripts/setup.sh: `apt-get install -y chromium` to run it.
-if(GH_REPORT_PYTHON3)
-  add_test(NAME gpuharness.report.HtmlInAHeadlessBrowser
-           COMMAND ${GH_REPORT_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/html_browser_check.py
-                   --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
-                   --work ${CMAKE_CURRENT_BINARY_DIR}/report_html_browser)
-  set_tests_properties(gpuharness.report.HtmlInAHeadlessBrowser PROPERTIES
-    LABELS browser TIMEOUT 300 SKIP_RETURN_CODE 77)
-endif()
+gh_report_python_check(HtmlInAHeadlessBrowser html_browser_check.py html_browser
+  LABELS browser TIMEOUT 300)
 
 # From a red result to its cause (label "browser"; skips, 77, without chromium): a baseline night
 # and a broken night of ring shift with planted faults and a Python framework repro on the host
 # backend; the console, summary.md, `report DIR` again, report.html's first screen in headless
 # Chromium, junit.xml against Jenkins' classname rule and `history status` each show the
 # regression first, with its traceback and the link to its rank's log (broken_night_check.py).
-if(GH_REPORT_PYTHON3)
-  add_test(NAME gpuharness.report.BrokenNightFromRedToCause
-           COMMAND ${GH_REPORT_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/report/broken_night_check.py
-                   --gpuharness $<TARGET_FILE:gpuharness> --source ${PROJECT_SOURCE_DIR}
-                   --work ${CMAKE_CURRENT_BINARY_DIR}/report_broken_night)
-  set_tests_properties(gpuharness.report.BrokenNightFromRedToCause PROPERTIES
-    LABELS "browser;mpi" TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
-endif()
+gh_report_python_check(BrokenNightFromRedToCause broken_night_check.py broken_night
+  LABELS "browser;mpi" TIMEOUT 600 SERIAL)

@@ -2,24 +2,16 @@
 # allocator x registration x collective the host has, faults, errors, skips) and the cuda
 # backend at 1 rank and with 2 ranks sharing one GPU (label "gpu"; exit 77 = skipped where no
 # GPU is visible). Both read records.jsonl and assert rank by rank.
-set(_gh_sliced_dir ${CMAKE_CURRENT_SOURCE_DIR}/sliced_collective)
-
-gh_harness_case_tests(gh_sliced_collective_mpi_test
-  ${_gh_sliced_dir}/sliced_collective_mpi_test.cc LIBS gh_core GTest::gtest_main
-  LABEL mpi TIMEOUT 300 CASES
+gh_scenario_kind_tests(sliced_collective
+  HOST_LABEL mpi HOST_TIMEOUT 300 HOST_CASES
   SlicedCollectiveHost.EveryCombinationIsExactAtOneRank
   SlicedCollectiveHost.EveryCombinationIsExactAtTwoRanks
   SlicedCollectiveHost.EveryCombinationIsExactAtFourRanks
-  SlicedCollectiveFaults.*)
-
-if(GH_HAVE_CUDA)
-  gh_harness_case_tests(gh_sliced_collective_gpu_test
-    ${_gh_sliced_dir}/sliced_collective_gpu_test.cc LIBS gh_runtime gh_core
-    LABEL gpu TIMEOUT 600 SUITE SlicedCollectiveGpu CASES
-    OneRankEveryAllocatorAndCollectiveIsExact
-    TwoRanksSharingTheGpuAreExact
-    PlantedFaultsFailOnTheRankTheyDamage
-    ShippedExpectationsHoldAtOneRank
-    ShippedExpectationsHoldWithTwoRanksSharing
-    DeviceRingShiftRecordsItsBandwidthBesideACopy)
-endif()
+  SlicedCollectiveFaults.*
+  GPU_TIMEOUT 600 GPU_SUITE SlicedCollectiveGpu GPU_CASES
+  OneRankEveryAllocatorAndCollectiveIsExact
+  TwoRanksSharingTheGpuAreExact
+  PlantedFaultsFailOnTheRankTheyDamage
+  ShippedExpectationsHoldAtOneRank
+  ShippedExpectationsHoldWithTwoRanksSharing
+  DeviceRingShiftRecordsItsBandwidthBesideACopy)

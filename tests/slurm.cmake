@@ -2,10 +2,8 @@
 # on localhost (munged, slurmctld, slurmd; needs root and the slurm-wlm and munge packages that
 # scripts/setup.sh installs) and sweep through the real srun launcher. Exit 77 (not root) is a
 # skip; missing packages or a cluster that does not come up fail the test.
-find_program(GH_SLURM_BASH NAMES bash REQUIRED)
-
 add_test(NAME gpuharness.slurm.srun_sweep
-         COMMAND ${GH_SLURM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/srun_sweep_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/srun_sweep_test.sh
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR})
 set_tests_properties(gpuharness.slurm.srun_sweep PROPERTIES
   LABELS "slurm" TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
@@ -13,6 +11,6 @@ set_tests_properties(gpuharness.slurm.srun_sweep PROPERTIES
 # Multi-node rank binding on one machine (label "mpi", no Slurm needed): ranks given host names
 # of two "nodes" per rank through GH_HOSTNAME; asserts local ranks and the records' hosts.
 add_test(NAME gpuharness.multinode.binding
-         COMMAND ${GH_SLURM_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/multinode_binding_test.sh
+         COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm/multinode_binding_test.sh
                  $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR})
 set_tests_properties(gpuharness.multinode.binding PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)

@@ -5,12 +5,10 @@
 # each in its own network, UTS and mount namespace on a private bridge; every case brings its
 # own cluster up and down. Needs root, network namespaces, slurm-wlm and munge; exit 77 (not
 # root, no namespaces, no Slurm) is a skip. The cluster's fixed bridge name makes them serial.
-find_program(GH_SLURM_CLUSTER_BASH NAMES bash REQUIRED)
-
 # gh_slurm_cluster_case(CASE LABELS TIMEOUT [EXTRA ARGS...]): one case of cluster_test.sh.
 function(gh_slurm_cluster_case case labels timeout)
   add_test(NAME gpuharness.slurm_cluster.${case}
-           COMMAND ${GH_SLURM_CLUSTER_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
+           COMMAND ${GH_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/slurm_cluster/cluster_test.sh
                    $<TARGET_FILE:gpuharness> ${PROJECT_SOURCE_DIR} ${case} ${ARGN})
   set_tests_properties(gpuharness.slurm_cluster.${case} PROPERTIES
     LABELS "${labels}" TIMEOUT ${timeout} RUN_SERIAL TRUE SKIP_RETURN_CODE 77)

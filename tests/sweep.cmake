@@ -2,8 +2,6 @@
 # matrices/demo.yaml into a temp dir (records, cell labels, outcomes), resume (the second run
 # runs no cell), an MPI start-up failure against a baseline (infra, exit 3, no regression), a crashing rank and a hung
 # job (crash and timeout records for the points never recorded), and a bad matrix (exit 2).
-find_program(GH_SWEEP_MPIRUN NAMES mpirun mpiexec REQUIRED)
-
 gh_harness_test_suite(gh_sweep_test ${CMAKE_CURRENT_SOURCE_DIR}/sweep/run_sweep_test.cc
   NAME sweep LABEL mpi TIMEOUT 600 SERIAL)
 

@@ -3,7 +3,7 @@
 # outside is a crash naming it; a run cut short leaves planned.runs for `gpuharness report`; an
 # unwritable --out is exit 3 for every command (the read-only mount case skips without
 # CAP_SYS_ADMIN).
-if(NOT TARGET gpuharness OR NOT TARGET gh_driver)
+if(NOT TARGET gh_driver)
   return()
 endif()
 

@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/testdata/error_cases.h"
 #include "harness/core/testdata/fake_kinds.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
@@ -453,9 +454,9 @@ TEST_F(LoaderTest, UnreadableFile) {
 }
 
 TEST_F(LoaderTest, LoadsFromAFileNamingItInErrors) {
-  char dir_template[] = "/tmp/gh_loader_XXXXXX";
-  ASSERT_NE(mkdtemp(dir_template), nullptr);
-  std::string path = std::string(dir_template) + "/s.yaml";
+  testing::ScopedTempDir dir;
+  ASSERT_FALSE(dir.path().empty());
+  const std::string path = dir.path() + "/s.yaml";
   {
     std::ofstream out(path);
     out << "name: a\nkind: fake_ring\nparams:\n  dtype: [f32, f32]\n";
@@ -471,8 +472,6 @@ TEST_F(LoaderTest, LoadsFromAFileNamingItInErrors) {
   specs = LoadScenarioFile(path, registry_);
   ASSERT_TRUE(specs.ok()) << specs.status();
   EXPECT_EQ((*specs)[0].loc.file, path);
-  std::remove(path.c_str());
-  rmdir(dir_template);
 }
 
 }  // namespace

@@ -1,12 +1,11 @@
 // Issue 15 item 13: an --out that cannot be written is said plainly, as infrastructure.
 #include "harness/core/writable_dir.h"
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh {
 namespace {
@@ -14,14 +13,13 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(EnsureWritableDirTest, MakesTheDirectoryAndLeavesNothingBehind) {
-  std::string root = ::testing::TempDir() + "/gh_writable_XXXXXX";
-  ASSERT_NE(mkdtemp(root.data()), nullptr);
-  const std::string dir = root + "/a/b";
+  testing::ScopedTempDir root;
+  ASSERT_FALSE(root.path().empty());
+  const std::string dir = root.path() + "/a/b";
   ASSERT_TRUE(EnsureWritableDir(dir).ok());
   EXPECT_TRUE(fs::is_directory(dir));
   EXPECT_TRUE(fs::is_empty(dir)) << "the probe file is removed";
   EXPECT_TRUE(EnsureWritableDir(dir).ok()) << "an existing writable DIR is fine";
-  fs::remove_all(root);
 }
 
 TEST(EnsureWritableDirTest, AnUnwritablePathIsFailedPreconditionNamingFlagAndDir) {

@@ -3,18 +3,16 @@
 #include "harness/driver/job_failure_kind.h"
 
 #include <signal.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/testdata/temp_dir.h"
 
 namespace gh::driver {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Open MPI 4.1's refusal, as `mpirun` prints it without OMPI_ALLOW_RUN_AS_ROOT.
 constexpr char kRootRefusal[] =
@@ -32,20 +30,14 @@ constexpr char kMpiInitFailure[] =
     "--------------------------------------------------------------------------\n"
     "*** An error occurred in MPI_Init\n";
 
-class JobFailureKindTest : public ::testing::Test {
+class JobFailureKindTest : public ::gh::testing::TempDirTest {
  protected:
   void SetUp() override {
-    std::string dir_template = ::testing::TempDir() + "/gh_job_failure_XXXXXX";
-    ASSERT_NE(mkdtemp(dir_template.data()), nullptr);
-    dir_ = dir_template;
+    ASSERT_FALSE(dir_.empty());
     end_.log_path = dir_ + "/job.log";
     end_.run_dir = dir_ + "/job";
     ASSERT_TRUE(MakeDirectories(end_.run_dir).ok());
     Log("");
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
   }
   void Log(const std::string& text) { ASSERT_TRUE(WriteFileAtomically(end_.log_path, text).ok()); }
   void Exited(int code) {
@@ -64,7 +56,7 @@ class JobFailureKindTest : public ::testing::Test {
     EXPECT_EQ(got.signature, signature);
   }
 
-  std::string dir_;
+  const std::string dir_ = temp_dir();
   JobEnd end_;
 };
 

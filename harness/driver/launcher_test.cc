@@ -88,11 +88,15 @@ TEST(LauncherTest, BuiltinsMatchShippedFiles) {
   }
 }
 
+// Writes DIR/launchers/NAME.yaml holding `text`, as a matrix's folder or an install keeps one.
+void WriteLauncherFile(const std::string& dir, const std::string& name, const std::string& text) {
+  ASSERT_TRUE(MakeDirectories(dir + "/launchers").ok());
+  ASSERT_TRUE(WriteFileAtomically(dir + "/launchers/" + name + ".yaml", text).ok());
+}
+
 TEST(LauncherTest, FileBesideTheMatrixWinsOverBuiltin) {
   std::string dir = ::testing::TempDir() + "/launcher_test_dir";
-  ASSERT_TRUE(MakeDirectories(dir + "/launchers").ok());
-  ASSERT_TRUE(WriteFileAtomically(dir + "/launchers/mpirun.yaml",
-                                  "name: mine\nargv: [wrap, '{program}', '{args}']\n").ok());
+  ASSERT_NO_FATAL_FAILURE(WriteLauncherFile(dir, "mpirun", "name: mine\nargv: [wrap, '{program}', '{args}']\n"));
   absl::StatusOr<LauncherSpec> spec = ResolveLauncher("mpirun", dir);
   ASSERT_TRUE(spec.ok()) << spec.status();
   EXPECT_EQ(spec->name, "mine");
@@ -105,9 +109,8 @@ TEST(LauncherTest, FileBesideTheMatrixWinsOverBuiltin) {
 // matrix anywhere, before the compiled-in copy; one beside the matrix still wins.
 TEST(LauncherTest, ShippedLauncherWinsOverBuiltinAndLosesToTheMatrixsOwn) {
   const std::string data = ::testing::TempDir() + "/launcher_test_data";
-  ASSERT_TRUE(MakeDirectories(data + "/launchers").ok());
-  ASSERT_TRUE(WriteFileAtomically(data + "/launchers/srun.yaml",
-                                  "name: site_srun\nargv: [srun, --mpi=pmix_v4, '{program}', '{args}']\n").ok());
+  ASSERT_NO_FATAL_FAILURE(
+      WriteLauncherFile(data, "srun", "name: site_srun\nargv: [srun, --mpi=pmix_v4, '{program}', '{args}']\n"));
   ScopedDataDir shipped(data);
   absl::StatusOr<LauncherSpec> spec = ResolveLauncher("srun", "/nonexistent");
   ASSERT_TRUE(spec.ok()) << spec.status();
@@ -117,9 +120,8 @@ TEST(LauncherTest, ShippedLauncherWinsOverBuiltinAndLosesToTheMatrixsOwn) {
   ASSERT_TRUE(builtin.ok()) << builtin.status();
   EXPECT_EQ(builtin->source, "builtin:direct");
   const std::string matrix_dir = ::testing::TempDir() + "/launcher_test_matrix";
-  ASSERT_TRUE(MakeDirectories(matrix_dir + "/launchers").ok());
-  ASSERT_TRUE(WriteFileAtomically(matrix_dir + "/launchers/srun.yaml",
-                                  "name: matrix_srun\nargv: [srun, '{program}', '{args}']\n").ok());
+  ASSERT_NO_FATAL_FAILURE(
+      WriteLauncherFile(matrix_dir, "srun", "name: matrix_srun\nargv: [srun, '{program}', '{args}']\n"));
   absl::StatusOr<LauncherSpec> own = ResolveLauncher("srun", matrix_dir);
   ASSERT_TRUE(own.ok()) << own.status();
   EXPECT_EQ(own->name, "matrix_srun");

@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/driver/version_setup.h"
 
 namespace gh::driver {
@@ -31,13 +32,8 @@ constexpr char kFakePipSetup[] =
     "v=$(cat ../install.txt 2>/dev/null || echo 3.0); "
     "mkdir -p venv/lib/python3.11/site-packages/fakelib-$v.dist-info venv/lib/python3.11/site-packages/pip-24.0.dist-info";
 
-class VersionProvenanceTest : public ::testing::Test {
+class VersionProvenanceTest : public ::gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "/version_provenance_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-  }
   void Installs(const std::string& version) {
     std::filesystem::create_directories(dir_);
     ASSERT_TRUE(WriteFileAtomically(dir_ + "/install.txt", version + "\n").ok());
@@ -49,7 +45,7 @@ class VersionProvenanceTest : public ::testing::Test {
     const std::string runs = ReadFileToString(dir_ + "/3.0/runs.txt").value_or("");
     return static_cast<int>(std::count(runs.begin(), runs.end(), '\n'));
   }
-  std::string dir_;
+  const std::string dir_ = temp_dir();
   PosixProcessRunner runner_;
   RealClock clock_;
 };

@@ -10,6 +10,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/driver/version_setup_queue.h"
 
 namespace gh::driver {
@@ -32,14 +33,9 @@ TEST(SetupCauseLine, IsTheLastErrorLineNotAWarningAtTheTop) {
   EXPECT_EQ(SetupCauseLine("WARNING: could not do x\n"), "WARNING: could not do x");
 }
 
-class VersionSetupRealTest : public ::testing::Test {
+class VersionSetupRealTest : public ::gh::testing::TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = ::testing::TempDir() + "/version_setup_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-  }
-  std::string dir_;
+  const std::string dir_ = temp_dir();
   PosixProcessRunner runner_;
   RealClock clock_;
 };

@@ -23,17 +23,23 @@ bool MatchesAny(const std::vector<std::string>& globs, const std::string& point)
   return false;
 }
 
-// Matrices where one night holds several versions of one point: their series split by version.
-absl::StatusOr<std::set<std::string>> VersionMatrices(const HistoryDb& db) {
-  GH_ASSIGN_OR_RETURN(Statement s, Statement::Prepare(db,
-      "SELECT DISTINCT matrix FROM (SELECT matrix FROM results WHERE kind='sweep'"
-      " GROUP BY matrix, night, cell, point HAVING count(DISTINCT version) > 1)"));
-  std::set<std::string> matrices;
+// The first column of every row `sql` selects, in order.
+absl::StatusOr<std::vector<std::string>> FirstColumn(const HistoryDb& db, const std::string& sql) {
+  GH_ASSIGN_OR_RETURN(Statement s, Statement::Prepare(db, sql));
+  std::vector<std::string> values;
   while (true) {
     GH_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return matrices;
-    matrices.insert(s.Text(0));
+    if (!row) return values;
+    values.push_back(s.Text(0));
   }
+}
+
+// Matrices where one night holds several versions of one point: their series split by version.
+absl::StatusOr<std::set<std::string>> VersionMatrices(const HistoryDb& db) {
+  GH_ASSIGN_OR_RETURN(const std::vector<std::string> matrices, FirstColumn(db,
+      "SELECT DISTINCT matrix FROM (SELECT matrix FROM results WHERE kind='sweep'"
+      " GROUP BY matrix, night, cell, point HAVING count(DISTINCT version) > 1)"));
+  return std::set<std::string>(matrices.begin(), matrices.end());
 }
 
 }  // namespace
@@ -55,14 +61,7 @@ bool IsFailure(const std::string& outcome) {
 }
 
 absl::StatusOr<std::vector<std::string>> Nights(const HistoryDb& db) {
-  GH_ASSIGN_OR_RETURN(Statement s, Statement::Prepare(db,
-      "SELECT DISTINCT night FROM results WHERE kind='sweep' ORDER BY night"));
-  std::vector<std::string> nights;
-  while (true) {
-    GH_ASSIGN_OR_RETURN(bool row, s.Step());
-    if (!row) return nights;
-    nights.push_back(s.Text(0));
-  }
+  return FirstColumn(db, "SELECT DISTINCT night FROM results WHERE kind='sweep' ORDER BY night");
 }
 
 absl::StatusOr<std::vector<PointHistory>> LoadHistories(const HistoryDb& db,

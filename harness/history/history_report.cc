@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "harness/history/history_findings.h"
 #include "harness/history/history_text.h"
 #include "harness/report/report_html.h"
@@ -118,58 +120,62 @@ std::string TrendsOnDemand(const std::vector<std::string>& nights, const PointHi
                       "</summary><ul class=\"trends\">", items, "</ul></details>");
 }
 
-void AppendBroken(std::string& html, const std::vector<PointHistory>& histories) {
-  const std::vector<Broken> broken = FindBroken(histories);
-  absl::StrAppend(&html, "<section id=\"broken\"><h2>Broken now (", broken.size(), ")</h2>\n");
-  if (broken.empty()) {
-    html += "<p>Every point that ran on its matrix's latest night met its expectation.</p></section>\n";
+// A section of the page: its heading with the count of rows, then `when_empty` where there are
+// none, else a table of `columns` holding `rows` (each a <tr>…</tr> line).
+void AppendTableSection(std::string& html, absl::string_view id, absl::string_view heading, size_t count,
+                        absl::string_view when_empty, std::initializer_list<absl::string_view> columns,
+                        const std::string& rows) {
+  absl::StrAppend(&html, "<section id=\"", id, "\"><h2>", heading, " (", count, ")</h2>\n");
+  if (count == 0) {
+    absl::StrAppend(&html, "<p>", when_empty, "</p></section>\n");
     return;
   }
-  html += "<table><tr><th>point</th><th>now</th><th>since</th><th>last good</th><th>signature</th></tr>\n";
+  html += "<table><tr>";
+  for (absl::string_view column : columns) absl::StrAppend(&html, "<th>", column, "</th>");
+  absl::StrAppend(&html, "</tr>\n", rows, "</table></section>\n");
+}
+
+void AppendBroken(std::string& html, const std::vector<PointHistory>& histories) {
+  const std::vector<Broken> broken = FindBroken(histories);
+  std::string rows;
   for (const Broken& b : broken) {
-    absl::StrAppend(&html, "<tr><td>", PointName(b.key), "</td><td>", VerdictBox(b.now), " ", Esc(b.now.Described()),
+    absl::StrAppend(&rows, "<tr><td>", PointName(b.key), "</td><td>", VerdictBox(b.now), " ", Esc(b.now.Described()),
                     b.infra_tonight ? " (latest night: infra only)" : "", "</td><td>",
                     Esc(b.SinceText()), "</td><td>", Esc(b.LastGoodText()),
                     "</td><td class=\"sig\">", Esc(OneLineText(b.now.signature)), "</td></tr>\n");
   }
-  html += "</table></section>\n";
+  AppendTableSection(html, "broken", "Broken now", broken.size(),
+                     "Every point that ran on its matrix's latest night met its expectation.",
+                     {"point", "now", "since", "last good", "signature"}, rows);
 }
 
 void AppendFlips(std::string& html, const std::vector<std::string>& nights, const std::vector<PointHistory>& histories) {
   const std::string latest = nights.empty() ? "" : nights.back();
   const std::vector<Flip> flips = latest.empty() ? std::vector<Flip>{} : FindFlips(histories, latest);
-  absl::StrAppend(&html, "<section id=\"flips\"><h2>Changed on the latest night, ", Esc(latest), " (", flips.size(),
-                  ")</h2>\n");
-  if (flips.empty()) {
-    html += "<p>No point's verdict changed.</p></section>\n";
-    return;
-  }
-  html += "<table><tr><th>point</th><th>change</th><th>night before</th><th>signature</th></tr>\n";
+  std::string rows;
   for (const Flip& f : flips) {
-    absl::StrAppend(&html, "<tr><td>", PointName(f.key), "</td><td>", Esc(f.from), " &rarr; <b>", Esc(f.to), "</b>",
+    absl::StrAppend(&rows, "<tr><td>", PointName(f.key), "</td><td>", Esc(f.from), " &rarr; <b>", Esc(f.to), "</b>",
                     f.unmet ? " (unmet)" : "", f.version.empty() ? "" : absl::StrCat(" at version ", Esc(f.version)),
                     "</td><td>", Esc(NightAndVersion(f.previous_night, f.previous_version)), "</td><td class=\"sig\">",
                     Esc(OneLineText(f.signature)), "</td></tr>\n");
   }
-  html += "</table></section>\n";
+  AppendTableSection(html, "flips", absl::StrCat("Changed on the latest night, ", Esc(latest)), flips.size(),
+                     "No point's verdict changed.", {"point", "change", "night before", "signature"}, rows);
 }
 
 void AppendFlaky(std::string& html, const std::vector<PointHistory>& histories) {
   const std::vector<Flaky> flaky = FindFlaky(histories);
-  absl::StrAppend(&html, "<section id=\"flaky\"><h2>Flaky (", flaky.size(), ")</h2>\n");
-  if (flaky.empty()) {
-    html += "<p>No point went back and forth, and no night's trials disagreed.</p></section>\n";
-    return;
-  }
-  html += "<table><tr><th>point</th><th>failed trials</th><th>nights with a failure</th><th>verdicts, oldest first</th></tr>\n";
+  std::string rows;
   for (const Flaky& f : flaky) {
-    absl::StrAppend(&html, "<tr><td>", PointName(f.key), "</td><td>", Esc(f.trials.ToString()), "</td><td>",
+    absl::StrAppend(&rows, "<tr><td>", PointName(f.key), "</td><td>", Esc(f.trials.ToString()), "</td><td>",
                     f.failed_nights, " of ", f.nights, "</td><td>", Esc(f.strip), " (", f.changes,
                     f.changes == 1 ? " change" : " changes", ")",
                     f.mixed_nights.empty() ? "" : absl::StrCat("; trials disagree on ", Esc(absl::StrJoin(f.mixed_nights, ", "))),
                     "</td></tr>\n");
   }
-  html += "</table></section>\n";
+  AppendTableSection(html, "flaky", "Flaky", flaky.size(),
+                     "No point went back and forth, and no night's trials disagreed.",
+                     {"point", "failed trials", "nights with a failure", "verdicts, oldest first"}, rows);
 }
 
 void AppendEveryPoint(std::string& html, const std::vector<std::string>& nights, const std::vector<PointHistory>& histories) {

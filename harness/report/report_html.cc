@@ -499,12 +499,8 @@ std::string RenderReportHtml(const ReportInput& input) {
   if (!ran.empty()) absl::StrAppend(&out, "<p class=\"ran\">", EscapeHtml(ran), "</p>\n");
   if (sweep != nullptr) absl::StrAppend(&out, "<p class=\"shape\">", EscapeHtml(SweepShape(*sweep)), "</p>\n");
   if (!input.baseline.empty()) {
-    absl::StrAppend(&out, "<p class=\"baseline\">Baseline: ", EscapeHtml(input.baseline));
-    if (!input.baseline_problem.empty()) {
-      absl::StrAppend(&out, " — <span class=\"problem\">not compared</span>: ", EscapeHtml(input.baseline_problem),
-                      "; this report compares with the expectations only");
-    }
-    out += "</p>\n";
+    absl::StrAppend(&out, "<p class=\"baseline\">",
+                    input.BaselineLine(&EscapeHtml, "<span class=\"problem\">not compared</span>"), "</p>\n");
   }
 
   for (const ReportSection& section : AttentionSections(comparison, sweep, std::string::npos)) {

@@ -1,5 +1,6 @@
 #include "harness/report/report_input.h"
 
+#include "absl/strings/str_cat.h"
 #include "harness/report/evidence.h"
 
 namespace gh {
@@ -11,6 +12,17 @@ std::string ReportInput::PathTo(const std::string& path_in_results) const {
 
 std::string ReportInput::LinkTo(const std::string& path_in_results) const {
   return UrlPath(PathTo(path_in_results));
+}
+
+std::string ReportInput::BaselineLine(std::string (*escape)(std::string_view),
+                                      absl::string_view not_compared) const {
+  if (baseline.empty()) return "";
+  std::string line = absl::StrCat("Baseline: ", escape(baseline));
+  if (!baseline_problem.empty()) {
+    absl::StrAppend(&line, " — ", not_compared, ": ", escape(baseline_problem),
+                    "; this report compares with the expectations only");
+  }
+  return line;
 }
 
 }  // namespace gh

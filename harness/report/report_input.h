@@ -5,8 +5,10 @@
 #define GPUHARNESS_REPORT_REPORT_INPUT_H_
 
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "harness/core/comparison.h"
 #include "harness/report/environment_table.h"
 #include "harness/report/run_facts.h"
@@ -33,6 +35,11 @@ struct ReportInput {
   std::string LinkTo(const std::string& path_in_results) const;
   // The same as a path to read ("" for ""), not URL-encoded.
   std::string PathTo(const std::string& path_in_results) const;
+  // The line naming the baseline in a report's markup: "Baseline: DIR", then, where it is not
+  // compared, " — " `not_compared` ": PROBLEM; this report compares with the expectations only",
+  // every text through `escape`; `not_compared` is those words as the format marks them. "" for
+  // no baseline.
+  std::string BaselineLine(std::string (*escape)(std::string_view), absl::string_view not_compared) const;
 };
 
 }  // namespace gh

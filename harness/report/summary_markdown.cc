@@ -217,14 +217,7 @@ std::string RenderSummaryMarkdown(const ReportInput& input) {
   const std::string ran = input.facts.Line();
   if (!ran.empty()) absl::StrAppend(&out, EscapeMarkdownCell(ran), "\n\n");
   if (sweep != nullptr) absl::StrAppend(&out, EscapeMarkdownCell(SweepShape(*sweep)), "\n\n");
-  if (!input.baseline.empty()) {
-    absl::StrAppend(&out, "Baseline: ", EscapeMarkdownCell(input.baseline));
-    if (!input.baseline_problem.empty()) {
-      absl::StrAppend(&out, " — **not compared**: ", EscapeMarkdownCell(input.baseline_problem),
-                      "; this report compares with the expectations only");
-    }
-    out += "\n\n";
-  }
+  if (!input.baseline.empty()) absl::StrAppend(&out, input.BaselineLine(&EscapeMarkdownCell, "**not compared**"), "\n\n");
 
   for (const ReportSection& section : AttentionSections(comparison, sweep, kMaxSignatureChars)) {
     absl::StrAppend(&out, "## ", section.title, " (", section.rows.size(), ")\n\n");

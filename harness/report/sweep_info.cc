@@ -1,6 +1,7 @@
 #include "harness/report/sweep_info.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/status_macros.h"
@@ -14,14 +15,22 @@ absl::Status TypeError(const std::string& key, const char* expected) {
   return absl::InvalidArgumentError(absl::StrCat(key, ": expected ", expected));
 }
 
+// Reads an optional member that `is_type` accepts ("expected `expected`" where it does not);
+// absent leaves `out` as is.
+template <typename T>
+absl::Status ReadOptional(const json& object, const char* name, const std::string& path,
+                          bool (json::*is_type)() const noexcept, const char* expected, T& out) {
+  auto it = object.find(name);
+  if (it == object.end()) return absl::OkStatus();
+  if (!((*it).*is_type)()) return TypeError(absl::StrCat(path, name), expected);
+  out = it->get<T>();
+  return absl::OkStatus();
+}
+
 // Reads an optional string member; absent leaves `out` as is.
 absl::Status ReadString(const json& object, const char* name, const std::string& path,
                         std::string& out) {
-  auto it = object.find(name);
-  if (it == object.end()) return absl::OkStatus();
-  if (!it->is_string()) return TypeError(absl::StrCat(path, name), "a string");
-  out = it->get<std::string>();
-  return absl::OkStatus();
+  return ReadOptional(object, name, path, &json::is_string, "a string", out);
 }
 
 // Reads a string member every entry must have.
@@ -35,10 +44,7 @@ absl::Status ReadAxis(const json& object, const std::string& path, SweepAxisInfo
   if (!object.is_object()) return TypeError(path, "an object");
   const std::string prefix = path + ".";
   GH_RETURN_IF_ERROR(ReadRequiredString(object, "name", prefix, axis.name));
-  if (auto it = object.find("is_version"); it != object.end()) {
-    if (!it->is_boolean()) return TypeError(prefix + "is_version", "true or false");
-    axis.is_version = it->get<bool>();
-  }
+  GH_RETURN_IF_ERROR(ReadOptional(object, "is_version", prefix, &json::is_boolean, "true or false", axis.is_version));
   if (auto it = object.find("labels"); it != object.end()) {
     if (!it->is_array()) return TypeError(prefix + "labels", "a list of strings");
     for (size_t i = 0; i < it->size(); ++i) {
@@ -65,9 +71,20 @@ absl::Status ReadCell(const json& object, const std::string& path, SweepCellInfo
   }
   GH_RETURN_IF_ERROR(ReadString(object, "status", prefix, cell.status));
   GH_RETURN_IF_ERROR(ReadString(object, "detail", prefix, cell.detail));
-  if (auto it = object.find("wall_s"); it != object.end()) {
-    if (!it->is_number()) return TypeError(prefix + "wall_s", "a number");
-    cell.wall_s = it->get<double>();
+  return ReadOptional(object, "wall_s", prefix, &json::is_number, "a number", cell.wall_s);
+}
+
+// Reads an optional top-level list, each element by `read_one` (which names it "NAME[i]") into `out`.
+template <typename T>
+absl::Status ReadList(const json& object, const char* name,
+                      absl::Status (*read_one)(const json&, const std::string&, T&), std::vector<T>& out) {
+  auto it = object.find(name);
+  if (it == object.end()) return absl::OkStatus();
+  if (!it->is_array()) return TypeError(name, "a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    T item;
+    GH_RETURN_IF_ERROR(read_one((*it)[i], absl::StrCat(name, "[", i, "]"), item));
+    out.push_back(std::move(item));
   }
   return absl::OkStatus();
 }
@@ -107,22 +124,8 @@ absl::StatusOr<SweepInfo> SweepInfo::FromJson(const nlohmann::json& json_in) {
   }
   if (auto s = ReadString(json_in, "matrix_name", "", info.matrix_name); !s.ok()) return s;
   if (auto s = ReadString(json_in, "matrix_file", "", info.matrix_file); !s.ok()) return s;
-  if (auto it = json_in.find("axes"); it != json_in.end()) {
-    if (!it->is_array()) return TypeError("axes", "a list");
-    for (size_t i = 0; i < it->size(); ++i) {
-      SweepAxisInfo axis;
-      if (auto s = ReadAxis((*it)[i], absl::StrCat("axes[", i, "]"), axis); !s.ok()) return s;
-      info.axes.push_back(std::move(axis));
-    }
-  }
-  if (auto it = json_in.find("cells"); it != json_in.end()) {
-    if (!it->is_array()) return TypeError("cells", "a list");
-    for (size_t i = 0; i < it->size(); ++i) {
-      SweepCellInfo cell;
-      if (auto s = ReadCell((*it)[i], absl::StrCat("cells[", i, "]"), cell); !s.ok()) return s;
-      info.cells.push_back(std::move(cell));
-    }
-  }
+  GH_RETURN_IF_ERROR(ReadList(json_in, "axes", &ReadAxis, info.axes));
+  GH_RETURN_IF_ERROR(ReadList(json_in, "cells", &ReadCell, info.cells));
   return info;
 }
 

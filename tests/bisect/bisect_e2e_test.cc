@@ -20,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "harness/core/testdata/temp_dir.h"
 #include "tests/common/shell_run.h"
 
 namespace {
@@ -33,9 +34,8 @@ using gh::testing::ShellWord;
 
 // Runs a shell command line with the synthetic range's environment; stdout+stderr captured.
 CommandRun Shell(const std::string& command) {
-  std::string line = "GH_BISECT_TESTDATA=" + ShellWord(GH_BISECT_TESTDATA_DIR) +
-                     " GH_BISECT_FAKE_LIB=" + ShellWord(GH_BISECT_FAKE_LIB_PATH) + " " + command;
-  return gh::testing::RunShell(line);
+  return gh::testing::RunShellWith(
+      {{"GH_BISECT_TESTDATA", GH_BISECT_TESTDATA_DIR}, {"GH_BISECT_FAKE_LIB", GH_BISECT_FAKE_LIB_PATH}}, command);
 }
 
 CommandRun Bisect(const std::vector<std::string>& args) {
@@ -45,12 +45,7 @@ CommandRun Bisect(const std::vector<std::string>& args) {
   return Shell(command);
 }
 
-std::string FreshDir(const std::string& name) {
-  // Normalized: TempDir() ends in '/', and the driver writes normalized paths into scripts.
-  std::string dir = (std::filesystem::path(::testing::TempDir()) / ("gh_bisect_e2e_" + name)).lexically_normal().string();
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+std::string FreshDir(const std::string& name) { return gh::testing::FreshNamedTempDir("gh_bisect_e2e_" + name); }
 
 // A command that must refuse its input: exit 2, `message` in its console.
 void ExpectRefused(const CommandRun& run, const std::string& message) {

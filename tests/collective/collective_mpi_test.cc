@@ -47,13 +47,6 @@ double BusFactor(const std::string& op, int n) {
   return double(n - 1) / n;
 }
 
-const RankOutcome* RankOf(const Record& record, int rank) {
-  for (const RankOutcome& r : record.result.ranks) {
-    if (r.rank == rank) return &r;
-  }
-  return nullptr;
-}
-
 // Every point of tests/collective/collective_host.yaml at `np` ranks: each expectation met (exit
 // 0), and each passing point exact on every rank with the right size and bandwidths.
 void ExpectHostMatrix(int np) {

@@ -189,6 +189,14 @@ inline void ExpectPassedOnEveryRank(const Record& record, int np) {
   }
 }
 
+// The outcome `record` holds for rank `rank`; nullptr where it holds none.
+inline const RankOutcome* RankOf(const Record& record, int rank) {
+  for (const RankOutcome& r : record.result.ranks) {
+    if (r.rank == rank) return &r;
+  }
+  return nullptr;
+}
+
 inline const Metric* FindMetric(const std::vector<Metric>& metrics, const std::string& name) {
   for (const Metric& metric : metrics) {
     if (metric.name == name) return &metric;

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace gh::testing {
 
@@ -46,6 +48,14 @@ inline CommandRun RunShell(const std::string& command) {
   const int status = pclose(pipe);
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return run;
+}
+
+// RunShell with the variables `env` set for `command` alone (NAME='value' before it).
+inline CommandRun RunShellWith(const std::vector<std::pair<std::string, std::string>>& env,
+                               const std::string& command) {
+  std::string line;
+  for (const auto& [name, value] : env) line += name + "=" + ShellWord(value) + " ";
+  return RunShell(line + command);
 }
 
 // Runs `command` with sh, stdin from /dev/null, stdout and stderr to the file `log` (kept for a

@@ -25,7 +25,9 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "nlohmann/json.hpp"
+#include "tests/common/shell_run.h"
 
 extern char** environ;
 
@@ -33,17 +35,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using gh::testing::ReadWholeFile;
 
 std::string FreshDir(const std::string& name) {
-  std::string dir = (std::filesystem::path(::testing::TempDir()) / ("faults_" + name)).lexically_normal().string();
-  std::filesystem::remove_all(dir);
+  const std::string dir = gh::testing::FreshNamedTempDir("faults_" + name);
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -116,10 +111,10 @@ std::vector<Proc> ProcessesMentioning(const std::string& dir) {
   while (dirent* e = readdir(proc)) {
     const int pid = std::atoi(e->d_name);
     if (pid <= 0 || pid == getpid()) continue;
-    const std::string stat = ReadAll("/proc/" + std::string(e->d_name) + "/stat");
+    const std::string stat = ReadWholeFile("/proc/" + std::string(e->d_name) + "/stat");
     const size_t close = stat.rfind(')');
     if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') continue;
-    const std::string cmdline = ReadAll("/proc/" + std::string(e->d_name) + "/cmdline");
+    const std::string cmdline = ReadWholeFile("/proc/" + std::string(e->d_name) + "/cmdline");
     if (cmdline.find(dir) == std::string::npos) continue;
     Proc p{pid, {}};
     std::stringstream parts(cmdline);
@@ -164,7 +159,7 @@ std::vector<int> RankPids(const std::string& dir) {
 
 int CountStoppedLeftovers(const std::string& log) {
   int stopped = 0;
-  std::stringstream lines(ReadAll(log));
+  std::stringstream lines(ReadWholeFile(log));
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("stopping ", 0) == 0) stopped += std::atoi(line.c_str() + 9);
   }
@@ -187,7 +182,7 @@ struct Figures {
 // Whether `pid` descends from `ancestor` (its parent chain in /proc reaches it).
 bool DescendsFrom(int pid, int ancestor) {
   for (int hops = 0; pid > 1 && hops < 64; ++hops) {
-    const std::string stat = ReadAll("/proc/" + std::to_string(pid) + "/stat");
+    const std::string stat = ReadWholeFile("/proc/" + std::to_string(pid) + "/stat");
     const size_t close = stat.rfind(')');
     if (close == std::string::npos) return false;
     std::istringstream rest(stat.substr(close + 2));
@@ -226,7 +221,7 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
       job_started = job_started || (!known && p.argv != driver_argv && DescendsFrom(p.pid, driver));
     }
     // (Not from `now`: until its exec the driver's command line is still this test's.)
-    const std::string stat = ReadAll("/proc/" + std::to_string(driver) + "/stat");
+    const std::string stat = ReadWholeFile("/proc/" + std::to_string(driver) + "/stat");
     const size_t close = stat.rfind(')');
     if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -267,7 +262,7 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
     if (sig == SIGTERM) {
       EXPECT_TRUE(code == 3 || code == 0 || code == 1) << "exit " << code;
       if (code == 3) {
-        EXPECT_THAT(ReadAll(log), HasSubstr("Rerun the same command to resume."));
+        EXPECT_THAT(ReadWholeFile(log), HasSubstr("Rerun the same command to resume."));
       }
       // A stopped driver stops its jobs before it exits.
       EXPECT_EQ(Describe(LeftoversAfter(out, 2)), "") << "left by a SIGTERMed driver";
@@ -284,7 +279,7 @@ bool OneFault(const std::vector<std::string>& sweep, const std::string& out, con
 void CheckRecords(const std::string& out, int rank_sigkills, Figures& f) {
   std::map<std::string, int> seen;
   int crashes = 0;
-  std::stringstream lines(ReadAll(out + "/records.jsonl"));
+  std::stringstream lines(ReadWholeFile(out + "/records.jsonl"));
   for (std::string line; std::getline(lines, line);) {
     if (line.empty()) continue;
     nlohmann::json r = nlohmann::json::parse(line, nullptr, false);
@@ -341,7 +336,7 @@ TEST(Faults, SweepKilledAtRandomRecordsEveryRunOnceAndLeavesNoProcess) {
     const int final_code = WaitExit(Spawn(sweep, final_log));
     f.stopped_by_reruns += CountStoppedLeftovers(final_log);
     EXPECT_TRUE(final_code == 0 || (final_code == 1 && rank_kills > 0))
-        << "final sweep exit " << final_code << "\n" << ReadAll(final_log);
+        << "final sweep exit " << final_code << "\n" << ReadWholeFile(final_log);
     const std::vector<Proc> left = LeftoversAfter(out, 3);
     f.left += static_cast<int>(left.size());
     EXPECT_EQ(left.size(), 0u) << "left running:\n" << Describe(left);
@@ -373,7 +368,7 @@ TEST(Faults, OneRunPerDirAndAStoppedBisectResumesToTheSameAnswer) {
   const std::string tmp = FreshDir("bisect");
   const std::string out = tmp + "/out";
   pid_t first = Spawn(BisectArgs(out), tmp + "/first.log");
-  ASSERT_TRUE(AppearsWithin(out + "/probes", 60)) << ReadAll(tmp + "/first.log");
+  ASSERT_TRUE(AppearsWithin(out + "/probes", 60)) << ReadWholeFile(tmp + "/first.log");
   // A second bisect, a minimize and a sweep into the same DIR are refused at once.
   for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"bisect", BisectArgs(out)},
@@ -385,19 +380,19 @@ TEST(Faults, OneRunPerDirAndAStoppedBisectResumesToTheSameAnswer) {
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     EXPECT_EQ(code, 3) << name;
     EXPECT_LT(seconds, 10) << name;
-    EXPECT_THAT(ReadAll(tmp + "/second_" + name + ".log"),
+    EXPECT_THAT(ReadWholeFile(tmp + "/second_" + name + ".log"),
                 HasSubstr(out + ": another gpuharness sweep, bisect or minimize is using it"))
         << name;
   }
   // Mid-trial, after a first batch is in the state file: SIGINT stops it, its jobs first.
-  ASSERT_TRUE(AppearsWithin(out + "/bisect_state.json", 60)) << ReadAll(tmp + "/first.log");
+  ASSERT_TRUE(AppearsWithin(out + "/bisect_state.json", 60)) << ReadWholeFile(tmp + "/first.log");
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   int code = -1;
   ASSERT_FALSE(Exited(first, &code)) << "the first bisect ended before it could be stopped";
   ASSERT_FALSE(RankPids(out).empty()) << "no trial running to stop";
   kill(first, SIGINT);
   code = WaitExit(first, 30);
-  const std::string first_log = ReadAll(tmp + "/first.log");
+  const std::string first_log = ReadWholeFile(tmp + "/first.log");
   std::printf("%s", first_log.c_str());
   EXPECT_EQ(code, 3);
   EXPECT_THAT(first_log, HasSubstr("stopped; its running trials were ended. Rerun the same command to resume."));
@@ -406,7 +401,7 @@ TEST(Faults, OneRunPerDirAndAStoppedBisectResumesToTheSameAnswer) {
   EXPECT_FALSE(std::filesystem::exists(out + "/summary.json"));
 
   code = WaitExit(Spawn(BisectArgs(out), tmp + "/rerun.log"));
-  const std::string rerun_log = ReadAll(tmp + "/rerun.log");
+  const std::string rerun_log = ReadWholeFile(tmp + "/rerun.log");
   std::printf("%s", rerun_log.c_str());
   EXPECT_EQ(code, 0);
   EXPECT_THAT(rerun_log, HasSubstr("first bad: v3, last good: v2"));
@@ -423,15 +418,15 @@ TEST(Faults, VersionListCommandIsStoppedCappedAndTimedOut) {
   const int code = WaitExit(sweep, 30);
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 3.0);
   EXPECT_EQ(code, 3);
-  EXPECT_THAT(ReadAll(tmp + "/forever.log"),
+  EXPECT_THAT(ReadWholeFile(tmp + "/forever.log"),
               HasSubstr("stopped while running `sleep 300`. Rerun the same command to resume."));
   // Flooding output and an overrun time limit are bad input at the command's key.
   EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_flood.yaml"), "--out", tmp + "/out"}, tmp + "/flood.log"), 30), 2);
-  EXPECT_THAT(ReadAll(tmp + "/flood.log"),
+  EXPECT_THAT(ReadWholeFile(tmp + "/flood.log"),
               HasSubstr(Data("list_flood.yaml") + ":7:19: versions.list.command: failed: `yes v1` printed more "
                         "than 10000 versions (the limit)"));
   EXPECT_EQ(WaitExit(Spawn({"sweep", Data("list_slow.yaml"), "--out", tmp + "/out"}, tmp + "/slow.log"), 30), 2);
-  EXPECT_THAT(ReadAll(tmp + "/slow.log"),
+  EXPECT_THAT(ReadWholeFile(tmp + "/slow.log"),
               HasSubstr("versions.list.command: failed: `sleep 30` did not finish within 500ms "
                         "(versions.list.timeout)"));
   EXPECT_FALSE(std::filesystem::exists(tmp + "/out"));
@@ -468,12 +463,12 @@ TEST(Faults, BisectAndMinimizeStopAtOnceDuringAVersionSetUp) {
     SCOPED_TRACE(c.name);
     const std::string out = tmp + "/" + c.name;
     pid_t driver = Spawn(c.args, tmp + "/" + c.name + ".log");
-    ASSERT_TRUE(ProcessAppears(out + "/versions/v", 60)) << ReadAll(tmp + "/" + c.name + ".log");
+    ASSERT_TRUE(ProcessAppears(out + "/versions/v", 60)) << ReadWholeFile(tmp + "/" + c.name + ".log");
     const auto start = Clock::now();
     kill(driver, c.signal);
     const int code = WaitExit(driver, 60);
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const std::string log = ReadAll(tmp + "/" + c.name + ".log");
+    const std::string log = ReadWholeFile(tmp + "/" + c.name + ".log");
     EXPECT_EQ(code, 3) << log;
     EXPECT_LT(seconds, 5.0) << "the set-up (300 s) held the driver";
     EXPECT_THAT(log, HasSubstr("stopped; its running trials were ended. Rerun the same command to resume."));
@@ -494,19 +489,19 @@ TEST(Faults, ASigkilledDriverLeavesNoSetUpAndNoListCommand) {
     SCOPED_TRACE(name);
     const std::string out = tmp + "/" + name;
     pid_t driver = Spawn(args, tmp + "/" + name + ".log");
-    ASSERT_TRUE(ProcessAppears(out + "/versions/v", 60)) << ReadAll(tmp + "/" + name + ".log");
+    ASSERT_TRUE(ProcessAppears(out + "/versions/v", 60)) << ReadWholeFile(tmp + "/" + name + ".log");
     kill(driver, SIGKILL);
     WaitExit(driver, 10);
     EXPECT_EQ(Describe(LeftoversAfter(out, 3)), "") << "the set-up outlived its SIGKILLed driver";
   }
   // The list command's child names a marker of its own (a list command runs before any DIR).
   const std::string marker = tmp + "/list-marker";
-  std::string matrix = ReadAll(Data("list_child.yaml"));
+  std::string matrix = ReadWholeFile(Data("list_child.yaml"));
   matrix.replace(matrix.rfind("LIST_MARKER"), 11, marker);  // the command's, not the comment's
   matrix.replace(matrix.find("file: slow_check.yaml"), 21, "file: " + Data("slow_check.yaml"));
   std::ofstream(tmp + "/list_child.yaml") << matrix;
   pid_t driver = Spawn({"sweep", tmp + "/list_child.yaml", "--out", tmp + "/list"}, tmp + "/list.log");
-  ASSERT_TRUE(ProcessAppears(marker, 30)) << ReadAll(tmp + "/list.log");
+  ASSERT_TRUE(ProcessAppears(marker, 30)) << ReadWholeFile(tmp + "/list.log");
   kill(driver, SIGKILL);
   WaitExit(driver, 10);
   EXPECT_EQ(Describe(LeftoversAfter(marker, 3)), "") << "the list command's child outlived its SIGKILLed driver";
@@ -517,7 +512,7 @@ TEST(Faults, ASigkilledDriverLeavesNoSetUpAndNoListCommand) {
 std::map<int, int> RanksByNumber(const std::string& out) {
   std::map<int, int> ranks;
   for (int pid : RankPids(out)) {
-    const std::string env = ReadAll("/proc/" + std::to_string(pid) + "/environ");
+    const std::string env = ReadWholeFile("/proc/" + std::to_string(pid) + "/environ");
     const size_t at = env.find("OMPI_COMM_WORLD_RANK=");
     if (at != std::string::npos) ranks[std::atoi(env.c_str() + at + 21)] = pid;
   }
@@ -543,7 +538,7 @@ int RankZeroInAPoint(const std::string& out, double limit_s) {
 
 std::vector<nlohmann::json> RecordsOf(const std::string& path) {
   std::vector<nlohmann::json> records;
-  std::stringstream lines(ReadAll(path));
+  std::stringstream lines(ReadWholeFile(path));
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty()) records.push_back(nlohmann::json::parse(line, nullptr, false));
   }
@@ -561,10 +556,10 @@ TEST(Faults, AFrozenRankZeroIsATimeoutNamingItNotACrash) {
                             run_out, "--backend", "host"},
                            tmp + "/run.log");
   const int rank0 = RankZeroInAPoint(run_out, 30);
-  ASSERT_NE(rank0, 0) << ReadAll(tmp + "/run.log");
+  ASSERT_NE(rank0, 0) << ReadWholeFile(tmp + "/run.log");
   kill(rank0, SIGSTOP);
   WaitExit(job, 120);
-  const std::string log = ReadAll(tmp + "/run.log");
+  const std::string log = ReadWholeFile(tmp + "/run.log");
   std::vector<nlohmann::json> records = RecordsOf(run_out + "/records.jsonl");
   ASSERT_EQ(records.size(), 3u) << log;
   EXPECT_EQ(records[0]["outcome"], "timeout") << records[0].dump();
@@ -580,12 +575,12 @@ TEST(Faults, AFrozenRankZeroIsATimeoutNamingItNotACrash) {
   const std::string sweep_out = tmp + "/sweep";
   pid_t sweep = Spawn({"sweep", Data("frozen_sweep.yaml"), "--out", sweep_out}, tmp + "/sweep.log");
   const int sweep_rank0 = RankZeroInAPoint(sweep_out, 30);
-  ASSERT_NE(sweep_rank0, 0) << ReadAll(tmp + "/sweep.log");
+  ASSERT_NE(sweep_rank0, 0) << ReadWholeFile(tmp + "/sweep.log");
   kill(sweep_rank0, SIGSTOP);
   const int code = WaitExit(sweep, 150);
   records = RecordsOf(sweep_out + "/records.jsonl");
-  ASSERT_EQ(records.size(), 3u) << ReadAll(tmp + "/sweep.log");
-  EXPECT_EQ(code, 1) << ReadAll(tmp + "/sweep.log");  // a timeout against `expect: pass`
+  ASSERT_EQ(records.size(), 3u) << ReadWholeFile(tmp + "/sweep.log");
+  EXPECT_EQ(code, 1) << ReadWholeFile(tmp + "/sweep.log");  // a timeout against `expect: pass`
   EXPECT_EQ(records[0]["outcome"], "timeout") << records[0].dump();
   EXPECT_THAT(records[0]["signature"].get<std::string>(), HasSubstr("unresponsive [ranks 0]"));
   EXPECT_EQ(records[1]["outcome"], "pass") << records[1].dump();

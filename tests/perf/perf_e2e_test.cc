@@ -19,6 +19,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "harness/core/testdata/temp_dir.h"
 #include "tests/common/shell_run.h"
 
 namespace {
@@ -31,18 +32,13 @@ using gh::testing::ReadWholeFile;
 using gh::testing::ShellWord;
 
 CommandRun Shell(const std::string& command) {
-  std::string line = "GH_PERF_TESTDATA=" + ShellWord(GH_PERF_TESTDATA_DIR) +
-                     " GH_PERF_FAKE_LIB=" + ShellWord(GH_PERF_FAKE_LIB_PATH) + " " + command;
-  return gh::testing::RunShell(line);
+  return gh::testing::RunShellWith(
+      {{"GH_PERF_TESTDATA", GH_PERF_TESTDATA_DIR}, {"GH_PERF_FAKE_LIB", GH_PERF_FAKE_LIB_PATH}}, command);
 }
 
 std::string Matrix() { return std::string(GH_PERF_TESTDATA_DIR) + "/versions.yaml"; }
 
-std::string FreshDir(const std::string& name) {
-  std::string dir = (std::filesystem::path(::testing::TempDir()) / ("gh_perf_e2e_" + name)).lexically_normal().string();
-  std::filesystem::remove_all(dir);
-  return dir;
-}
+std::string FreshDir(const std::string& name) { return gh::testing::FreshNamedTempDir("gh_perf_e2e_" + name); }
 
 // A sweep of one version into DIR, compared with `baseline` when given, each cell run in
 // `processes` processes. The threshold sits between the planted 1 % and 10 %.

@@ -26,7 +26,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-from check_args import SKIP, parse_args
+from check_args import SKIP, Checks, parse_args
+from headless_chromium import dump_dom, find_chromium, headless_command, screenshot
 
 CELL = "alloc=default,fw=2.5.0"
 POINT = "framework/variant=allgather/np=2"
@@ -49,21 +50,15 @@ window.addEventListener('load', () => {
 
 def main():
     args = parse_args()
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_chromium()
     if browser is None:
-        print("SKIP: chromium is not installed (apt-get install -y chromium)")
         return SKIP
     work = args.work
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(os.path.join(args.source, "tests/report/broken_night"), work)
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", NCCL_NVLS_ENABLE="0")
-    failures = []
-
-    def check(condition, what):
-        print(("ok:   " if condition else "FAIL: ") + what)
-        if not condition:
-            failures.append(what)
+    check = Checks()
 
     def gpuharness(*argv):
         run = subprocess.run([args.gpuharness, *argv], cwd=work, env=env, stdout=subprocess.PIPE,
@@ -116,18 +111,15 @@ def main():
     check(out.count("FAILED ") == 4 and f"| {RAISED}" in out, "report DIR prints the same FAILED lines")
 
     # report.html in headless Chromium: the first screen.
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             "--hide-scrollbars", f"--user-data-dir={work}/profile", "--window-size=1280,800"]
+    chromium = headless_command(browser, work, "--hide-scrollbars", "--window-size=1280,800")
     page = "file://" + os.path.join(dir_, "report.html")
-    screenshot = os.path.join(work, "first-screen.png")
-    subprocess.run(flags + [f"--screenshot={screenshot}", page], stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=120)
-    check(os.path.exists(screenshot) and os.path.getsize(screenshot) > 10000, f"screenshot {screenshot}")
+    picture = os.path.join(work, "first-screen.png")
+    screenshot(chromium, page, picture)
+    check(os.path.exists(picture) and os.path.getsize(picture) > 10000, f"screenshot {picture}")
     probe = os.path.join(dir_, "probe.html")
     with open(probe, "w") as f:
         f.write(files["report.html"].replace("</body>", PROBE % (RAISED, LOG) + "</body>"))
-    dom = subprocess.run(flags + ["--virtual-time-budget=5000", "--dump-dom", "file://" + probe],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=120).stdout
+    dom = dump_dom(chromium, "file://" + probe, "--virtual-time-budget=5000")
     os.remove(probe)
     found = re.search(r'data-probe="([^"]*)"', dom)
     check(found is not None, "the probe ran in Chromium")
@@ -174,7 +166,7 @@ def main():
     check("since 2026-12-02" in line or ("2026-12-02" in line and "2026-12-01" in line),
           f"history status: the regression broken since the broken night: '{line}'")
     check("RuntimeError" in status, "history status: with its signature")
-    return 1 if failures else 0
+    return check.exit_status()
 
 
 if __name__ == "__main__":

@@ -12,14 +12,14 @@ import shutil
 import subprocess
 import sys
 
-from check_args import SKIP, parse_args
+from check_args import SKIP, Checks, parse_args
+from headless_chromium import dump_dom, find_chromium, headless_command, screenshot
 
 
 def main():
     args = parse_args()
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_chromium()
     if browser is None:
-        print("SKIP: chromium is not installed (apt-get install -y chromium)")
         return SKIP
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -27,20 +27,11 @@ def main():
     subprocess.run([args.gpuharness, "report", os.path.join(data, "sweep"), "--baseline",
                     os.path.join(data, "baseline"), "--out", args.work], check=False)
     page = "file://" + os.path.join(args.work, "report.html")
-    flags = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-             f"--user-data-dir={args.work}/profile"]
-    dom = subprocess.run(flags + ["--dump-dom", page], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True, timeout=120).stdout
-    screenshot = os.path.join(args.work, "report.png")
-    subprocess.run(flags + [f"--screenshot={screenshot}", "--window-size=1400,2400", page],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
-    failures = []
-
-    def check(condition, what):
-        print(("ok:   " if condition else "FAIL: ") + what)
-        if not condition:
-            failures.append(what)
-
+    chromium = headless_command(browser, args.work)
+    dom = dump_dom(chromium, page)
+    picture = os.path.join(args.work, "report.png")
+    screenshot(chromium, page, picture, "--window-size=1400,2400")
+    check = Checks()
     check("</html>" in dom, "chromium built the page's DOM")
     charts = re.findall(r"<svg class=\"plot\"", dom)
     check(len(charts) >= 1, f"charts drawn: {len(charts)}")
@@ -52,9 +43,9 @@ def main():
     check(len(re.findall(r"class=\"axis-name y-axis\"[^>]*>[^<]*\([^)]+\)<", dom)) == len(charts),
           "every y axis named with its unit")
     check(not re.search(r"(src|href)=\"(https?:)?//", dom), "no external resource")
-    check(os.path.exists(screenshot) and os.path.getsize(screenshot) > 10000,
-          f"screenshot {screenshot} written")
-    return 1 if failures else 0
+    check(os.path.exists(picture) and os.path.getsize(picture) > 10000,
+          f"screenshot {picture} written")
+    return check.exit_status()
 
 
 if __name__ == "__main__":

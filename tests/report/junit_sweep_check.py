@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 
-from check_args import SKIP, parse_args
+from check_args import SKIP, Checks, parse_args
 
 
 def main():
@@ -59,12 +59,7 @@ axes:
     run = subprocess.run([args.gpuharness, "sweep", matrix, "--out", out],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(run.stdout)
-    failures = []
-
-    def check(condition, what):
-        if not condition:
-            failures.append(what)
-            print("FAIL:", what)
+    check = Checks()
 
     check(run.returncode == 3, f"gpuharness sweep exits 3 (the broken cells are infra), got {run.returncode}")
     junit = os.path.join(out, "junit.xml")
@@ -123,7 +118,7 @@ axes:
               and m.count("not run") == 1 for m in messages), "each error quotes MPI's own line, once")
     print(f"junit.xml: {len(cases)} testcases, {len(set(ids))} distinct ids, {len(errored)} errors, "
           f"{len(skipped)} skipped; xmllint --schema junit-10.xsd: {'valid' if lint.returncode == 0 else 'INVALID'}")
-    return 1 if failures else 0
+    return check.exit_status()
 
 
 if __name__ == "__main__":

@@ -14,13 +14,6 @@ namespace {
 constexpr size_t kHostMatrixPoints = 2 * 2 * 3 * 2;  // allocator x registration x collective x slice
 constexpr size_t kArenaPoints = 2 * 3 * 2;            // alignment x offset x registration
 
-const RankOutcome* RankOf(const Record& record, int rank) {
-  for (const RankOutcome& r : record.result.ranks) {
-    if (r.rank == rank) return &r;
-  }
-  return nullptr;
-}
-
 void ExpectHostMatrixPasses(int np) {
   HarnessRun run = RunHarness(np, "scenarios/selftest/sliced_collective_host.yaml", "host");
   std::vector<Record> records = RecordsOfCleanRun(run, kHostMatrixPoints + kArenaPoints);

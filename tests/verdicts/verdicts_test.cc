@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "tests/common/shell_run.h"
 
 namespace gh {
@@ -53,10 +54,7 @@ CommandRun SweepIn(const std::string& dir, const std::string& env_prefix = "") {
 }
 
 std::string FreshDir(const std::string& name) {
-  const std::string dir =
-      (fs::path(::testing::TempDir()) / ("gh_verdicts_" + name)).lexically_normal().string();
-  std::error_code ec;
-  fs::remove_all(dir, ec);
+  const std::string dir = gh::testing::FreshNamedTempDir("gh_verdicts_" + name);
   fs::create_directories(dir);
   return dir;
 }

@@ -1,7 +1,8 @@
 // Test-only: a fresh directory for one test, made under ::testing::TempDir() (the build tree's
 // test_tmp under ctest, so concurrent checkouts never share it) and removed, with everything in
 // it, when the test ends. A fixture derives from TempDirTest (temp_dir()) or holds a
-// ScopedTempDir as a member; MakeKeptTempDir makes one that stays.
+// ScopedTempDir as a member; MakeKeptTempDir makes one that stays; FreshNamedTempDir names one
+// that stays.
 #ifndef GPUHARNESS_CORE_TESTDATA_TEMP_DIR_H_
 #define GPUHARNESS_CORE_TESTDATA_TEMP_DIR_H_
 
@@ -52,6 +53,15 @@ inline std::string MakeKeptTempDir(const std::string& prefix) {
     return ::testing::TempDir();
   }
   return pattern;
+}
+
+// ::testing::TempDir()/NAME, normalized (TempDir() ends in '/', and the driver writes normalized
+// paths into the scripts it generates), with whatever an earlier run left there removed; not
+// created here (a command under test may create it). It stays after the test, for a look.
+inline std::string FreshNamedTempDir(const std::string& name) {
+  const std::string dir = (std::filesystem::path(::testing::TempDir()) / name).lexically_normal().string();
+  std::filesystem::remove_all(dir);
+  return dir;
 }
 
 // A fixture whose every test gets a fresh temp_dir().

@@ -1,9 +1,8 @@
-// The history tests' fixture: a temporary directory, a database in it, and results directories
-// shaped like the nightly's (flag axis transport, version axis nightly) written record by record.
+// The history tests' fixture: a temporary directory (TempDirTest), a database in it, and results
+// directories shaped like the nightly's (flag axis transport, version axis nightly) written record
+// by record.
 #ifndef GPUHARNESS_HISTORY_TESTDATA_HISTORY_FIXTURE_H_
 #define GPUHARNESS_HISTORY_TESTDATA_HISTORY_FIXTURE_H_
-
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -14,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "harness/core/file_util.h"
 #include "harness/core/records_file.h"
+#include "harness/core/testdata/temp_dir.h"
 #include "harness/history/history_command.h"
 #include "harness/history/history_db.h"
 #include "harness/history/history_ingest.h"
@@ -44,17 +44,8 @@ inline Record NightRecord(const std::string& point, const std::string& version, 
   return r;
 }
 
-class HistoryTest : public ::testing::Test {
+class HistoryTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    root_ = std::filesystem::temp_directory_path() /
-            absl::StrCat("gh-history-", getpid(), "-", ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(root_);
-    std::filesystem::create_directories(root_);
-    db_path_ = (root_ / "history.sqlite").string();
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
-
   // `records` as DIR/records.jsonl and a sweep.json whose version axis nightly holds `versions`.
   std::string WriteRecords(const std::string& name, const std::vector<Record>& records,
                            const std::vector<std::string>& versions) {
@@ -118,8 +109,8 @@ class HistoryTest : public ::testing::Test {
     return run;
   }
 
-  std::filesystem::path root_;
-  std::string db_path_;
+  const std::filesystem::path root_ = temp_dir();
+  const std::string db_path_ = (root_ / "history.sqlite").string();
 };
 
 }  // namespace gh::testing
