@@ -1,4 +1,3 @@
-#include "harness/core/point_filter.h"
 #include "harness/driver/cell_records.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/signal_name.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"

@@ -1,9 +1,9 @@
-#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_narrowing.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/stable_hash.h"
 #include "harness/core/point.h"
 

@@ -1,4 +1,3 @@
-#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_outputs.h"
 
 #include <sys/stat.h>
@@ -10,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "harness/core/file_util.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/records_file.h"
 #include "harness/core/comparison.h"
 #include "harness/core/point.h"

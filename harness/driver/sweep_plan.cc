@@ -1,4 +1,3 @@
-#include "harness/core/point_filter.h"
 #include "harness/driver/sweep_plan.h"
 
 #include <filesystem>
@@ -9,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/stable_hash.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"

@@ -73,12 +73,65 @@ AttentionOf ClassifyAttention(const PointComparison& entry, bool has_baseline) {
   return {};
 }
 
+namespace {
+
+// Cut to `max` characters, "..." marking the cut.
+std::string Clip(const std::string& text, size_t max) {
+  return text.size() <= max ? text : text.substr(0, max - 3) + "...";
+}
+
+// The cells a sweep did not finish (running when stopped, set-up failed, pending).
+ReportSection NotRunSection(const SweepInfo& sweep, size_t max_text_chars) {
+  ReportSection not_run{"Cells not run", {"cell", "status", "detail"}, {}, {}};
+  for (const SweepCellInfo& cell : sweep.cells) {
+    if (cell.status.empty() || cell.status == "done") continue;
+    not_run.rows.push_back({CellDisplayLabel(cell.axes, &sweep), cell.status, Clip(cell.detail, max_text_chars)});
+    not_run.entries.push_back(nullptr);
+  }
+  return not_run;
+}
+
+// Known failures still unmet (they fail the run, as in the baseline) before those expected.
+void PutUnmetFirst(ReportSection& known) {
+  std::vector<size_t> order(known.rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return !known.entries[i]->expectation_met(); });
+  ReportSection sorted = known;
+  for (size_t i = 0; i < order.size(); ++i) {
+    sorted.rows[i] = known.rows[order[i]];
+    sorted.entries[i] = known.entries[order[i]];
+  }
+  known = std::move(sorted);
+}
+
+// Timeouts explained: each rank's place, where the ranks parted, NCCL's own view (its first
+// line: the full report is in the record), and the Inspector's column when some hang has one.
+ReportSection HangsSection(const Comparison& comparison, const SweepInfo* sweep, size_t max_text_chars) {
+  bool any_inspector_hang = false;
+  for (const PointComparison& e : comparison.points) {
+    any_inspector_hang = any_inspector_hang ||
+                         (e.now && e.now->first_hang_trial >= 0 && !e.now->first_hang.nccl_inspector.empty());
+  }
+  std::vector<std::string> hang_headers = {"trial", "ranks", "divergence", "NCCL RAS"};
+  if (any_inspector_hang) hang_headers.push_back("NCCL Inspector");
+  return EntrySection(
+      "Hangs", comparison, sweep, [](const PointComparison& e) { return e.now && e.now->first_hang_trial >= 0; },
+      hang_headers, [&](const PointComparison& e) {
+        const HangReport& hang = e.now->first_hang;
+        const std::string ras = hang.nccl_ras.substr(0, hang.nccl_ras.find('\n'));
+        std::vector<std::string> row{absl::StrCat(e.now->first_hang_trial + 1, "/", e.now->trials),
+                                     Clip(absl::StrJoin(hang.summary, "; "), max_text_chars),
+                                     Clip(hang.divergence, max_text_chars), Clip(ras, max_text_chars)};
+        if (any_inspector_hang) row.push_back(Clip(hang.nccl_inspector, max_text_chars));
+        return row;
+      });
+}
+
+}  // namespace
+
 std::vector<ReportSection> AttentionSections(const Comparison& comparison, const SweepInfo* sweep,
                                              size_t max_text_chars) {
-  auto clip = [max_text_chars](const std::string& text) {
-    if (text.size() <= max_text_chars) return text;
-    return text.substr(0, max_text_chars - 3) + "...";
-  };
+  auto clip = [max_text_chars](const std::string& text) { return Clip(text, max_text_chars); };
   auto in_group = [&](Attention group) {
     return [&comparison, group](const PointComparison& e) {
       return ClassifyAttention(e, comparison.has_baseline).group == group;
@@ -102,35 +155,14 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
   }
   sections.back().with_evidence = sections.back().evidence_open = true;
   sections.push_back(PerfSection(comparison, sweep));
-  if (sweep != nullptr) {
-    ReportSection not_run{"Cells not run", {"cell", "status", "detail"}, {}, {}};
-    for (const SweepCellInfo& cell : sweep->cells) {
-      if (cell.status.empty() || cell.status == "done") continue;
-      not_run.rows.push_back({CellDisplayLabel(cell.axes, sweep), cell.status, clip(cell.detail)});
-      not_run.entries.push_back(nullptr);
-    }
-    sections.push_back(std::move(not_run));
-  }
+  if (sweep != nullptr) sections.push_back(NotRunSection(*sweep, max_text_chars));
   sections.push_back(EntrySection("Known failures", comparison, sweep, in_group(Attention::kKnown),
                                   {"why", "now", "signature"}, [&](const PointComparison& e) {
                                     return std::vector<std::string>{ClassifyAttention(e, comparison.has_baseline).why,
                                                                     TrialsText(*e.now), clip(EntrySignature(e))};
                                   }));
   sections.back().with_evidence = true;
-  // Those still unmet (they fail the run, as in the baseline) before those expected.
-  {
-    ReportSection& known = sections.back();
-    std::vector<size_t> order(known.rows.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_partition(order.begin(), order.end(),
-                          [&](size_t i) { return !known.entries[i]->expectation_met(); });
-    ReportSection sorted = known;
-    for (size_t i = 0; i < order.size(); ++i) {
-      sorted.rows[i] = known.rows[order[i]];
-      sorted.entries[i] = known.entries[order[i]];
-    }
-    known = std::move(sorted);
-  }
+  PutUnmetFirst(sections.back());
   auto change_is = [](BaselineChange change) {
     return [change](const PointComparison& e) { return e.change == change; };
   };
@@ -159,28 +191,7 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
                                   [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline)};
                                   }));
-  // The inspector's column only when some hang has its line (the scenario asked for it).
-  bool any_inspector_hang = false;
-  for (const PointComparison& e : comparison.points) {
-    any_inspector_hang = any_inspector_hang ||
-                         (e.now && e.now->first_hang_trial >= 0 && !e.now->first_hang.nccl_inspector.empty());
-  }
-  std::vector<std::string> hang_headers = {"trial", "ranks", "divergence", "NCCL RAS"};
-  if (any_inspector_hang) hang_headers.push_back("NCCL Inspector");
-  // Timeouts explained: each rank's place, where the ranks parted, NCCL's own view (its first
-  // line: the full report is in the record).
-  sections.push_back(EntrySection(
-      "Hangs", comparison, sweep,
-      [](const PointComparison& e) { return e.now && e.now->first_hang_trial >= 0; },
-      hang_headers, [&](const PointComparison& e) {
-        const HangReport& hang = e.now->first_hang;
-        const std::string ras = hang.nccl_ras.substr(0, hang.nccl_ras.find('\n'));
-        std::vector<std::string> row{absl::StrCat(e.now->first_hang_trial + 1, "/", e.now->trials),
-                                     clip(absl::StrJoin(hang.summary, "; ")), clip(hang.divergence),
-                                     clip(ras)};
-        if (any_inspector_hang) row.push_back(clip(hang.nccl_inspector));
-        return row;
-      }));
+  sections.push_back(HangsSection(comparison, sweep, max_text_chars));
   // Per-collective timings of the points that ran under NCCL's Inspector, kept to a few words.
   sections.push_back(EntrySection(
       "NCCL Inspector", comparison, sweep,

@@ -1,4 +1,3 @@
-#include "harness/core/point_filter.h"
 #include "harness/report/report_writer.h"
 
 #include <algorithm>
@@ -9,6 +8,8 @@
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
 #include "harness/core/point.h"
+#include "harness/core/point_filter.h"
+#include "harness/core/status_macros.h"
 #include "harness/core/writable_dir.h"
 #include "harness/report/comparison_record.h"
 #include "harness/report/junit.h"
@@ -63,6 +64,32 @@ absl::StatusOr<ChosenComparison> ChooseComparison(const ReportOptions& options) 
 
 }  // namespace
 
+namespace {
+
+// --baseline-ignore: every axis named is an axis of one side, and the cells then still meet
+// one another (CheckBaselineMatch); without a baseline the flag is bad input.
+absl::Status CheckIgnoredAxes(const BaselineMatch& match, const ResultsDir& results, const ResultsDir* baseline,
+                              const std::string& dir, const ChosenComparison& chosen) {
+  if (match.ignore_axes.empty()) return absl::OkStatus();
+  if (baseline == nullptr) {
+    return chosen.recorded ? absl::OkStatus() : absl::InvalidArgumentError("--baseline-ignore needs --baseline");
+  }
+  for (const std::string& axis : match.ignore_axes) {
+    auto has_axis = [&](const std::vector<Record>& records) {
+      return std::any_of(records.begin(), records.end(), [&](const Record& r) { return r.cell.count(axis) != 0; });
+    };
+    if (!has_axis(results.records) && !has_axis(baseline->records)) {
+      return absl::InvalidArgumentError(absl::StrCat("--baseline-ignore: no cell of ", dir, " or ",
+                                                     chosen.baseline_dir, " has an axis '", axis, "'"));
+    }
+  }
+  absl::Status checked = CheckBaselineMatch(results.records, match, dir);
+  checked.Update(CheckBaselineMatch(baseline->records, match, chosen.baseline_dir));
+  return checked;
+}
+
+}  // namespace
+
 absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   absl::StatusOr<ResultsDir> results = LoadResultsDir(options.dir);
   if (!results.ok()) return results.status();
@@ -88,24 +115,7 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   }
 
   const BaselineMatch match{chosen->record.ignore_axes, chosen->record.perf};
-  if (!match.ignore_axes.empty() && baseline) {
-    for (const std::string& axis : match.ignore_axes) {
-      auto has_axis = [&](const std::vector<Record>& records) {
-        return std::any_of(records.begin(), records.end(),
-                           [&](const Record& r) { return r.cell.count(axis) != 0; });
-      };
-      if (!has_axis(results->records) && !has_axis(baseline->records)) {
-        return absl::InvalidArgumentError(absl::StrCat("--baseline-ignore: no cell of ",
-                                                       options.dir, " or ", chosen->baseline_dir,
-                                                       " has an axis '", axis, "'"));
-      }
-    }
-    absl::Status checked = CheckBaselineMatch(results->records, match, options.dir);
-    checked.Update(CheckBaselineMatch(baseline->records, match, chosen->baseline_dir));
-    if (!checked.ok()) return checked;
-  } else if (!match.ignore_axes.empty() && !chosen->recorded) {
-    return absl::InvalidArgumentError("--baseline-ignore needs --baseline");
-  }
+  GH_RETURN_IF_ERROR(CheckIgnoredAxes(match, *results, baseline ? &*baseline : nullptr, options.dir, *chosen));
 
   ReportResult result;
   result.torn_lines = results->torn_lines;

@@ -1,4 +1,3 @@
-#include "harness/core/point_filter.h"
 #include "harness/runtime/run_plan.h"
 
 #include <algorithm>
@@ -6,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "harness/core/file_util.h"
+#include "harness/core/point_filter.h"
 #include "harness/core/run_list.h"
 
 namespace gh {
