@@ -35,6 +35,34 @@ constexpr char kSweepEpilog[] =
 
 constexpr ValueKind kSbatchArgsValue{"ARGS", "sbatch arguments"};
 
+// The console's end of a sweep: a FAILED line per unmet point (each failing rank's log linked
+// under it), the headline, the cell counts and why it stopped early; returns the exit status.
+int PrintSweepEnd(const driver::SweepOptions& options, const driver::SweepResult& result, bool verbose,
+                  const ConsoleStyle& style) {
+  // Counted from every record in DIR (a resumed cell's too), as the headline is.
+  const RunLogs logs(options.out_dir, &result.sweep);
+  std::fputs(RenderFailureLines(ComparisonFailureLines(result.comparison, &result.sweep, verbose, &logs), style).c_str(),
+             stdout);
+  std::printf("%s\n", result.headline.c_str());
+  const std::string rerun =
+      options.rerun_failed ? absl::StrCat(" (", result.cells_rerun, " for their failed points)") : "";
+  std::printf("cells: %d run%s, %d resumed, %d set-up failed, %d with failures; results in %s\n", result.cells_run,
+              rerun.c_str(), result.cells_resumed, result.cells_setup_failed, result.cells_failed,
+              options.out_dir.c_str());
+  if (result.stopped_at_max_fail) {
+    std::printf("stopped after %d unmet point%s (--maxfail %d): %d cell%s not run; rerun the same command "
+                "without it to run them\n",
+                result.unmet_at_stop, result.unmet_at_stop == 1 ? "" : "s", options.max_fail, result.cells_not_run,
+                result.cells_not_run == 1 ? "" : "s");
+  }
+  if (result.interrupted) {
+    std::fprintf(stderr, "gpuharness sweep: interrupted; the outputs hold the finished cells. %s\n",
+                 driver::kResumeHint);
+    return kExitInfrastructure;
+  }
+  return result.exit_status;
+}
+
 }  // namespace
 
 int SweepCommand(int argc, char** argv) {
@@ -125,30 +153,7 @@ int SweepCommand(int argc, char** argv) {
     return absl::IsInvalidArgument(result.status()) ? kExitBadInput : kExitInfrastructure;
   }
   if (options.dry_run || options.collect_only) return kExitOk;
-  // Counted from every record in DIR (a resumed cell's too), as the headline is.
-  const RunLogs logs(options.out_dir, &result->sweep);  // each failing rank's log, linked under its line
-  std::fputs(RenderFailureLines(ComparisonFailureLines(result->comparison, &result->sweep, verbose, &logs), env.style)
-                 .c_str(),
-             stdout);
-  std::printf("%s\n", result->headline.c_str());
-  const std::string rerun =
-      options.rerun_failed ? absl::StrCat(" (", result->cells_rerun, " for their failed points)") : "";
-  std::printf("cells: %d run%s, %d resumed, %d set-up failed, %d with failures; results in %s\n",
-              result->cells_run, rerun.c_str(), result->cells_resumed, result->cells_setup_failed,
-              result->cells_failed, options.out_dir.c_str());
-  if (result->stopped_at_max_fail) {
-    std::printf("stopped after %d unmet point%s (--maxfail %d): %d cell%s not run; rerun the same command "
-                "without it to run them\n",
-                result->unmet_at_stop, result->unmet_at_stop == 1 ? "" : "s", options.max_fail,
-                result->cells_not_run, result->cells_not_run == 1 ? "" : "s");
-  }
-  if (result->interrupted) {
-    std::fprintf(stderr,
-                 "gpuharness sweep: interrupted; the outputs hold the finished cells. %s\n",
-                 driver::kResumeHint);
-    return kExitInfrastructure;
-  }
-  return result->exit_status;
+  return PrintSweepEnd(options, *result, verbose, env.style);
 }
 
 }  // namespace gh
