@@ -69,24 +69,17 @@ class Reader {
         absl::StrCat("expected ", std::string(wanted), " at column ", t.column, ", found '", std::string(t.text), "'"));
   }
 
-  absl::Status Or(bool* value) {
-    absl::Status s = And(value);
-    while (s.ok() && Peek().kind == Token::kOr) {
-      Next();
-      bool right = false;
-      s = And(&right);
-      *value = *value || right;
-    }
-    return s;
-  }
+  absl::Status Or(bool* value) { return Chain(Token::kOr, &Reader::And, value); }
+  absl::Status And(bool* value) { return Chain(Token::kAnd, &Reader::Unary, value); }
 
-  absl::Status And(bool* value) {
-    absl::Status s = Unary(value);
-    while (s.ok() && Peek().kind == Token::kAnd) {
+  // operand (op operand)*, folded with || for 'or' and && for 'and'.
+  absl::Status Chain(Token::Kind op, absl::Status (Reader::*operand)(bool*), bool* value) {
+    absl::Status s = (this->*operand)(value);
+    while (s.ok() && Peek().kind == op) {
       Next();
       bool right = false;
-      s = Unary(&right);
-      *value = *value && right;
+      s = (this->*operand)(&right);
+      *value = op == Token::kOr ? (*value || right) : (*value && right);
     }
     return s;
   }
