@@ -6,6 +6,7 @@
 #include "harness/core/path_under.h"
 #include "harness/core/shell_quote.h"
 #include "harness/driver/cell_job.h"
+#include "harness/driver/sweep_narrowing.h"
 
 namespace gh::driver {
 
@@ -58,10 +59,8 @@ absl::Status PrintDryRun(const SweepPlan& plan, const DryRunInputs& in, std::FIL
 void PrintCollectedPoints(const SweepPlan& plan, std::FILE* out) {
   size_t points = 0, runs = 0;
   for (const PlannedCell& pc : plan.cells) {
-    for (const CellJob& cell_job : pc.jobs) {
-      points += cell_job.points.size();
-      for (const ExpectedPoint& p : cell_job.points) runs += p.Trials().size();
-    }
+    for (const CellJob& cell_job : pc.jobs) points += cell_job.points.size();
+    runs += CellRuns(pc);
   }
   std::fprintf(out, "sweep %s: %zu cells, %zu points, %zu runs\n", plan.matrix.name.c_str(), plan.cells.size(), points,
                runs);
