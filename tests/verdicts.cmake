@@ -17,3 +17,10 @@ add_test(NAME gpuharness.verdicts.NotApplicableSkipMeetsAnExpectedPass
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/not_applicable_skip_test.sh $<TARGET_FILE:gpuharness>
           ${CMAKE_BINARY_DIR}/test_tmp/verdicts_not_applicable_skip)
 set_tests_properties(gpuharness.verdicts.NotApplicableSkipMeetsAnExpectedPass PROPERTIES LABELS "mpi" TIMEOUT 120)
+
+# `known:` expectations (known failures apart from regressions, fixes upstream) and `valid_for:`
+# (a point outside it is a skip saying why) through sweep, run and the reports.
+add_test(NAME gpuharness.verdicts.KnownFailuresAndRangesOfValidity
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/verdicts/known_failure_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/verdicts_known_failure)
+set_tests_properties(gpuharness.verdicts.KnownFailuresAndRangesOfValidity PROPERTIES LABELS "mpi" TIMEOUT 120)

@@ -85,6 +85,14 @@ void JudgeMetricBounds(std::vector<PointTrials>& points, const std::map<PointKey
   }
 }
 
+// Whether every trial that did not pass (nor skip) failed as the expectation's known issue says.
+bool TrialsAreKnownFailures(const Expectation& expected, const std::vector<PointOutcome>& trials) {
+  return std::all_of(trials.begin(), trials.end(), [&](const PointOutcome& trial) {
+    return trial.outcome == Outcome::kPass || trial.outcome == Outcome::kSkip ||
+           IsKnownFailure(expected, trial.outcome, trial.signature);
+  });
+}
+
 TrialEvidence EvidenceOf(const Record& record) {
   TrialEvidence evidence;
   evidence.trial = record.trial;
@@ -101,7 +109,8 @@ BaselineChange Judge(const PointTrials& now, const PointTrials& before) {
   // Nothing ran that could be judged (only infra and skips): no change can be claimed. Infra
   // trials are no failures of the code either way.
   if (now.infra > 0 && now.judged_failures() == 0 && now.passed == 0) return BaselineChange::kNotCompared;
-  if (before.all_pass() && now.judged_failures() > 0) return BaselineChange::kRegression;
+  // A known upstream failure is reported as such, not as a regression of the code under test.
+  if (before.all_pass() && now.judged_failures() > 0 && !now.known_failure) return BaselineChange::kRegression;
   if (before.judged_failures() > 0 && now.all_pass()) return BaselineChange::kFix;
   if (before.judged_failures() > 0 && now.judged_failures() > 0 &&
       before.failure_classes != now.failure_classes) {
@@ -271,6 +280,7 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     const Outcome outcome = record.result.outcome;
     ++point.trials;
     ++point.outcome_counts[outcome];
+    point.known_failure = point.known_failure || record.known_failure;
     if (!record.matched) {
       ++point.unmet;
       if (point.first_unmet_signature.empty()) {
@@ -315,7 +325,10 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     point.failure_classes.assign(classes[i].begin(), classes[i].end());
     if (point.judged_by_verdict) {
       point.trial_summary = SummarizeTrials(outcomes[i]);
-      const bool met = TrialsMeetExpectation(point.expected, point.trial_summary, point.verdict);
+      bool met = TrialsMeetExpectation(point.expected, point.trial_summary, point.verdict);
+      if (!met && point.trial_summary.failed > 0 && TrialsAreKnownFailures(point.expected, outcomes[i])) {
+        met = point.known_failure = true;
+      }
       point.unmet = met ? 0 : std::max(point.unmet, 1);
       if (!met && point.first_unmet_signature.empty()) {
         point.first_unmet_signature = RenderTrialSummary(point.trial_summary);
@@ -328,6 +341,10 @@ std::vector<PointTrials> AggregateTrials(const std::vector<Record>& records) {
     }
   }
   JudgeMetricBounds(points, index);
+  for (PointTrials& point : points) {
+    point.fixed_upstream = point.expected.known.has_value() && point.expectation_met() &&
+                           !point.known_failure && point.passed + point.judged_failures() > 0;
+  }
   return points;
 }
 
@@ -409,6 +426,8 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
     }
     if (point.flaky()) ++counts.flaky;
     if (!point.expectation_met()) ++counts.unmet;
+    if (point.known_failure && point.expectation_met()) ++counts.known_failures;
+    if (point.fixed_upstream) ++counts.fixed_upstream;
     entry.now = std::move(point);
     if (entry.baseline.has_value()) ComparePerf(entry, perf);
     comparison.points.push_back(std::move(entry));
@@ -467,6 +486,8 @@ std::string ComparisonHeadline(const Comparison& comparison) {
   if (!outcomes.empty()) absl::StrAppend(&line, ": ", absl::StrJoin(outcomes, ", "));
   if (c.flaky > 0) absl::StrAppend(&line, " (", c.flaky, " flaky)");
   absl::StrAppend(&line, "; ", Plural(c.unmet, "unmet expectation", "unmet expectations"));
+  if (c.known_failures > 0) absl::StrAppend(&line, "; ", Plural(c.known_failures, "known failure", "known failures"));
+  if (c.fixed_upstream > 0) absl::StrAppend(&line, "; ", c.fixed_upstream, " fixed upstream");
   if (comparison.has_baseline) {
     absl::StrAppend(&line, "; vs baseline: ", Plural(c.regressions, "regression", "regressions"), ", ",
                     Plural(c.fixes, "fix", "fixes"), ", ",

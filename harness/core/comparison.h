@@ -101,6 +101,12 @@ struct PointTrials {
   TrialVerdictRule verdict;
   TrialSummary trial_summary;
 
+  // Some trial failed as the expectation's known issue says (Expectation::known): met, and
+  // shown apart from regressions. `fixed_upstream`: the point is inside a known issue's versions
+  // and met its expectation with no known failure: the issue's fix reached this version.
+  bool known_failure = false;
+  bool fixed_upstream = false;
+
   bool expectation_met() const { return unmet == 0; }
   bool all_pass() const { return trials > 0 && failed == 0 && passed > 0; }
   // Failed trials that are verdicts on the code (infra ones are not).
@@ -147,6 +153,8 @@ struct ComparisonCounts {
   std::map<Outcome, int> expected_by_worst;
   int flaky = 0;                           // keys with passing and failed trials
   int unmet = 0;                           // keys with an unmet expectation
+  int known_failures = 0;                  // keys met as their known issue's failure
+  int fixed_upstream = 0;                  // keys inside a known issue's versions that now meet
   int regressions = 0, fixes = 0, changed_signatures = 0, new_points = 0, vanished = 0,
       unchanged = 0;
   // Keys whose metrics got slower, faster, or could not be compared (vs the baseline).
@@ -190,7 +198,7 @@ Comparison CompareResults(const std::vector<Record>& now, const std::vector<Reco
 
 // The exit status the comparison gives: 3 (kExitInfrastructure) when any key ended infra, else 1
 // when any expectation is unmet or any key regressed (in outcome, or in a metric unless
-// perf_options.warn_only), else 0.
+// perf_options.warn_only), else 0. Known failures and fixes upstream are neither.
 int ComparisonExitStatus(const Comparison& comparison);
 
 // One line: "12 points (14 trials): 10 pass, 1 skip, 1 error, 2 crash (all expected); 1 unmet

@@ -1,6 +1,7 @@
 #include "harness/core/expectation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <variant>
 
 #include "absl/status/status.h"
@@ -75,7 +76,48 @@ bool GpuConditionHolds(const ExpectationRule& rule, const EnvironmentFacts& fact
                      [&](const std::string& glob) { return GlobMatches(glob, it->second); });
 }
 
+// The version of `library` the job ran: the NCCL runtime's for "nccl", else the label of the
+// sweep's version axis of that name (GH_VERSION_NAME / GH_VERSION in the job's environment),
+// "v2.30.3-1" read as "2.30.3". "" when the facts do not say.
+std::string VersionOf(const std::string& library, const EnvironmentFacts& facts) {
+  if (auto it = facts.values.find(RangeFactName(library)); it != facts.values.end()) return it->second;
+  auto name = facts.values.find("env.GH_VERSION_NAME");
+  auto label = facts.values.find("env.GH_VERSION");
+  if (name == facts.values.end() || label == facts.values.end() || name->second != library) return "";
+  std::string_view text = label->second;
+  if (!text.empty() && (text.front() == 'v' || text.front() == 'V')) text.remove_prefix(1);
+  size_t end = 0;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  return std::string(text.substr(0, end));
+}
+
 }  // namespace
+
+std::string KnownIssue::VersionsText() const {
+  return absl::StrJoin(versions, ", ", absl::PairFormatter(" "));
+}
+
+std::string KnownIssue::ToString() const {
+  return absl::StrCat("known in ", VersionsText(), ": ", reference);
+}
+
+bool KnownVersionsHold(const KnownIssue& known, const EnvironmentFacts& facts) {
+  for (const auto& [library, range] : known.versions) {
+    absl::StatusOr<std::vector<RangeClause>> clauses = ParseRange(range);
+    if (!clauses.ok() || !InRange(VersionOf(library, facts), *clauses)) return false;
+  }
+  return !known.versions.empty();
+}
+
+bool IsKnownFailure(const Expectation& expected, Outcome observed, const std::string& signature) {
+  if (!expected.known.has_value() || observed == Outcome::kPass || observed == Outcome::kSkip ||
+      observed == Outcome::kInfra) {
+    return false;
+  }
+  if (!expected.known->signature_regex.has_value()) return true;
+  absl::StatusOr<Regex> regex = Regex::Compile(*expected.known->signature_regex);
+  return regex.ok() && regex->Search(signature);
+}
 
 bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts) {
   return ParamConditionsHold(rule, point) && ParamRangesHold(rule, point) &&
@@ -92,7 +134,10 @@ std::string Expectation::ToString() const {
 Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
                            const EnvironmentFacts& facts) {
   for (const ExpectationRule& rule : set.rules) {
-    if (ConditionsHold(rule, point, facts)) return rule.expect;
+    if (!ConditionsHold(rule, point, facts)) continue;
+    Expectation expectation = rule.expect;
+    if (rule.known.has_value() && KnownVersionsHold(*rule.known, facts)) expectation.known = rule.known;
+    return expectation;
   }
   return Expectation{};
 }

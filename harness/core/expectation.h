@@ -15,10 +15,27 @@
 
 namespace gh {
 
+// An upstream change the expectation is known to break under: the public reference (an issue's
+// URL, or who measured it and when) and the library versions it holds for. Inside those versions
+// a point that does not meet the expectation, failing as `signature` says (any failure when
+// unset), is a known failure: reported apart from regressions, never failing the run; a point
+// there that meets the expectation is "fixed upstream".
+struct KnownIssue {
+  std::string reference;
+  // Library -> version range ("nccl" -> ">=2.30.3"): the NCCL runtime for `nccl`, else the
+  // label of the sweep's version axis of that name. Every range must hold.
+  std::map<std::string, std::string> versions;
+  std::optional<std::string> signature_regex;
+  std::string VersionsText() const;  // "nccl >=2.30.3"
+  std::string ToString() const;      // "known in nccl >=2.30.3: <reference>"
+};
+
 struct Expectation {
   Outcome outcome = Outcome::kPass;
   std::optional<std::string> signature_regex;  // RE2/ECMAScript regex searched in the signature
   std::string reason;                          // why, for reports
+  // The rule's known issue, set only where the point's versions are inside its range.
+  std::optional<KnownIssue> known;
   std::string ToString() const;                // "pass", "error ~ /Cuda failure 1/"
 };
 
@@ -40,6 +57,7 @@ struct ExpectationRule {
   // match the GPU model the job ran on (fact "gpu"; absent on the host backend).
   std::vector<std::string> when_gpu;
   Expectation expect;
+  std::optional<KnownIssue> known;  // `known:`; copied into the expectation inside its versions
 };
 
 struct ExpectationSet {
@@ -60,6 +78,14 @@ Expectation ExpectationFor(const ExpectationSet& set, const Point& point,
 // Whether every condition of `rule` holds for the point in `facts` (the rule's expectation
 // aside): what ExpectationFor checks per rule, and what metric bounds use.
 bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts);
+
+// Whether `known`'s version ranges all hold in `facts` (a version the facts do not give fails).
+bool KnownVersionsHold(const KnownIssue& known, const EnvironmentFacts& facts);
+
+// Whether an outcome that does not meet `expected` is its known failure: the expectation carries
+// a known issue, the outcome is a failure (fail, error, timeout, crash) and its signature matches
+// the issue's regex, if any.
+bool IsKnownFailure(const Expectation& expected, Outcome observed, const std::string& signature);
 
 // Whether an observed outcome and signature meet an expectation. An infra outcome meets none:
 // it says the machinery failed, not what the code under test did.

@@ -234,6 +234,48 @@ absl::Status ReadOutcome(const YamlDoc& doc, const YAML::Node& node, const std::
   return absl::OkStatus();
 }
 
+// Checks a regex at load time: "invalid regular expression 'x': why" at the value.
+absl::StatusOr<std::string> ReadRegex(const YamlDoc& doc, const YAML::Node& value, const std::string& path) {
+  GH_ASSIGN_OR_RETURN(std::string regex, doc.Scalar(value, path, "a regular expression"));
+  absl::StatusOr<Regex> compiled = Regex::Compile(regex);
+  if (!compiled.ok()) {
+    return doc.Error(value, path,
+                     absl::StrCat("invalid regular expression '", regex, "': ", compiled.status().message()));
+  }
+  return regex;
+}
+
+// `known: {reference: URL, versions: {nccl: ">=2.30.3"}, signature: REGEX}`.
+absl::StatusOr<KnownIssue> LoadKnown(const YamlDoc& doc, const YAML::Node& node, const std::string& path) {
+  GH_ASSIGN_OR_RETURN(YamlMap map, YamlMap::Of(doc, node, path, {"reference", "versions", "signature"},
+                                               "a map with reference, versions and signature"));
+  KnownIssue known;
+  GH_ASSIGN_OR_RETURN(known.reference, map.String("reference", /*required=*/true));
+  if (absl::StripAsciiWhitespace(known.reference).empty()) {
+    return map.Error("reference", "expected a public reference (an issue's URL) or who measured it and when");
+  }
+  if (!map.Has("versions")) return doc.Error(node, map.Path("versions"), "missing required key");
+  const YAML::Node versions = map.Child("versions");
+  if (!versions.IsMap() || versions.size() == 0) {
+    return doc.Error(versions, map.Path("versions"),
+                     absl::StrCat("expected a map of libraries to version ranges ({nccl: \">=2.30.3\"}), got ",
+                                  NodeKind(versions)));
+  }
+  GH_ASSIGN_OR_RETURN(std::vector<YamlEntry> entries, doc.Entries(versions, map.Path("versions")));
+  for (const YamlEntry& entry : entries) {
+    const std::string entry_path = absl::StrCat(map.Path("versions"), ".", entry.key);
+    GH_ASSIGN_OR_RETURN(std::string range, doc.Scalar(entry.value, entry_path, "a version range such as >=2.30.3"));
+    absl::StatusOr<std::vector<RangeClause>> clauses = ParseRange(range);
+    if (!clauses.ok()) return doc.Error(entry.value, entry_path, clauses.status().message());
+    known.versions[entry.key] = range;
+  }
+  if (map.Has("signature")) {
+    GH_ASSIGN_OR_RETURN(known.signature_regex, ReadRegex(doc, map.Child("signature"), map.Path("signature")));
+  }
+  GH_RETURN_IF_ERROR(map.Finish());
+  return known;
+}
+
 absl::StatusOr<ExpectationRule> LoadRule(const YamlDoc& doc, const YAML::Node& node,
                                          const std::string& path, const KindInfo& kind,
                                          const ScenarioSpec& spec) {
@@ -244,23 +286,18 @@ absl::StatusOr<ExpectationRule> LoadRule(const YamlDoc& doc, const YAML::Node& n
   }
   if (!node.IsMap()) {
     return doc.Error(node, path, absl::StrCat("expected an outcome (pass, fail, ...) or a map with "
-                                              "outcome, signature, reason, when; got ", NodeKind(node)));
+                                              "outcome, signature, reason, when, known; got ", NodeKind(node)));
   }
   GH_ASSIGN_OR_RETURN(YamlMap map,
-                      YamlMap::Of(doc, node, path, {"outcome", "signature", "reason", "when"}));
+                      YamlMap::Of(doc, node, path, {"outcome", "signature", "reason", "when", "known"}));
   if (!map.Has("outcome")) return doc.Error(node, map.Path("outcome"), "missing required key");
   GH_RETURN_IF_ERROR(ReadOutcome(doc, map.Child("outcome"), map.Path("outcome"), rule));
   if (map.Has("signature")) {
-    const YAML::Node value = map.Child("signature");
-    GH_ASSIGN_OR_RETURN(std::string regex,
-                        doc.Scalar(value, map.Path("signature"), "a regular expression"));
-    absl::StatusOr<Regex> compiled = Regex::Compile(regex);
-    if (!compiled.ok()) {
-      return doc.Error(value, map.Path("signature"),
-                       absl::StrCat("invalid regular expression '", regex, "': ",
-                                    compiled.status().message()));
-    }
-    rule.expect.signature_regex = regex;
+    GH_ASSIGN_OR_RETURN(rule.expect.signature_regex,
+                        ReadRegex(doc, map.Child("signature"), map.Path("signature")));
+  }
+  if (map.Has("known")) {
+    GH_ASSIGN_OR_RETURN(rule.known, LoadKnown(doc, map.Child("known"), map.Path("known")));
   }
   if (map.Has("reason")) {
     GH_ASSIGN_OR_RETURN(rule.expect.reason, doc.Scalar(map.Child("reason"), map.Path("reason"), "text"));
@@ -287,6 +324,27 @@ absl::Status LoadExpectations(const YamlDoc& doc, const YAML::Node& node, const 
                         LoadRule(doc, node[i], absl::StrCat("expect[", i, "]"), kind, spec));
     spec.expect.rules.push_back(std::move(rule));
   }
+  return absl::OkStatus();
+}
+
+absl::Status LoadValidFor(const YamlDoc& doc, const YAML::Node& node, const KindInfo& kind, ScenarioSpec& spec) {
+  if (node.IsMap()) {
+    GH_ASSIGN_OR_RETURN(std::vector<YamlEntry> entries, doc.Entries(node, "valid_for"));
+    for (const YamlEntry& entry : entries) {
+      if (FindParam(kind, entry.key) == nullptr) continue;
+      return doc.Error(entry.key_node, absl::StrCat("valid_for.", entry.key),
+                       absl::StrCat("a parameter cannot bound where expectations hold (list the values it "
+                                    "should take in params.", entry.key, "); valid_for takes facts: ",
+                                    absl::StrJoin(FactNames(), ", ")));
+    }
+  } else {
+    return doc.Error(node, "valid_for",
+                     absl::StrCat("expected a map of facts (", absl::StrJoin(FactNames(), ", "),
+                                  ") to values, got ", NodeKind(node)));
+  }
+  ExpectationRule range;
+  GH_RETURN_IF_ERROR(LoadWhenConditions(doc, node, "valid_for", kind, spec, range));
+  spec.valid_for = std::move(range);
   return absl::OkStatus();
 }
 

@@ -23,6 +23,11 @@ absl::Status LoadWhenConditions(const YamlDoc& doc, const YAML::Node& node, cons
                                 const KindInfo& kind, const ScenarioSpec& spec,
                                 ExpectationRule& rule);
 
+// Reads `valid_for:` (where the scenario's expectations hold) into spec.valid_for: the facts of
+// a `when:` map (backend, nranks, nccl, env, gpu_shared, gpu); a parameter is refused, naming
+// its axis as the place to narrow it.
+absl::Status LoadValidFor(const YamlDoc& doc, const YAML::Node& node, const KindInfo& kind, ScenarioSpec& spec);
+
 }  // namespace gh
 
 #endif  // GPUHARNESS_CORE_EXPECTATION_LOADER_H_

@@ -1,6 +1,9 @@
 #include "harness/core/fingerprint.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -60,6 +63,14 @@ EnvironmentFacts EnvironmentFingerprint::Facts() const {
   if (!hosts.empty()) {
     facts.values["nodes"] = absl::StrCat(std::set<std::string>(hosts.begin(), hosts.end()).size());
   }
+  // The most ranks driving one GPU (same host, same device): what a shared GPU's skip names.
+  std::map<std::pair<std::string, int>, int> ranks_on_gpu;
+  for (size_t r = 0; r < devices.size() && r < hosts.size(); ++r) {
+    if (devices[r] >= 0) ++ranks_on_gpu[{hosts[r], devices[r]}];
+  }
+  int most = 0;
+  for (const auto& [gpu_of_host, ranks] : ranks_on_gpu) most = std::max(most, ranks);
+  if (most > 0) facts.values["ranks_per_gpu"] = absl::StrCat(most);
   if (!nccl_runtime.empty()) facts.values["nccl_version"] = nccl_runtime;
   for (const auto& [name, value] : env) facts.values[absl::StrCat("env.", name)] = value;
   // Rank 0's GPU: the one its device ordinal names, else the node's first.

@@ -57,7 +57,8 @@ struct EnvironmentFingerprint {
   std::string started_at;
 
   nlohmann::json ToJson() const;
-  // backend, nranks, gpu_shared, nodes (distinct hosts), nccl_version, env.NAME, gpu (rank 0's GPU model) and
+  // backend, nranks, gpu_shared, ranks_per_gpu (the most ranks on one GPU), nodes (distinct hosts),
+  // nccl_version, env.NAME, gpu (rank 0's GPU model) and
   // hardware (that model, or "cpu: <cpu_model>" on the host backend): what records carry.
   EnvironmentFacts Facts() const;
 };

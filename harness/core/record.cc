@@ -248,8 +248,9 @@ Record MakeRecord(const ScenarioSpec& spec, const std::string& file, const Point
 
 void SetResult(Record& record, PointOutcome result) {
   record.result = std::move(result);
-  record.matched =
-      MeetsExpectation(record.expected, record.result.outcome, record.result.signature);
+  const bool met = MeetsExpectation(record.expected, record.result.outcome, record.result.signature);
+  record.known_failure = !met && IsKnownFailure(record.expected, record.result.outcome, record.result.signature);
+  record.matched = met || record.known_failure;
 }
 
 json PointParamsJson(const Point& point) {
@@ -267,6 +268,12 @@ json RecordToJson(const Record& record) {
   }
   expected["reason"] = record.expected.reason;
   if (!record.metric_bounds.empty()) expected["metrics"] = MetricBoundsToJson(record.metric_bounds);
+  if (record.expected.known.has_value()) {
+    const KnownIssue& known = *record.expected.known;
+    json issue = {{"reference", known.reference}, {"versions", known.versions}};
+    if (known.signature_regex.has_value()) issue["signature"] = *known.signature_regex;
+    expected["known"] = std::move(issue);
+  }
 
   json ranks = json::array();
   for (const RankOutcome& r : record.result.ranks) ranks.push_back(RankToJson(r));
@@ -302,6 +309,7 @@ json RecordToJson(const Record& record) {
     out["timing"] = {{"warmup", record.warmup}, {"iterations", record.iterations}};
   }
   if (record.not_run) out["not_run"] = true;
+  if (record.known_failure) out["known_failure"] = true;
   if (record.process.has_value()) out["process"] = *record.process;
   if (!record.result.hang.empty()) out["hang"] = HangToJson(record.result.hang);
   if (!record.nccl_inspector.empty()) out["nccl_inspector"] = InspectorViewToJson(record.nccl_inspector);
@@ -328,6 +336,26 @@ absl::Status ExpectedFromJson(const json& e, Record& record) {
   GH_RETURN_IF_ERROR(ef.String("reason", &record.expected.reason));
   if (const json* bounds = ef.Find("metrics")) {
     GH_ASSIGN_OR_RETURN(record.metric_bounds, MetricBoundsFromJson(*bounds, "expected.metrics"));
+  }
+  if (const json* known = ef.Find("known")) {
+    Fields kf(*known, "expected.known");
+    GH_RETURN_IF_ERROR(kf.Check());
+    KnownIssue issue;
+    GH_RETURN_IF_ERROR(kf.String("reference", &issue.reference, /*required=*/true));
+    const json* versions = kf.Find("versions");
+    if (versions == nullptr || !versions->is_object() || versions->empty()) {
+      return kf.Error("versions", "expected an object of libraries to version ranges");
+    }
+    for (const auto& [library, range] : versions->items()) {
+      if (!range.is_string()) return kf.Error(absl::StrCat("versions.", library), "expected a string");
+      issue.versions[library] = range.get<std::string>();
+    }
+    if (kf.Find("signature") != nullptr) {
+      std::string regex;
+      GH_RETURN_IF_ERROR(kf.String("signature", &regex));
+      issue.signature_regex = regex;
+    }
+    record.expected.known = std::move(issue);
   }
   return absl::OkStatus();
 }
@@ -396,6 +424,7 @@ absl::StatusOr<Record> RecordFromJson(const json& object) {
   GH_RETURN_IF_ERROR(f.Bool("matched", &record.matched));
   GH_RETURN_IF_ERROR(f.Bool("gpu_shared", &record.gpu_shared));
   GH_RETURN_IF_ERROR(f.Bool("not_run", &record.not_run));
+  GH_RETURN_IF_ERROR(f.Bool("known_failure", &record.known_failure));
   GH_RETURN_IF_ERROR(f.String("hardware", &record.hardware));
   if (const json* timing = f.Find("timing")) {
     Fields tf(*timing, "timing");

@@ -27,7 +27,7 @@ constexpr absl::Duration kMaxTimeout = absl::Hours(24);
 std::vector<std::string> TopLevelKeys(const ScenarioRegistry& registry) {
   std::vector<std::string> keys = {"name",   "kind",       "description", "params", "ranks",   "trials",
                                    "timeout", "warmup",    "iterations",  "expect", "verdict",
-                                   "expect_metrics", "nccl_inspector"};
+                                   "expect_metrics", "nccl_inspector", "valid_for"};
   for (const KindInfo* kind : registry.All()) {
     if (!kind->block_key.empty() && std::find(keys.begin(), keys.end(), kind->block_key) == keys.end()) {
       keys.push_back(kind->block_key);
@@ -274,6 +274,7 @@ absl::StatusOr<ScenarioSpec> DocumentReader::Read(const YAML::Node& node) {
   GH_RETURN_IF_ERROR(ReadRanks(top.Child("ranks")));
   GH_RETURN_IF_ERROR(ReadCounts(top));
   if (top.Has("expect")) GH_RETURN_IF_ERROR(LoadExpectations(doc_, top.Child("expect"), *kind_, spec_));
+  if (top.Has("valid_for")) GH_RETURN_IF_ERROR(LoadValidFor(doc_, top.Child("valid_for"), *kind_, spec_));
   if (top.Has("expect_metrics")) {
     GH_RETURN_IF_ERROR(LoadMetricExpectations(doc_, top.Child("expect_metrics"), *kind_, spec_));
   }

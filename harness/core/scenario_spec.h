@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct ScenarioSpec {
   int warmup = 5;       // untimed iterations before timing
   int iterations = 20;  // timed iterations
   ExpectationSet expect;  // default: pass
+  // `valid_for:` where the expectations hold (core/validity_range.h): facts only, no parameters.
+  // A point run outside it is a skip saying why. Unset: everywhere.
+  std::optional<ExpectationRule> valid_for;
   // `expect_metrics:` bounds on metrics (core/metric_expectation.h); every rule whose
   // conditions hold applies.
   std::vector<MetricBoundRule> expect_metrics;

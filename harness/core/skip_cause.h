@@ -18,7 +18,12 @@ namespace gh {
 std::string HarnessBuildMismatchSkip(std::string_view library, std::string_view compiled, std::string_view runtime,
                                      std::string_view detail);
 
-// Whether `outcome`/`signature` is such a skip: a skip whose signature has that spelling (a
+// "expectations hold for 1 rank per GPU; this run shares one GPU between 2 ranks": the one
+// spelling of a point outside its scenario's range of validity (core/validity_range.h). Such a
+// skip, too, says nothing about the code under test.
+std::string OutsideValiditySkip(std::string_view holds_for, std::string_view this_run);
+
+// Whether `outcome`/`signature` is such a skip (either spelling): a skip whose signature has that spelling (a
 // reduced signature's " [ranks ...]" suffix allowed).
 bool IsNotApplicableSkip(Outcome outcome, std::string_view signature);
 

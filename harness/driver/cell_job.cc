@@ -48,6 +48,7 @@ absl::StatusOr<CellJobSpec> MakeCellJobSpec(const CellJobInputs& in) {
   }
   std::map<std::string, std::string> extra;
   if (in.devices) extra["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(*in.devices, ",");
+
   LaunchInputs launch;
   launch.ranks = c.ranks;
   launch.program = in.program;
@@ -66,6 +67,12 @@ absl::StatusOr<CellJobSpec> MakeCellJobSpec(const CellJobInputs& in) {
   if (!argv.ok()) return argv.status();
   spec.process.argv = *std::move(argv);
   spec.process.env = ApplyEnvPlan(in.base_env, c.env, extra, in.version_dir);
+  // The version the cell runs, for `known:` expectations' version ranges (core/expectation.h);
+  // not a setting of the cell, so not among its variables.
+  if (!c.version.empty()) {
+    spec.process.env->push_back(absl::StrCat("GH_VERSION=", c.version));
+    spec.process.env->push_back(absl::StrCat("GH_VERSION_NAME=", c.version_axis));
+  }
   spec.process.cwd = in.dir;
   spec.process.log_path = absl::StrCat(in.dir, "/", in.name, ".log");
   for (const std::string& name : launch.env_names) {

@@ -234,7 +234,10 @@ absl::StatusOr<std::vector<CellPlan>> ExpandCells(const Matrix& matrix) {
                       absl::StrCat(axis.is_version ? "version" : "axis", " '", axis.name,
                                    "' value '", value.label, "'"));
       if (!st.ok()) return st;
-      if (axis.is_version) merger.plan.version = value.label;
+      if (axis.is_version) {
+        merger.plan.version = value.label;
+        merger.plan.version_axis = axis.name;
+      }
     }
     CellPlan plan = std::move(merger.plan);
     plan.labels = labels;

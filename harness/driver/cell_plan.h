@@ -30,6 +30,7 @@ struct CellPlan {
   std::string dir_name;  // filesystem-safe form of id
   std::vector<std::pair<std::string, std::string>> labels;  // axis -> label, axis order
   std::string version;   // the version axis's label, empty without one
+  std::string version_axis;  // the version axis's name ("version" unless the matrix names it)
   int ranks = 1;
   std::string launcher;  // as written (name or path)
   absl::Duration timeout = absl::Minutes(10);

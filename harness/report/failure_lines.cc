@@ -151,6 +151,16 @@ std::vector<FailureLine> ComparisonFailureLines(const Comparison& comparison, co
       line.detail = absl::StrCat(PerfRegressionText(entry), " vs the baseline",
                                  comparison.perf_options.warn_only ? " (warn only)" : "");
       if (comparison.perf_options.warn_only) line.word = "WARNING";
+    } else if (now.known_failure && now.expected.known.has_value()) {
+      line.word = "KNOWN";
+      line.outcome = now.worst;
+      line.detail = absl::StrCat(OutcomeAndSignature(now.worst, now.first_failure_signature), " (",
+                                 now.expected.known->ToString(), ")");
+    } else if (now.fixed_upstream) {
+      line.word = "FIXED UPSTREAM";
+      line.outcome = now.worst;
+      line.detail = absl::StrCat("meets ", now.expected.ToString(), " inside ", now.expected.known->VersionsText(),
+                                 ": update the known issue ", now.expected.known->reference);
     } else if (verbose) {
       line = MetLine(now);
     } else {

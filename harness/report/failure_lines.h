@@ -4,6 +4,10 @@
 // each followed by its evidence (evidence.h), indented: the failing ranks, their logs and their
 // last few lines (more with verbose); what changed first, and nothing for what met its
 // expectation unless asked (verbose: then PASSED, SKIPPED or XFAIL lines follow, in record order).
+// A known upstream failure (a `known:` expectation) and a point fixed upstream always get a line
+// after the FAILED ones:
+//   KNOWN nccl=v2.30.3-1 :: sliced_user_buffers/... — error: ncclUnhandledCudaError: ... (known in nccl >=2.30.3: <reference>)
+//   FIXED UPSTREAM nccl=v2.31.0-1 :: sliced_user_buffers/... — meets pass inside nccl >=2.30.3: update the known issue <reference>
 //
 // What changed comes first: regressions, new failures, points not run (infrastructure); then
 // the failures the baseline already had ("failing in the baseline too"). Within each, most
@@ -28,7 +32,7 @@
 namespace gh {
 
 struct FailureLine {
-  std::string word = "FAILED";  // FAILED; with verbose also PASSED, SKIPPED, XFAIL
+  std::string word = "FAILED";  // FAILED, KNOWN, FIXED UPSTREAM; with verbose also PASSED, SKIPPED, XFAIL
   Outcome outcome = Outcome::kFail;
   bool infrastructure = false;  // ranks first, whatever the outcome
   std::string cell;             // "transport=mpi_p2p,np=2"; "" for a plain run

@@ -188,7 +188,7 @@ struct Testcase {
 // One key's testcase: an <error> when a trial ended infra (the launcher or the harness failed;
 // CI tells errors from failures), a <failure> when its expectation is unmet or it regressed
 // against the baseline (whatever the outcome, a skip included), <skipped> when it skipped as
-// expected, else a plain testcase (a <failure type="perf regression"> when a metric got slower
+// expected or failed as its known upstream issue says (type "known failure", as pytest's xfail), else a plain testcase (a <failure type="perf regression"> when a metric got slower
 // than the baseline's, unless warn-only); trials and the expectation a non-pass outcome met go to
 // <system-out>.
 Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Record*>& trials,
@@ -233,6 +233,12 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
     const std::string message = absl::StrCat("perf regression: ", PerfRegressionText(entry));
     absl::StrAppend(&inner, "      <failure message=\"", Escape(message, true),
                     "\" type=\"perf regression\">", Escape(message, false), "</failure>\n");
+  } else if (now.known_failure && now.expected.known.has_value()) {
+    // As pytest writes an xfail: a known upstream failure neither fails nor passes.
+    out.skipped = true;
+    const std::string message = absl::StrCat("known failure: ", GotText(now, now.first_failure_signature), " (",
+                                             now.expected.known->ToString(), ")");
+    absl::StrAppend(&inner, "      <skipped type=\"known failure\" message=\"", Escape(message, true), "\"/>\n");
   } else if (now.worst == Outcome::kSkip) {
     out.skipped = true;
     absl::StrAppend(&inner, "      <skipped message=\"", Escape(now.skip_reason, true), "\"/>\n");
@@ -241,6 +247,10 @@ Testcase RenderTestcase(const PointComparison& entry, const std::vector<const Re
   if (!out.failure && !out.error && now.worst != Outcome::kPass && now.worst != Outcome::kSkip) {
     notes = absl::StrCat("expected ", expected, " and got ", GotText(now, now.first_failure_signature));
     if (!now.expected.reason.empty()) absl::StrAppend(&notes, "\nreason: ", now.expected.reason);
+  }
+  if (now.fixed_upstream) {
+    notes = absl::StrCat("fixed upstream: meets ", expected, " inside ", now.expected.known->VersionsText(),
+                         " (known issue ", now.expected.known->reference, ")");
   }
   if (now.trials > 1 || ((out.failure || out.error) && !trials.empty()) || !notes.empty()) {
     std::string lines = TrialLines(trials);

@@ -65,6 +65,12 @@ AttentionOf ClassifyAttention(const PointComparison& entry, bool has_baseline) {
     }
     return {Attention::kKnown, "failing in the baseline too"};
   }
+  if (failing && now.known_failure && now.expected.known.has_value()) {
+    return {Attention::kKnown, absl::StrCat("upstream, ", now.expected.known->ToString())};
+  }
+  if (now.fixed_upstream) {
+    return {Attention::kFixed, absl::StrCat("fixed upstream: ", now.expected.known->reference)};
+  }
   if (failing) {
     return {Attention::kKnown,
             now.expected.reason.empty() ? "expected" : absl::StrCat("expected: ", now.expected.reason)};
@@ -173,6 +179,13 @@ std::vector<ReportSection> AttentionSections(const Comparison& comparison, const
   sections.push_back(EntrySection("Fixes", comparison, sweep, change_is(BaselineChange::kFix),
                                   {"baseline", "now"}, [](const PointComparison& e) {
                                     return std::vector<std::string>{TrialsText(*e.baseline),
+                                                                    TrialsText(*e.now)};
+                                  }));
+  sections.push_back(EntrySection("Fixed upstream", comparison, sweep,
+                                  [](const PointComparison& e) { return e.now && e.now->fixed_upstream; },
+                                  {"known issue", "versions", "now"}, [](const PointComparison& e) {
+                                    return std::vector<std::string>{e.now->expected.known->reference,
+                                                                    e.now->expected.known->VersionsText(),
                                                                     TrialsText(*e.now)};
                                   }));
   sections.push_back(EntrySection(

@@ -17,15 +17,16 @@ namespace gh {
 enum class Attention {
   kNone,     // nothing to say beyond the matrices
   kChanged,  // a regression, a new or different failure, or a point not run (infrastructure)
-  kKnown,    // a failure the scenario expects, or one already unmet in the baseline
-  kFixed,    // failing in the baseline, passing now
+  kKnown,    // a failure the scenario expects (or its known upstream issue), or one already unmet in the baseline
+  kFixed,    // failing in the baseline, passing now; or inside a known issue's versions and meeting the expectation
 };
 
 struct AttentionOf {
   Attention group = Attention::kNone;
   // Why, in a few words: "regression", "new failure", "new point", "failing differently than in
   // the baseline", "not run (infrastructure)", "unmet expectation" (no baseline), "expected:
-  // <the expectation's reason>", "failing in the baseline too", "fixed".
+  // <the expectation's reason>", "upstream, known in nccl >=2.30.3: <reference>", "failing in the
+  // baseline too", "fixed", "fixed upstream: <reference>".
   std::string why;
 };
 AttentionOf ClassifyAttention(const PointComparison& entry, bool has_baseline);
@@ -46,7 +47,8 @@ struct ReportSection {
 // In report order, only those with rows:
 //   "Regressions and new failures" (with a baseline; "Unmet expectations" without one: every
 //     kChanged entry, its evidence open), "Performance vs baseline" (report/perf_report.h),
-//   "Cells not run" (with a sweep), "Known failures" (kKnown, its evidence folded), "Fixes", "Changed signatures"
+//   "Cells not run" (with a sweep), "Known failures" (kKnown, its evidence folded), "Fixes", "Fixed upstream"
+//   (inside a known issue's versions and meeting the expectation), "Changed signatures"
 //   (those not already leading), "New points", "Vanished points", "Hangs" (the first hang report
 //   of each point that timed out; its "NCCL Inspector" column, each rank's last completed
 //   collective, only when some hang has one), "NCCL Inspector" (the points run with

@@ -21,6 +21,7 @@
 #include "harness/core/fingerprint.h"
 #include "harness/core/records_file.h"
 #include "harness/core/run_list.h"
+#include "harness/core/validity_range.h"
 #include "harness/runtime/cpu_model.h"
 #include "harness/runtime/crash_guard.h"
 #include "harness/runtime/crash_record.h"
@@ -340,6 +341,14 @@ void JobRunner::RunPlanned(size_t index) {
   if (!run.skip_reason.empty()) {
     if (is_root()) RecordSkip(index, run.skip_reason);
     return;
+  }
+  // Outside the scenario's range of validity, as rank 0's facts say (every rank follows it).
+  if (run.scenario->spec.valid_for.has_value()) {
+    const std::string outside = OutsideValidity(run.scenario->spec.valid_for, run.point, facts_);
+    if (world_.Broadcast(outside.empty() ? 0 : 1)) {
+      if (is_root()) RecordSkip(index, outside);
+      return;
+    }
   }
   const int rank = world_.rank();
   current_ = index;

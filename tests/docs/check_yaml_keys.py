@@ -32,6 +32,9 @@ PROBES = {
     "scenario": ("x.yaml", SCENARIO + f"{UNKNOWN}: 1\n", "run"),
     "scenario.ranks": ("x.yaml", SCENARIO + f"ranks: {{min: 1, {UNKNOWN}: 1}}\n", "run"),
     "scenario.expect[]": ("x.yaml", SCENARIO + f"expect: [{{outcome: pass, {UNKNOWN}: 1}}]\n", "run"),
+    "scenario.expect[].known": (
+        "x.yaml", SCENARIO + f"expect: [{{outcome: pass, known: {{reference: r, versions: {{nccl: '>=1'}}, {UNKNOWN}: 1}}}}]\n",
+        "run"),
     "scenario.expect_metrics.METRIC[]": (
         "x.yaml", SCENARIO + f"expect_metrics: {{time_median_us: {{min: 1, {UNKNOWN}: 1}}}}\n", "run"),
     "scenario.exec": ("x.yaml", EXEC_SCENARIO + f"  {UNKNOWN}: 1\n", "run"),
