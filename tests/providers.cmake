@@ -11,6 +11,12 @@ add_test(NAME gpuharness.providers.git_bisect
           ${CMAKE_BINARY_DIR}/test_tmp/providers_git_bisect)
 set_tests_properties(gpuharness.providers.git_bisect PROPERTIES LABELS "providers" TIMEOUT 300
   ENVIRONMENT "${_gh_providers_env}")
+# A git version whose set-up builds another commit than its label: infrastructure naming both.
+add_test(NAME gpuharness.providers.git_provenance
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/providers/git_provenance_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/providers_git_provenance)
+set_tests_properties(gpuharness.providers.git_provenance PROPERTIES LABELS "providers" TIMEOUT 300
+  ENVIRONMENT "${_gh_providers_env}")
 option(GH_ENABLE_NETWORK_TESTS "tests that download from PyPI (label network)" OFF)
 if(GH_ENABLE_NETWORK_TESTS)
   add_test(NAME gpuharness.providers.jax_bisect

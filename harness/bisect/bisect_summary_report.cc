@@ -237,8 +237,31 @@ std::string CheckedAgainstLabel(const std::string& version_dir) {
   return absl::StrCat("; checked against the label: ", Quoted(absl::StrJoin(checked, ", ")), ok ? "" : " (wrong)");
 }
 
-// What a version is: its venv's packages (as pip freeze lists them), its git commit, or its set-up.
-std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
+// "; image `sha256:...`" from provenance.json's observations that no pin checks (a container's
+// image digest); "" when there are none.
+std::string ObservedOnly(const std::string& version_dir) {
+  const nlohmann::json p = ReadJson(version_dir + "/provenance.json").value_or(nlohmann::json::object());
+  if (!p.contains("observed") || !p["observed"].is_object()) return "";
+  std::string out;
+  for (const auto& [name, value] : p["observed"].items()) {
+    if (p.contains("asked") && p["asked"].is_object() && p["asked"].contains(name)) continue;
+    if (value.is_string()) absl::StrAppend(&out, "; ", name, " ", Quoted(value.get<std::string>()));
+  }
+  return out;
+}
+
+// "; ran NCCL 2.30.3, CUDA 13.0" from the arm's environment.json (the cuda backend's runtime
+// libraries as the job loaded them); "" on the host backend.
+std::string RuntimeLibrariesOf(const Side& side) {
+  const nlohmann::json env = ReadJson(side.out + "/environment.json").value_or(nlohmann::json::object());
+  std::vector<std::string> ran;
+  if (const std::string nccl = JsonString(env, "nccl_runtime"); !nccl.empty()) ran.push_back("NCCL " + nccl);
+  if (const std::string cuda = JsonString(env, "cuda_runtime"); !cuda.empty()) ran.push_back("CUDA " + cuda);
+  return ran.empty() ? "" : absl::StrCat("; ran ", absl::StrJoin(ran, ", "));
+}
+
+// Its venv's packages (as pip freeze lists them), its git commit, or its set-up.
+std::string WhatTheVersionIs(const Side& side, const PathPlaceholders& places) {
   const std::string dir = VersionDirOf(side);
   std::error_code ec;
   std::vector<std::string> packages;
@@ -261,10 +284,16 @@ std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
   }
   if (fs::exists(dir + "/src/.git", ec)) {
     const std::string commit = CommandFirstLine({"git", "-C", dir + "/src", "rev-parse", "HEAD"});
-    if (!commit.empty()) return absl::StrCat("git commit ", Quoted(commit));
+    if (!commit.empty()) return absl::StrCat("git commit ", Quoted(commit), CheckedAgainstLabel(dir));
   }
   const std::string setup = JsonString(side.job, "setup");
   return setup.empty() ? "no set-up" : absl::StrCat("set up by ", Quoted(WithoutMachinePaths(setup, places)));
+}
+
+// What a version is: its venv's packages (as pip freeze lists them), its git commit, or its set-up;
+// then what its provenance check found, and the runtime libraries the job loaded.
+std::string PackagesOf(const Side& side, const PathPlaceholders& places) {
+  return absl::StrCat(WhatTheVersionIs(side, places), ObservedOnly(VersionDirOf(side)), RuntimeLibrariesOf(side));
 }
 
 std::string EnvironmentSection(const BisectConfig& config, const BisectContext& context, const Side& bad,

@@ -35,7 +35,7 @@ struct Expectation {
   std::optional<std::string> signature_regex;  // RE2/ECMAScript regex searched in the signature
   std::string reason;                          // why, for reports
   // The rule's known issue, set only where the point's versions are inside its range.
-  std::optional<KnownIssue> known;
+  std::optional<KnownIssue> known = std::nullopt;
   std::string ToString() const;                // "pass", "error ~ /Cuda failure 1/"
 };
 

@@ -217,7 +217,7 @@ TEST_F(KnownIssueTest, BadKnownBlocksNameFileLineAndKey) {
   EXPECT_THAT(ErrorOf("{reference: r, versions: {nccl: \">=2.30.3\"}, signature: \"(\"}"),
               HasSubstr("expect[0].known.signature: invalid regular expression '('"));
   EXPECT_THAT(ErrorOf("{reference: \" \", versions: {nccl: \">=2.30.3\"}}"),
-              HasSubstr("scenarios/bad.yaml:5:25: expect[0].known.reference: expected a public reference"));
+              HasSubstr("scenarios/bad.yaml:5:24: expect[0].known.reference: expected a public reference"));
   EXPECT_THAT(ErrorOf("{reference: r, version: {nccl: \">=2.30.3\"}}"),
               HasSubstr("expect[0].known.version: unknown key; did you mean versions?"));
   EXPECT_THAT(ErrorOf("https://example.org/1"),

@@ -203,7 +203,8 @@ TEST_F(LoaderTest, UnknownTopLevelKey) {
             "scenarios/x.yaml:3:1: trails: unknown key; did you mean trials?");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\ncolour: red\n"),
             "scenarios/x.yaml:3:1: colour: unknown key (allowed here: description, expect, "
-            "expect_metrics, iterations, kind, name, nccl_inspector, params, ranks, timeout, trials, verdict, warmup)");
+            "expect_metrics, iterations, kind, name, nccl_inspector, params, ranks, timeout, trials, valid_for, "
+            "verdict, warmup)");
 }
 
 TEST_F(LoaderTest, DuplicateKey) {
@@ -394,7 +395,7 @@ TEST_F(LoaderTest, ExpectErrors) {
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nexpect: {signature: x}\n"),
             "scenarios/x.yaml:3:9: expect.outcome: missing required key");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nexpect: {outcome: fail, because: x}\n"),
-            "scenarios/x.yaml:3:25: expect.because: unknown key (allowed here: outcome, reason, "
+            "scenarios/x.yaml:3:25: expect.because: unknown key (allowed here: known, outcome, reason, "
             "signature, when)");
   EXPECT_EQ(ErrorOf("name: a\nkind: fake_ring\nexpect: []\n"),
             "scenarios/x.yaml:3:9: expect: expected at least one rule, got an empty list");

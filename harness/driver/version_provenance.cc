@@ -1,6 +1,7 @@
 #include "harness/driver/version_provenance.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -53,15 +54,43 @@ std::string ProvenancePins(const std::vector<std::string>& requirements) {
   return out;
 }
 
+std::string GitProvenanceResolveLine(const std::string& quoted_mirror, const std::string& quoted_revision) {
+  return absl::StrCat("echo \"commit==$(git -C ", quoted_mirror, " rev-parse --verify ", quoted_revision,
+                      "^{commit})\" > \"$GH_VERSION_DIR/provenance.expected\"\n");
+}
+
+std::string GitProvenanceObserveLine() {
+  return "echo \"commit==$(git -C \"$GH_VERSION_DIR/src\" rev-parse HEAD)\" > \"$GH_VERSION_DIR/provenance.observed\"\n";
+}
+
+std::string ImageProvenanceObserveLine(const std::string& quoted_path) {
+  return absl::StrCat("echo \"image==sha256:$(sha256sum < ", quoted_path,
+                      " | cut -d' ' -f1)\" > \"$GH_VERSION_DIR/provenance.observed\"\n");
+}
+
+namespace {
+
+// `name==value` lines; `normalize` folds package names as pip compares them.
+std::vector<std::pair<std::string, std::string>> ReadPins(const std::string& path, bool normalize) {
+  std::vector<std::pair<std::string, std::string>> pins;
+  absl::StatusOr<std::string> text = ReadFileToString(path);
+  if (!text.ok()) return pins;
+  for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipWhitespace())) {
+    std::vector<std::string> pin = absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits("==", 1));
+    if (pin.size() == 2) pins.emplace_back(normalize ? NormalizePackageName(pin[0]) : pin[0], pin[1]);
+  }
+  return pins;
+}
+
+}  // namespace
+
 VersionProvenance CheckVersionProvenance(const std::string& version_dir) {
   VersionProvenance p;
-  absl::StatusOr<std::string> expected = ReadFileToString(version_dir + "/provenance.expected");
-  if (!expected.ok()) return p;
-  p.checked = true;
-  for (absl::string_view line : absl::StrSplit(*expected, '\n', absl::SkipWhitespace())) {
-    std::vector<std::string> pin = absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits("==", 1));
-    if (pin.size() == 2) p.asked.emplace_back(NormalizePackageName(pin[0]), pin[1]);
-  }
+  const std::vector<std::pair<std::string, std::string>> observed =
+      ReadPins(version_dir + "/provenance.observed", /*normalize=*/false);
+  p.checked = std::ifstream(version_dir + "/provenance.expected").good();
+  if (!p.checked && observed.empty()) return p;
+  p.asked = ReadPins(version_dir + "/provenance.expected", /*normalize=*/true);
   std::error_code ec;
   for (const fs::directory_entry& lib : fs::directory_iterator(version_dir + "/venv/lib", ec)) {
     std::error_code ec2;
@@ -77,13 +106,17 @@ VersionProvenance CheckVersionProvenance(const std::string& version_dir) {
       p.installed[NormalizePackageName(name.substr(0, dash))] = name.substr(dash + 1);
     }
   }
+  for (const auto& [name, value] : observed) p.installed[name] = value;
   std::vector<std::string> wrong;
   for (const auto& [name, version] : p.asked) {
     auto it = p.installed.find(name);
+    const bool built = name == "commit";  // a git set-up builds its checkout
     if (it == p.installed.end()) {
-      wrong.push_back(absl::StrCat("asked ", name, " ", version, ", ", name, " is not installed"));
+      wrong.push_back(absl::StrCat("asked ", name, " ", version, ", ", name,
+                                   built ? " was never observed" : " is not installed"));
     } else if (it->second != version) {
-      wrong.push_back(absl::StrCat("asked ", name, " ", version, ", the set-up installed ", name, " ", it->second));
+      wrong.push_back(absl::StrCat("asked ", name, " ", version, ", the set-up ", built ? "built" : "installed", " ",
+                                   name, " ", it->second));
     }
   }
   p.mismatch = absl::StrJoin(wrong, "; ");
@@ -93,9 +126,11 @@ VersionProvenance CheckVersionProvenance(const std::string& version_dir) {
     auto it = p.installed.find(name);
     installed[name] = it == p.installed.end() ? nlohmann::json() : nlohmann::json(it->second);
   }
+  nlohmann::json seen = nlohmann::json::object();
+  for (const auto& [name, value] : observed) seen[name] = value;
   (void)WriteFileAtomically(version_dir + "/provenance.json",
-                            nlohmann::json{{"asked", asked}, {"installed", installed}, {"ok", p.mismatch.empty()},
-                                           {"mismatch", p.mismatch}}
+                            nlohmann::json{{"asked", asked}, {"installed", installed}, {"observed", seen},
+                                           {"ok", p.mismatch.empty()}, {"mismatch", p.mismatch}}
                                     .dump(2) + "\n");
   return p;
 }

@@ -3,6 +3,8 @@
 #include "harness/driver/version_provenance.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -17,6 +19,17 @@ namespace gh::driver {
 namespace {
 
 using ::testing::HasSubstr;
+
+// The first line a shell command prints, without its newline.
+std::string CommandOutput(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+    pclose(pipe);
+  }
+  return out.substr(0, out.find('\n'));
+}
 
 TEST(ProvenancePinsTest, OnlyExactPinsOfOneRelease) {
   EXPECT_EQ(ProvenancePins({"jax==0.7.0", "jax_lib[cuda12]==0.7.0", "numpy<2", "foo==1.*", "bar>=1,==2"}),
@@ -113,6 +126,47 @@ TEST_F(VersionProvenanceTest, AMissingPackageIsNamed) {
   EXPECT_FALSE(r.ok);
   EXPECT_THAT(r.detail, HasSubstr("provenance: asked other 1.0, other is not installed (log "));
   EXPECT_EQ(CheckVersionProvenance(dir_ + "/3.0").CheckedText(), "fakelib 3.0, other not installed");
+}
+
+// A git set-up pins the label's commit and observes the checkout's HEAD after its build (the
+// shell lines the git provider writes, on a repository made here); a build that leaves another
+// commit checked out fails, naming both.
+TEST_F(VersionProvenanceTest, AGitSetUpThatBuildsAnotherCommitThanItsLabelFails) {
+  const std::string repo = dir_ + "/repo";
+  std::filesystem::create_directories(repo);
+  const std::string git = absl::StrCat("git -C ", repo, " -c user.email=t@example.com -c user.name=t ");
+  ASSERT_EQ(std::system(absl::StrCat("git init -q ", repo, " && ", git, "commit -q --allow-empty -m one && ", git,
+                                     "commit -q --allow-empty -m two").c_str()), 0);
+  const std::string x = CommandOutput(absl::StrCat("git -C ", repo, " rev-parse HEAD"));
+  const std::string y = CommandOutput(absl::StrCat("git -C ", repo, " rev-parse HEAD~1"));
+  ASSERT_EQ(x.size(), 40u);
+  auto setup = [&](const std::string& build) {
+    return absl::StrCat("set -e\nmirror=", repo, "\nrm -rf src && git clone -q ", repo, " src\n",
+                        GitProvenanceResolveLine("\"$mirror\"", x), "cd src\n", build, "\n",
+                        GitProvenanceObserveLine());
+  };
+  VersionSetupResult r = Setup(setup("true"));
+  EXPECT_TRUE(r.ok) << r.detail;
+  EXPECT_THAT(ReadFileToString(dir_ + "/3.0/provenance.json").value_or(""),
+              HasSubstr(absl::StrCat("\"installed\": {\n    \"commit\": \"", x, "\"\n  }")));
+  r = Setup(setup(absl::StrCat("git -c advice.detachedHead=false checkout -q ", y)));
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.detail, absl::StrCat("provenance: asked commit ", x, ", the set-up built commit ", y, " (log ", dir_,
+                                   "/3.0/setup.log)"));
+}
+
+// A container set-up's image digest is recorded, with nothing to check it against.
+TEST_F(VersionProvenanceTest, AnImageDigestIsRecorded) {
+  std::filesystem::create_directories(dir_);
+  ASSERT_TRUE(WriteFileAtomically(dir_ + "/image.sqsh", "abc").ok());
+  const VersionSetupResult r = Setup(ImageProvenanceObserveLine(dir_ + "/image.sqsh"));
+  EXPECT_TRUE(r.ok) << r.detail;
+  const VersionProvenance p = CheckVersionProvenance(dir_ + "/3.0");
+  EXPECT_TRUE(p.mismatch.empty());
+  EXPECT_EQ(p.installed.at("image"),  // sha256 of "abc"
+            "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_THAT(ReadFileToString(dir_ + "/3.0/provenance.json").value_or(""),
+              HasSubstr("\"observed\": {\n    \"image\": \"sha256:ba7816bf"));
 }
 
 }  // namespace

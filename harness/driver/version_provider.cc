@@ -243,10 +243,13 @@ absl::Status ReadGit(YamlMap& versions, const ProviderInput& in, MatrixAxis* axi
         "  rm -rf src; git -C \"$mirror\" worktree prune\n",
         "  git -C \"$mirror\" worktree add --quiet --detach \"$PWD/src\" ", ShellQuote(revision), "\n",
         ") 9>\"$mirror.lock\"\n",
+        // What the label names, checked against what the build leaves checked out.
+        GitProvenanceResolveLine("\"$mirror\"", ShellQuote(revision)),
         "rm -rf prefix && mkdir -p prefix\n",
         "if command -v ccache >/dev/null 2>&1; then export CMAKE_C_COMPILER_LAUNCHER=ccache "
         "CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=\"$GH_VERSION_DIR/src\"; fi\n",
-        build_command.empty() ? "" : absl::StrCat("cd src\n", build_command, "\n"));
+        build_command.empty() ? "" : absl::StrCat("cd src\n", build_command, "\n"),
+        GitProvenanceObserveLine());
     s.env_prepend["PATH"] = "{version_dir}/prefix/bin";
     s.env_prepend["LD_LIBRARY_PATH"] = "{version_dir}/prefix/lib";
     s.env_prepend["PYTHONPATH"] = "{version_dir}/prefix/python";
@@ -313,15 +316,19 @@ absl::Status ReadContainer(YamlMap& versions, const ProviderInput& in, MatrixAxi
     CellSettings s;
     const std::string ref = images.empty() ? absl::StrReplaceAll(image, {{"{version}", tag}})
                                            : absl::StrCat(images_dir, "/", tag, suffix);
+    // Each set-up ends by recording the digest of the image the cells will run (version_provenance.h).
     if (!images.empty()) {
-      s.setup = absl::StrCat("test -r ", ShellQuote(ref), " || { ", ShellPrintLine("error: no image " + ref),
-                             "; exit 1; }\n");
+      s.setup = absl::StrCat("set -e\ntest -r ", ShellQuote(ref), " || { ", ShellPrintLine("error: no image " + ref),
+                             "; exit 1; }\n", ImageProvenanceObserveLine(ShellQuote(ref)));
     } else if (runtime == "docker" || runtime == "podman") {
-      s.setup = absl::StrCat(runtime, " pull ", ShellQuote(ref), "\n");
+      s.setup = absl::StrCat("set -e\n", runtime, " pull ", ShellQuote(ref), "\necho \"image==$(", runtime,
+                             " image inspect --format '{{.Id}}' ", ShellQuote(ref),
+                             ")\" > \"$GH_VERSION_DIR/provenance.observed\"\n");
     } else {  // enroot, apptainer: a local image file made once in the version's directory
-      s.setup = runtime == "enroot"
-          ? absl::StrCat("set -e\nrm -f image.sqsh\nenroot import -o image.sqsh ", ShellQuote("docker://" + ref), "\n")
-          : absl::StrCat("set -e\nrm -f image.sif\napptainer pull image.sif ", ShellQuote("docker://" + ref), "\n");
+      const std::string file = runtime == "enroot" ? "image.sqsh" : "image.sif";
+      s.setup = absl::StrCat("set -e\nrm -f ", file, "\n",
+                             runtime == "enroot" ? "enroot import -o image.sqsh " : "apptainer pull image.sif ",
+                             ShellQuote("docker://" + ref), "\n", ImageProvenanceObserveLine(file));
     }
     const std::string activated = !images.empty() || runtime == "docker" || runtime == "podman"
         ? ref : absl::StrCat("{version_dir}/image", suffix);

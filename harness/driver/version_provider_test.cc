@@ -135,6 +135,11 @@ TEST(GitProvider, TagsMatchingAPatternInNaturalOrderWithAWorktreeAndBuildPerRevi
   EXPECT_THAT(s.setup, HasSubstr("git clone --quiet --mirror https://github.com/NVIDIA/nccl.git"));
   EXPECT_THAT(s.setup, HasSubstr("flock 9"));
   EXPECT_THAT(s.setup, HasSubstr("worktree add --quiet --detach \"$PWD/src\" v2.28.3-1\n"));
+  // The label's commit is pinned before the build, the checkout's HEAD observed after it.
+  EXPECT_THAT(s.setup, HasSubstr("echo \"commit==$(git -C \"$mirror\" rev-parse --verify v2.28.3-1^{commit})\" > "
+                                 "\"$GH_VERSION_DIR/provenance.expected\"\n"));
+  EXPECT_THAT(s.setup, ::testing::EndsWith("echo \"commit==$(git -C \"$GH_VERSION_DIR/src\" rev-parse HEAD)\" > "
+                                           "\"$GH_VERSION_DIR/provenance.observed\"\n"));
   EXPECT_THAT(s.setup, HasSubstr("CMAKE_CXX_COMPILER_LAUNCHER=ccache"));
   EXPECT_THAT(s.setup, HasSubstr("cd src\nmake -j16 src.build BUILDDIR=\"$GH_VERSION_DIR/prefix\" && cmake -S /mats/.. "
                                  "-B \"$GH_VERSION_DIR/prefix\"/gh -DGH_NCCL_ROOT=\"$GH_VERSION_DIR/prefix\"\n"));
@@ -176,6 +181,9 @@ TEST(ContainerProvider, ADirectoryOfImagesPerRuntime) {
   EXPECT_THAT(s.launcher_prefix, ElementsAre("enroot", "start", "--mount", "{version_dir}:{version_dir}", "--mount",
                                              "/data:/data", "/mats/imgs/jax-24.04.sqsh"));
   EXPECT_THAT(s.setup, HasSubstr("test -r /mats/imgs/jax-24.04.sqsh"));
+  // The image's digest is recorded (version_provenance.h).
+  EXPECT_THAT(s.setup, HasSubstr("echo \"image==sha256:$(sha256sum < /mats/imgs/jax-24.04.sqsh | cut -d' ' -f1)\" > "
+                                 "\"$GH_VERSION_DIR/provenance.observed\"\n"));
 }
 
 TEST(ContainerProvider, TagsFromACommandWithAnImageTemplate) {
@@ -186,7 +194,8 @@ TEST(ContainerProvider, TagsFromACommandWithAnImageTemplate) {
   ASSERT_TRUE(m.ok()) << m.status();
   EXPECT_EQ(lister.seen.at(0).command, "/mats/tags.sh") << "{matrix_dir} resolved, run in the matrix's directory";
   const CellSettings& s = m->axes.back().values[1].settings;
-  EXPECT_EQ(s.setup, "docker pull nvcr.io/nvidia/jax:24.10\n");
+  EXPECT_EQ(s.setup, "set -e\ndocker pull nvcr.io/nvidia/jax:24.10\necho \"image==$(docker image inspect --format "
+                     "'{{.Id}}' nvcr.io/nvidia/jax:24.10)\" > \"$GH_VERSION_DIR/provenance.observed\"\n");
   EXPECT_THAT(s.launcher_prefix, ElementsAre("docker", "run", "--rm", "--network=host", "--ipc=host", "-v",
                                              "{version_dir}:{version_dir}", "nvcr.io/nvidia/jax:24.10"));
   m = Load("  container: {runtime: apptainer, tags: [\"1\"], image: \"img:{version}\"}\n", lister);

@@ -4,23 +4,8 @@
 # builds only the revisions it probes (each in its own worktree and prefix) and names the 6th.
 # usage: git_bisect_test.sh GPUHARNESS WORKDIR
 . "$(dirname "$0")/../common/e2e_preamble.sh"
-mkdir -p "$work/repo"
-cd "$work/repo"
-git init -q -b main .
-git config user.email t@example.com && git config user.name test
-cat > CMakeLists.txt <<'CM'
-cmake_minimum_required(VERSION 3.16)
-project(answer C)
-add_executable(answer answer.c)
-install(TARGETS answer DESTINATION bin)
-CM
-for i in 1 2 3 4 5 6 7 8; do
-  value=42
-  [ "$i" -ge 6 ] && value=41   # the planted change
-  printf '#include <stdio.h>\n/* revision %d */\nint main(void) {\n  int v = %d;\n  printf("answer: %%d\\n", v);\n  if (v != 42) { fprintf(stderr, "ValueError: the answer is %%d, not 42\\n", v); return 1; }\n  return 0;\n}\n' "$i" "$value" > answer.c
-  git add -A && git commit -qm "revision $i"
-  rev[$i]=$(git rev-parse --short=12 HEAD)
-done
+. "$here/answer_repo.sh"
+answer_repo "$work/repo" 8 6
 cat > "$work/matrix.yaml" <<YAML
 name: git_provider_bisect
 scenarios: ["$here/answer.yaml"]
