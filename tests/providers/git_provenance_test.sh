@@ -27,10 +27,10 @@ cat sweep.txt
 [ "$rc" = 3 ] || fail "sweep: exit $rc, expected 3 (infrastructure: a version built another commit)"
 why="provenance: asked commit ${full[2]}, the set-up built commit ${full[1]}"
 grep -qF "$why" sweep.txt || fail "the console does not name both commits ('$why')"
-grep "commit=${rev[2]}" out/records.jsonl | grep -q '"outcome":"infra"' || fail "no infra record for ${rev[2]}"
-grep "commit=${rev[2]}" out/records.jsonl | grep -qF "$why" || fail "the infra record does not say why"
+grep "\"commit\":\"${rev[2]}\"" out/records.jsonl | grep -q '"outcome":"infra"' || fail "no infra record for ${rev[2]}"
+grep "\"commit\":\"${rev[2]}\"" out/records.jsonl | grep -qF "$why" || fail "the infra record does not say why"
 for i in 1 3; do
-  grep "commit=${rev[$i]}" out/records.jsonl | grep -q '"outcome":"pass"' || fail "${rev[$i]} did not pass"
+  grep "\"commit\":\"${rev[$i]}\"" out/records.jsonl | grep -q '"outcome":"pass"' || fail "${rev[$i]} did not pass"
   python3 - "out/versions/${rev[$i]}/provenance.json" "${full[$i]}" <<'PY' || fail "provenance.json of ${rev[$i]}"
 import json, sys
 p = json.load(open(sys.argv[1]))
