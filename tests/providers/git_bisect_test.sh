@@ -36,6 +36,8 @@ assert sys.argv[2] in text and sys.argv[3] in text, (sys.argv[2:], text[:2000])
 PY
 grep -q "first bad.*${rev[6]}\|${rev[6]}.*first bad" out/summary.md || fail "summary.md names no first bad ${rev[6]}: $(head -40 out/summary.md)"
 grep -q "ValueError: the answer is 41, not 42" out/summary.md || fail "the hunted signature is not the program's error line"
+grep -q "git commit \`${full[6]}\`; checked against the label: \`commit ${full[6]}\`" out/summary.md ||
+  fail "summary.md does not show the first bad arm's commit checked against its label"
 # Lazy: only the probed revisions were built; every one of them from its own worktree.
 built=$(ls -d out/versions/*/prefix/bin/answer | wc -l)
 [ "$built" -lt 8 ] || fail "all 8 revisions were built"
