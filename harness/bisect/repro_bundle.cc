@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "harness/bisect/repro_script.h"
 #include "harness/core/file_util.h"
 #include "harness/core/scenario_loader.h"
@@ -31,6 +32,7 @@ namespace fs = std::filesystem;
 // and the gpuharness program. Control bytes: no recorded path or word holds them.
 constexpr char kRoot[] = "\x01" "BUNDLE\x01";
 constexpr char kProgram[] = "\x01" "GPUHARNESS\x01";
+constexpr char kRunnerPath[] = "\x01" "PATH\x01";
 
 // Places a bundle never carries: the system's programs and libraries.
 bool IsSystemPath(const std::string& path) {
@@ -104,10 +106,9 @@ struct Carried {
   }
 };
 
-// The index of "run" in a `gpuharness run` job's argv (the program is the word before it), or
-// nullopt for an arm that runs the user's own command.
+// The index of "run" in the recorded `gpuharness run` job's argv (the program is the word before
+// it), nullopt when it has none.
 std::optional<size_t> RunWord(const ReproArm& arm) {
-  if (!arm.ranks.empty()) return std::nullopt;
   for (size_t i = 1; i < arm.argv.size(); ++i) {
     if (arm.argv[i] == "run") return i;
   }
@@ -157,6 +158,16 @@ std::vector<std::string> ProgramFiles(const std::vector<ReproRank>& ranks, const
   return found;
 }
 
+// The files a version's set-up command names by an absolute path (a script beside the matrix):
+// the bundle runs the set-up again, so it carries them.
+std::vector<std::string> SetupFiles(const ReproArm& arm, const std::string& results_dir) {
+  ReproRank words;
+  for (absl::string_view word : absl::StrSplit(arm.setup, absl::ByAnyChar(" \t\n;'\"|&()<>"), absl::SkipEmpty())) {
+    if (word[0] == '/') words.argv.emplace_back(word);
+  }
+  return ProgramFiles({words}, results_dir);
+}
+
 void RewriteArm(ReproArm& arm, const PathRewrites& rewrites) {
   for (std::string& word : arm.argv) word = rewrites.Apply(word);
   for (auto& [name, value] : arm.env) value = rewrites.Apply(value);
@@ -167,6 +178,25 @@ void RewriteArm(ReproArm& arm, const PathRewrites& rewrites) {
     for (std::string& word : rank.argv) word = rewrites.Apply(word);
     for (auto& [name, value] : rank.env) value = rewrites.Apply(value);
     rank.workdir = rewrites.Apply(rank.workdir);
+  }
+}
+
+// PATH as the configuration set it holds the reporter's own PATH after what it prepended: the
+// bundle keeps the places it carries (a version's bin/) and then uses the runner's PATH.
+void KeepOwnPath(ReproArm& arm) {
+  auto rebase = [](std::string& value) {
+    std::vector<std::string> kept;
+    for (absl::string_view entry : absl::StrSplit(value, ':', absl::SkipEmpty())) {
+      if (absl::StartsWith(entry, kRoot)) kept.emplace_back(entry);
+    }
+    kept.push_back(kRunnerPath);
+    value = absl::StrJoin(kept, ":");
+  };
+  if (auto it = arm.env.find("PATH"); it != arm.env.end()) rebase(it->second);
+  for (ReproRank& rank : arm.ranks) {
+    for (auto& [name, value] : rank.env) {
+      if (name == "PATH") rebase(value);
+    }
   }
 }
 
@@ -208,6 +238,7 @@ std::string BundleScript(std::string script, const std::vector<std::string>& con
   // In a single-quoted word, 'x<stand-in>y' becomes 'x'"$here"'y'; in a comment, a name.
   return absl::StrReplaceAll(script, {{kRoot, "'\"$here\"'"},
                                       {kProgram, "'\"$GPUHARNESS\"'"},
+                                      {kRunnerPath, "'\"$PATH\"'"},
                                       {"\\x01BUNDLE\\x01", "<bundle>"},
                                       {"\\x01GPUHARNESS\\x01", "gpuharness"}});
 }
@@ -242,7 +273,7 @@ absl::StatusOr<std::vector<std::string>> WriteReproBundle(const std::string& dir
   for (ReproArm* arm : all) {
     std::vector<ReproRank> ranks = arm->ranks;
     if (std::optional<size_t> run = RunWord(*arm)) {
-      runs_gpuharness = true;
+      runs_gpuharness = runs_gpuharness || arm->ranks.empty();
       GH_ASSIGN_OR_RETURN(std::vector<std::string> files, ScenarioFilesOf(*arm, *run, point));
       for (const std::string& f : files) {
         const std::string path = CanonicalPath(f);
@@ -254,10 +285,13 @@ absl::StatusOr<std::vector<std::string>> WriteReproBundle(const std::string& dir
         carried.scenario_files.insert(path);
       }
       // The exec command the job's ranks ran, as they recorded it.
-      const std::string out = arm->out.empty() || arm->out[0] == '/' ? arm->out : arm->cwd + "/" + arm->out;
-      GH_ASSIGN_OR_RETURN(ranks, ReadReproRanks(out, point));
+      if (ranks.empty()) {
+        const std::string out = arm->out.empty() || arm->out[0] == '/' ? arm->out : arm->cwd + "/" + arm->out;
+        GH_ASSIGN_OR_RETURN(ranks, ReadReproRanks(out, point));
+      }
     }
     for (const std::string& f : ProgramFiles(ranks, results_dir)) program_files.push_back(f);
+    for (const std::string& f : SetupFiles(*arm, results_dir)) program_files.push_back(f);
   }
   for (const std::string& f : carried.scenario_files) scenario_places[f] = carried.Place(f);
   for (const std::string& f : program_files) carried.Place(f);
@@ -281,8 +315,10 @@ absl::StatusOr<std::vector<std::string>> WriteReproBundle(const std::string& dir
     }
   }
   for (ReproArm* arm : all) {
-    if (std::optional<size_t> run = RunWord(*arm)) RetargetJobArm(*arm, *run, scenario_places);
+    std::optional<size_t> run = RunWord(*arm);
+    if (run && arm->ranks.empty()) RetargetJobArm(*arm, *run, scenario_places);
     RewriteArm(*arm, script_paths);
+    KeepOwnPath(*arm);
   }
 
   std::vector<std::string> contents = {"run.sh"};

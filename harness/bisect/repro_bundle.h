@@ -6,7 +6,8 @@
 //                              command that lie in the scenario's directory, at the same places
 //                              (a second scenario directory is scenario2/, and so on)
 //   OUTDIR/files/...           other files the exec command names (a script or data file given
-//                              by an absolute path), the scenario's copy pointing at them
+//                              by an absolute path), the scenario's copy pointing at them, and
+//                              those a version's set-up command names by an absolute path
 //   OUTDIR/versions/<label>/   made by run.sh: the version's set-up, run again there
 // The variables in force at the recorded run (core/fingerprint.h IsReproducedEnvVar) and the
 // configuration's are exported as recorded, paths into DIR or the scenario's directory made

@@ -74,6 +74,16 @@ double InFlightSeconds(const std::vector<Record>& records, const JobEnd& end) {
   return absl::ToDoubleSeconds(end.ended - from);
 }
 
+// Rank 0's crash guard renders its record of a run when the run begins (a signal handler formats
+// nothing), so the record of the run the job died in says 0 s: that run lasted from its start to
+// the job's end, as far as the driver knows (a start outside the job's time is another clock's).
+void FillGuardRecordDuration(Record& record, const JobEnd& end) {
+  if (record.result.outcome != Outcome::kCrash || record.duration_s != 0) return;
+  const std::optional<absl::Time> start = RecordStart(record);
+  if (!start || *start < end.started || *start > end.ended) return;
+  record.duration_s = absl::ToDoubleSeconds(end.ended - *start);
+}
+
 }  // namespace
 
 std::string FirstLineOf(const std::string& path, size_t max_chars) {
@@ -230,6 +240,7 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   absl::StatusOr<std::vector<Record>> records = ReadJobRecords(end.run_dir);
   if (!records.ok()) return records.status();
   const JobFailure failure = ClassifyJobFailure(end, records->size());
+  if (!records->empty()) FillGuardRecordDuration(records->back(), end);
   // The first run the job did not record is the one it died in (runs go in plan order), when
   // it died in one: its record gets that run's wall time; the runs after it never started.
   std::vector<const Record*> ran;

@@ -274,7 +274,8 @@ TEST_F(SynthesizedRecordTest, ARankKilledBeforeAnyRecordChargesOnlyTheFirstRun) 
 }
 
 // The run a job died in carries its wall time as the driver knows it: from the end of the job's
-// last record (or the job's start) to the job's end; the runs after it never started.
+// last record (or the job's start) to the job's end, or from its own start when rank 0's crash
+// guard recorded it; the runs after it never started.
 TEST_F(SynthesizedRecordTest, TheRunInFlightTakesItsWallTimeTheRunsAfterItNone) {
   Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M, 2M]\n");
   ASSERT_EQ(expected_.size(), 3u);
@@ -318,8 +319,17 @@ TEST_F(SynthesizedRecordTest, TheRunInFlightTakesItsWallTimeTheRunsAfterItNone) 
   ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
   records = CollectJobRecords(expected_, end, info_);
   ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[0].duration_s, 2.5);  // it said how long it ran
   EXPECT_EQ((*records)[1].duration_s, 0);
   EXPECT_EQ((*records)[2].duration_s, 0);
+
+  // Rank 0's crash guard wrote it when the run began (0 s): it ran from its start to the end.
+  first.duration_s = 0;
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
+  records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[0].duration_s, 9);
+  EXPECT_EQ((*records)[1].duration_s, 0);
 }
 
 }  // namespace
