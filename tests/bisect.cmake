@@ -27,6 +27,13 @@ add_test(NAME gpuharness.bisect.ExecBugReportAndStandaloneRepro
           ${CMAKE_BINARY_DIR}/test_tmp/bisect_exec_repro)
 set_tests_properties(gpuharness.bisect.ExecBugReportAndStandaloneRepro PROPERTIES LABELS "mpi" TIMEOUT 300
   RUN_SERIAL TRUE)
+# `gpuharness repro --bundle` travels: the bundle of a sweep's failing exec point, run from
+# another directory with the scenario's tree and results gone and this checkout hidden
+# (tests/bisect/repro_bundle_test.sh).
+add_test(NAME gpuharness.bisect.ReproBundleTravels
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/bisect/repro_bundle_test.sh $<TARGET_FILE:gpuharness>
+          ${CMAKE_BINARY_DIR}/test_tmp/repro_bundle)
+set_tests_properties(gpuharness.bisect.ReproBundleTravels PROPERTIES LABELS "mpi" TIMEOUT 300 RUN_SERIAL TRUE)
 # The bisect's scenario tests, each tests/bisect/NAME/NAME_test.sh run on the built gpuharness
 # in test_tmp/bisect_NAME:
 #  refine, param: --refine (a version axis, then a finer one between its answer's ends) and

@@ -16,4 +16,5 @@ gh_scenario_kind_tests(collective
   OneRankEveryOpAndTypeIsExact
   TwoRanksSharingTheGpuAreExact
   ACorruptElementFailsEveryOpOnTheGpu
-  OptionsAndReductionsPassAtOneRank)
+  OptionsAndReductionsPassAtOneRank
+  DeviceApiKernelsPassAtOneRank)

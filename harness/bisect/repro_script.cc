@@ -1,14 +1,49 @@
 #include "harness/bisect/repro_script.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "harness/bisect/repro_script_checks.h"
+#include "harness/core/fingerprint.h"
 #include "harness/core/name_rules.h"
 #include "harness/core/shell_quote.h"
 #include "harness/core/status_macros.h"
 
 namespace gh {
+
+namespace {
+
+// A variable read from `json`'s "env": its name must be an environment variable name, its value one
+// execve can pass.
+absl::Status CheckEnvEntry(const StateJson& json, const std::string& name, const std::string& value) {
+  absl::Status st = CheckEnvName(name);
+  if (st.ok()) st = CheckEnvValue(value);
+  return st.ok() ? st : json.ErrorAt(absl::StrCat("env.", name), st.message());
+}
+
+// The variables the job's own environment.json recorded in force (those a repro sets again,
+// core/fingerprint.h), added beside the configuration's own, which win: a job that ran under
+// the user's XLA_FLAGS or PYTHONPATH is reproduced under them. No environment.json: none.
+absl::Status AddRecordedEnv(const std::string& out, std::map<std::string, std::string>& env) {
+  const std::string path = out + "/environment.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return absl::OkStatus();
+  absl::StatusOr<nlohmann::json> parsed = ParseStateFile(path);
+  if (!parsed.ok()) return absl::InvalidArgumentError(parsed.status().message());
+  const StateJson json(*parsed, path);
+  GH_RETURN_IF_ERROR(json.ExpectObject());
+  GH_ASSIGN_OR_RETURN(auto recorded, json.StringMapOrEmpty("env"));
+  for (const auto& [name, value] : recorded) {
+    if (!IsReproducedEnvVar(name)) continue;
+    GH_RETURN_IF_ERROR(CheckEnvEntry(json, name, value));
+    env.emplace(name, value);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job, const std::string& point) {
   GH_RETURN_IF_ERROR(job.ExpectObject());
@@ -16,19 +51,17 @@ absl::StatusOr<ReproArm> ReproArmFromJobJson(const StateJson& job, const std::st
   GH_ASSIGN_OR_RETURN(arm.argv, job.StringListOrEmpty("argv"));
   if (arm.argv.empty()) return job.ErrorAt("argv", "missing or empty");
   GH_ASSIGN_OR_RETURN(arm.env, job.StringMapOrEmpty("env"));
-  for (const auto& [name, value] : arm.env) {
-    absl::Status st = CheckEnvName(name);
-    if (st.ok()) st = CheckEnvValue(value);
-    if (!st.ok()) return job.ErrorAt(absl::StrCat("env.", name), st.message());
-  }
+  for (const auto& [name, value] : arm.env) GH_RETURN_IF_ERROR(CheckEnvEntry(job, name, value));
   GH_ASSIGN_OR_RETURN(arm.cwd, job.StringOr("cwd", ""));
   GH_ASSIGN_OR_RETURN(arm.version, job.StringOr("version", ""));
   GH_ASSIGN_OR_RETURN(arm.version_dir, job.StringOr("version_dir", ""));
   GH_ASSIGN_OR_RETURN(arm.setup, job.StringOr("setup", ""));
   GH_ASSIGN_OR_RETURN(arm.out, job.StringOr("out", ""));
-  if (!point.empty() && !arm.out.empty()) {
-    // A relative "out" is the job's, from its cwd.
-    const std::string out = arm.out[0] == '/' || arm.cwd.empty() ? arm.out : absl::StrCat(arm.cwd, "/", arm.out);
+  if (arm.out.empty()) return arm;
+  // A relative "out" is the job's, from its cwd.
+  const std::string out = arm.out[0] == '/' || arm.cwd.empty() ? arm.out : absl::StrCat(arm.cwd, "/", arm.out);
+  GH_RETURN_IF_ERROR(AddRecordedEnv(out, arm.env));
+  if (!point.empty()) {
     GH_ASSIGN_OR_RETURN(arm.ranks, ReadReproRanks(out, point));
   }
   return arm;

@@ -24,7 +24,9 @@ struct ReproArm {
   // The recorded failure's family (a failing arm): a run that fails otherwise did not reproduce it.
   std::optional<FailureFamily> family;
   std::vector<std::string> argv;            // the job's command line as recorded
-  std::map<std::string, std::string> env;   // the variables the configuration set
+  // The variables the configuration set, and beside them those the job recorded in force
+  // (its environment.json; core/fingerprint.h IsReproducedEnvVar).
+  std::map<std::string, std::string> env;
   std::string cwd;
   std::string version;      // "" without a version axis
   std::string version_dir;  // where the version's set-up ran

@@ -153,12 +153,23 @@ absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& 
 }
 
 bool IsFingerprintedEnvVar(std::string_view name) {
-  static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_", "XLA_",      "NVIDIA_",
+  static constexpr std::string_view kPrefixes[] = {"NCCL_", "CUDA_", "XLA_",      "JAX_", "NVIDIA_",
                                                    "TF_",   "UCX_",  "OMPI_MCA_", "GH_"};
+  if (name == "PYTHONPATH") return true;
   for (std::string_view prefix : kPrefixes) {
     if (absl::StartsWith(absl::string_view(name.data(), name.size()), absl::string_view(prefix.data(), prefix.size()))) return true;
   }
   return false;
+}
+
+bool IsReproducedEnvVar(std::string_view name) {
+  // Set per job by mpirun (OMPI_MCA_orte_hnp_uri would point a new mpirun at a dead one), by the
+  // harness itself, or by the sweep's allocation of GPUs on its machine.
+  if (absl::StartsWith(absl::string_view(name.data(), name.size()), "OMPI_MCA_") ||
+      absl::StartsWith(absl::string_view(name.data(), name.size()), "GH_") || name == "CUDA_VISIBLE_DEVICES") {
+    return false;
+  }
+  return IsFingerprintedEnvVar(name);
 }
 
 }  // namespace gh

@@ -69,9 +69,13 @@ struct EnvironmentFingerprint {
 // naming it.
 absl::StatusOr<EnvironmentFacts> FactsFromEnvironmentJson(const nlohmann::json& json);
 
-// Which environment variables the fingerprint keeps: NCCL_*, CUDA_*, XLA_*, NVIDIA_*, TF_*,
-// OMPI_MCA_*, UCX_*, GH_*.
+// Which environment variables the fingerprint keeps: NCCL_*, CUDA_*, XLA_*, JAX_*, NVIDIA_*,
+// TF_*, OMPI_MCA_*, UCX_*, GH_* and PYTHONPATH.
 bool IsFingerprintedEnvVar(std::string_view name);
+
+// Which of them a repro script sets again, as recorded: all but those set per job by the
+// launcher (OMPI_MCA_*), the harness (GH_*) and the sweep's GPU allocation (CUDA_VISIBLE_DEVICES).
+bool IsReproducedEnvVar(std::string_view name);
 
 }  // namespace gh
 

@@ -131,12 +131,22 @@ TEST(FingerprintTest, MalformedEnvironmentJsonNamesTheField) {
 }
 
 TEST(FingerprintTest, FingerprintedEnvVars) {
-  for (const char* name : {"NCCL_DEBUG", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "NVIDIA_TF32_OVERRIDE",
-                           "TF_CPP_MIN_LOG_LEVEL", "OMPI_MCA_btl", "UCX_TLS", "GH_SEED"}) {
+  for (const char* name : {"NCCL_DEBUG", "CUDA_VISIBLE_DEVICES", "XLA_FLAGS", "JAX_PLATFORMS", "PYTHONPATH",
+                           "NVIDIA_TF32_OVERRIDE", "TF_CPP_MIN_LOG_LEVEL", "OMPI_MCA_btl", "UCX_TLS", "GH_SEED"}) {
     EXPECT_TRUE(IsFingerprintedEnvVar(name)) << name;
   }
-  for (const char* name : {"PATH", "HOME", "OMPI_COMM_WORLD_RANK", "NCCL", "cuda_x", "MY_NCCL_X", ""}) {
+  for (const char* name : {"PATH", "HOME", "OMPI_COMM_WORLD_RANK", "NCCL", "cuda_x", "MY_NCCL_X", "PYTHONPATHX",
+                           "JAX", ""}) {
     EXPECT_FALSE(IsFingerprintedEnvVar(name)) << name;
+  }
+}
+
+TEST(FingerprintTest, ReproducedEnvVars) {
+  for (const char* name : {"NCCL_PROTO", "CUDA_HOME", "XLA_FLAGS", "JAX_PLATFORMS", "PYTHONPATH", "UCX_TLS"}) {
+    EXPECT_TRUE(IsReproducedEnvVar(name)) << name;
+  }
+  for (const char* name : {"CUDA_VISIBLE_DEVICES", "OMPI_MCA_orte_hnp_uri", "GH_STACK_DUMP_DIR", "PATH", "HOME"}) {
+    EXPECT_FALSE(IsReproducedEnvVar(name)) << name;
   }
 }
 

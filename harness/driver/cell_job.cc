@@ -96,6 +96,7 @@ absl::StatusOr<RunningJob> RunningJob::Start(const CellJobSpec& spec, ProcessRun
   job.pending_end_.log_path = spec.process.log_path;
   job.pending_end_.run_dir = spec.out_dir;
   job.started_ = clock.Now();
+  job.pending_end_.started = job.pending_end_.ended = job.started_;
   job.deadline_ = deadline ? *deadline : job.started_ + spec.timeout;
   absl::StatusOr<ProcessId> pid = runner.Start(spec.process);
   if (!pid.ok()) return pid.status();
@@ -122,6 +123,7 @@ std::optional<JobEnd> RunningJob::Poll(absl::Duration kill_grace) {
   runner_->SignalGroup(pid_, SIGKILL);
   end_ = pending_end_;
   end_->exit = *exit;
+  end_->ended = now;
   return end_;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "harness/core/file_util.h"
 #include "harness/core/fingerprint.h"
+#include "harness/core/record_start.h"
 #include "harness/core/records_file.h"
 #include "harness/core/duration_text.h"
 #include "harness/core/regex.h"
@@ -47,6 +48,40 @@ void ExplainInFlightKill(const JobFailure& failure, const JobEnd& end, Record& r
     }
   }
   SetResult(record, std::move(result));
+}
+
+// Whether the job died inside a run it could not record, given the runs it did record (in
+// order): it was killed at its timeout, ended by a signal or an exit status other than 0 and 1,
+// and its last recorded run is no crash (a rank that recorded its own crash ended that run).
+bool DiedInUnrecordedRun(const std::vector<const Record*>& ran, const JobEnd& end) {
+  const bool died = end.timed_out || end.exit.signaled || (end.exit.code != 0 && end.exit.code != 1);
+  return died && (ran.empty() || ran.back()->result.outcome != Outcome::kCrash);
+}
+
+// The wall time of the run in flight when the job died, as far as the driver knows it: from the
+// end of the job's last record (the job's start when it recorded none, or when the record's
+// times do not lie within the job's) to the job's end. It includes the harness's work between
+// runs and the job's way down; never more than the job's own wall time.
+double InFlightSeconds(const std::vector<Record>& records, const JobEnd& end) {
+  if (end.ended <= end.started) return 0;
+  absl::Time from = end.started;
+  for (const Record& r : records) {
+    std::optional<absl::Time> start = RecordStart(r);
+    if (!start) continue;
+    const absl::Time finished = *start + absl::Seconds(r.duration_s);
+    if (finished > from && finished <= end.ended) from = finished;
+  }
+  return absl::ToDoubleSeconds(end.ended - from);
+}
+
+// Rank 0's crash guard renders its record of a run when the run begins (a signal handler formats
+// nothing), so the record of the run the job died in says 0 s: that run lasted from its start to
+// the job's end, as far as the driver knows (a start outside the job's time is another clock's).
+void FillGuardRecordDuration(Record& record, const JobEnd& end) {
+  if (record.result.outcome != Outcome::kCrash || record.duration_s != 0) return;
+  const std::optional<absl::Time> start = RecordStart(record);
+  if (!start || *start < end.started || *start > end.ended) return;
+  record.duration_s = absl::ToDoubleSeconds(end.ended - *start);
 }
 
 }  // namespace
@@ -108,26 +143,21 @@ absl::StatusOr<Continuation> PlanContinuation(const std::vector<ExpectedPoint>& 
     for (int trial : p.Trials()) wanted.insert(RunKey{p.point.name, trial});
   }
   std::map<RunKey, bool> recorded;  // -> not_run
-  int ran = 0;
-  bool last_was_crash = false;
+  std::vector<const Record*> ran;
   for (const Record& r : *records) {
     RunKey key{r.point, r.trial};
     if (wanted.count(key) == 0) continue;
     recorded[key] = r.not_run;
-    if (!r.not_run) {
-      ++ran;
-      last_was_crash = r.result.outcome == Outcome::kCrash;
-    }
+    if (!r.not_run) ran.push_back(&r);
   }
   // Nothing ran: continue only when a rank was seen to die (its crash file, or mpirun naming
   // it), which ends the first run; the job's other ways of ending with nothing recorded
   // (infrastructure, a start-up crash) would end every continuation the same way.
-  if (ran == 0) {
+  if (ran.empty()) {
     const JobFailure failure = ClassifyJobFailure(end, records->size());
     if (failure.kind != JobFailureKind::kCrash || !failure.names_rank) return next;
   }
-  const bool died = end.exit.signaled || (end.exit.code != 0 && end.exit.code != 1);
-  bool in_flight_found = !died || last_was_crash;
+  bool in_flight_found = !DiedInUnrecordedRun(ran, end);
   for (const ExpectedPoint& p : expected) {
     ExpectedPoint again = p;
     again.trials.clear();
@@ -210,6 +240,16 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
   absl::StatusOr<std::vector<Record>> records = ReadJobRecords(end.run_dir);
   if (!records.ok()) return records.status();
   const JobFailure failure = ClassifyJobFailure(end, records->size());
+  if (!records->empty()) FillGuardRecordDuration(records->back(), end);
+  // The first run the job did not record is the one it died in (runs go in plan order), when
+  // it died in one: its record gets that run's wall time; the runs after it never started.
+  std::vector<const Record*> ran;
+  for (const Record& r : *records) {
+    if (!r.not_run && wanted.count(r.point) != 0) ran.push_back(&r);
+  }
+  bool in_flight = (failure.kind == JobFailureKind::kCrash || failure.kind == JobFailureKind::kTimeout) &&
+                   DiedInUnrecordedRun(ran, end);
+  const double in_flight_s = in_flight ? InFlightSeconds(*records, end) : 0;
   for (Record& r : *records) {
     if (only_expected && wanted.count(r.point) == 0) continue;
     r.cell = info.cell;
@@ -234,6 +274,8 @@ absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<Expected
       } else {
         out.push_back(
             SynthesizedRecord(p, trial, *facts, info.cell, failure.outcome, failure.signature));
+        if (in_flight) out.back().duration_s = in_flight_s;
+        in_flight = false;
       }
     }
   }

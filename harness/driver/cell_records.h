@@ -73,7 +73,12 @@ absl::StatusOr<EnvironmentFacts> JobEnvironmentFacts(const std::string& run_dir,
 // counts for a point the job was not given). The job's own crash record of the run in flight
 // that says only "killed by SIGTERM" (rank 0 was killed from outside) becomes a timeout when the
 // driver killed the job at its timeout, and names the dead rank and its signal when the rank
-// crash files or mpirun's log do ("crash: rank 2 killed by SIGKILL (...)").
+// crash files or mpirun's log do ("crash: rank 2 killed by SIGKILL (...)"). The synthesized
+// record of the run the job died in (the first it did not record, when it died in one) carries
+// that run's wall time as the driver knows it: from the end of the job's last record, or the
+// job's start, to the job's end (end.started, end.ended); runs that never started have 0. So
+// does the job's own crash record of that run (rank 0's crash guard writes it with 0 s): from
+// its start to the job's end.
 absl::StatusOr<std::vector<Record>> CollectJobRecords(const std::vector<ExpectedPoint>& expected,
                                                       const JobEnd& end,
                                                       const JobRecordsInfo& info,

@@ -24,6 +24,8 @@ struct JobEnd {
   ProcessExit exit;              // as reaped
   std::string log_path;          // the job's stdout+stderr
   std::string run_dir;           // the job's --out DIR
+  // When the driver started the process and saw it end (its clock); equal when not known.
+  absl::Time started, ended;
 };
 
 enum class JobFailureKind {

@@ -273,5 +273,64 @@ TEST_F(SynthesizedRecordTest, ARankKilledBeforeAnyRecordChargesOnlyTheFirstRun) 
   EXPECT_EQ((*records)[0].result.signature, "crash: rank 1 killed by SIGKILL (job exited with status 137)");
 }
 
+// The run a job died in carries its wall time as the driver knows it: from the end of the job's
+// last record (or the job's start) to the job's end, or from its own start when rank 0's crash
+// guard recorded it; the runs after it never started.
+TEST_F(SynthesizedRecordTest, TheRunInFlightTakesItsWallTimeTheRunsAfterItNone) {
+  Load("name: s\nkind: fake_ring\nparams:\n  bytes: [1K, 1M, 2M]\n");
+  ASSERT_EQ(expected_.size(), 3u);
+  const absl::Time t0 = absl::FromUnixSeconds(1796000000);
+  JobEnd end = Crashed();
+  end.started = t0;
+  end.ended = t0 + absl::Seconds(10);
+  // Run 0 started 1 s into the job and took 2.5 s: run 1 began at 3.5 s and ran until the end.
+  Record first = MakeRecord(*expected_[0].spec, expected_[0].file, expected_[0].point, 0, CudaJob().Facts());
+  first.started_at = absl::FormatTime(absl::RFC3339_full, t0 + absl::Seconds(1), absl::UTCTimeZone());
+  first.duration_s = 2.5;
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
+  absl::StatusOr<std::vector<Record>> records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  ASSERT_EQ(records->size(), 3u);
+  EXPECT_EQ((*records)[1].point, expected_[1].point.name);
+  EXPECT_EQ((*records)[1].result.outcome, Outcome::kCrash);
+  EXPECT_DOUBLE_EQ((*records)[1].duration_s, 6.5);
+  EXPECT_EQ((*records)[2].point, expected_[2].point.name);
+  EXPECT_EQ((*records)[2].duration_s, 0);
+
+  // Nothing recorded: the first run began with the job. A record whose time lies outside the
+  // job's (another clock) is not believed either.
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {}).ok());
+  records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[0].duration_s, 10);
+  EXPECT_EQ((*records)[1].duration_s, 0);
+  first.started_at = absl::FormatTime(absl::RFC3339_full, t0 + absl::Seconds(20), absl::UTCTimeZone());
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
+  records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[1].duration_s, 10);
+
+  // A job that recorded its own crash of the run it died in: the runs after it never started.
+  first.started_at = absl::FormatTime(absl::RFC3339_full, t0 + absl::Seconds(1), absl::UTCTimeZone());
+  PointOutcome crash;
+  crash.outcome = Outcome::kCrash;
+  crash.signature = "crash on rank 0: SIGSEGV";
+  SetResult(first, crash);
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
+  records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[0].duration_s, 2.5);  // it said how long it ran
+  EXPECT_EQ((*records)[1].duration_s, 0);
+  EXPECT_EQ((*records)[2].duration_s, 0);
+
+  // Rank 0's crash guard wrote it when the run began (0 s): it ran from its start to the end.
+  first.duration_s = 0;
+  ASSERT_TRUE(WriteRecordsFile(run_dir_ + "/records.jsonl", {first}).ok());
+  records = CollectJobRecords(expected_, end, info_);
+  ASSERT_TRUE(records.ok()) << records.status();
+  EXPECT_DOUBLE_EQ((*records)[0].duration_s, 9);
+  EXPECT_EQ((*records)[1].duration_s, 0);
+}
+
 }  // namespace
 }  // namespace gh::driver

@@ -102,6 +102,14 @@ absl::StatusOr<BaselineIdentity> IdentifyBaseline(const std::string& baseline_di
   return identity;
 }
 
+BaselineIdentity RebasedBaseline(BaselineIdentity identity, const std::string& from_dir, const std::string& to_dir) {
+  if (fs::path(identity.relative).is_absolute()) return identity;
+  const fs::path where = (Absolute(from_dir) / identity.relative).lexically_normal();
+  identity.relative = where.lexically_relative(Absolute(to_dir)).string();
+  if (identity.relative.empty()) identity.relative = where.string();
+  return identity;
+}
+
 LocatedBaseline LocateBaseline(const BaselineIdentity& identity, const std::string& results_dir) {
   LocatedBaseline located;
   const std::string relative =

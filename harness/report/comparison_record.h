@@ -43,6 +43,10 @@ struct ComparisonRecord {
 // InvalidArgument when its records.jsonl cannot be read.
 absl::StatusOr<BaselineIdentity> IdentifyBaseline(const std::string& baseline_dir, const std::string& results_dir);
 
+// The identity as a comparison.json in `to_dir` names it: the relative path, recorded from
+// `from_dir`, rebased (`gpuharness report DIR --out DIR2` writes DIR's comparison into DIR2).
+BaselineIdentity RebasedBaseline(BaselineIdentity identity, const std::string& from_dir, const std::string& to_dir);
+
 // Where the recorded baseline is now: its path relative to `results_dir` first (the two moved
 // together), then its absolute path.
 struct LocatedBaseline {

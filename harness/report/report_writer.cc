@@ -95,6 +95,16 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   if (!results.ok()) return results.status();
   absl::StatusOr<ChosenComparison> chosen = ChooseComparison(options);
   if (!chosen.ok()) return chosen.status();
+  // DIR/comparison.json is DIR's own record, what its reports compared with: reports written
+  // elsewhere (--out) leave it as it is, and carry the comparison they were written with beside
+  // them, its baseline named from there.
+  const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
+  if (!options.out_dir.empty()) {
+    chosen->write_record = true;
+    if (chosen->record.baseline) {
+      chosen->record.baseline = RebasedBaseline(*chosen->record.baseline, options.dir, out_dir);
+    }
+  }
   std::optional<ResultsDir> baseline;
   if (!chosen->baseline_dir.empty()) {
     absl::StatusOr<ResultsDir> loaded = LoadResultsDir(chosen->baseline_dir);
@@ -108,7 +118,7 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
                     [&](const Record& r) { return !PointNameMatches(chosen->record.filter, r.point); });
     }
     if (chosen->write_record) {
-      absl::StatusOr<BaselineIdentity> identity = IdentifyBaseline(chosen->baseline_dir, options.dir);
+      absl::StatusOr<BaselineIdentity> identity = IdentifyBaseline(chosen->baseline_dir, out_dir);
       if (!identity.ok()) return absl::InvalidArgumentError(absl::StrCat("baseline: ", identity.status().message()));
       chosen->record.baseline = std::move(*identity);
     }
@@ -130,7 +140,6 @@ absl::StatusOr<ReportResult> WriteReports(const ReportOptions& options) {
   result.baseline_recorded = chosen->recorded;
   result.baseline_problem = chosen->problem;
 
-  const std::string out_dir = options.out_dir.empty() ? options.dir : options.out_dir;
   const SweepInfo* sweep = results->sweep ? &*results->sweep : nullptr;
   const RunLogs logs(options.dir, sweep);
   ReportInput input;

@@ -130,6 +130,53 @@ TEST_F(ReportWriterTest, ReportAgainComparesAsRecorded) {
   EXPECT_EQ(ReadFileToString(root_ + "/moved/sweep/summary.md").value_or(""), *summary);
 }
 
+// Reports written elsewhere (--out DIR2) compare as DIR recorded and carry that comparison beside
+// them, its baseline named from DIR2; DIR's own comparison.json and reports stay as they were,
+// whatever DIR2's reports compared with, so `report DIR` still writes what the sweep wrote.
+TEST_F(ReportWriterTest, ReportsElsewhereLeaveTheDirectorysOwnComparison) {
+  const std::string dir = WriteSmallSweep("sweep");
+  const std::string baseline = WriteBaseline("baseline");
+  ASSERT_TRUE(WriteReports({.dir = dir, .baseline_dir = baseline, .record_comparison = true}).ok());
+  const std::string record = ReadFileToString(dir + "/comparison.json").value_or("");
+  const std::string summary = ReadFileToString(dir + "/summary.md").value_or("");
+  ASSERT_THAT(record, HasSubstr(R"("dir": "../baseline")"));
+
+  const std::string out = root_ + "/shared/reports";
+  absl::StatusOr<ReportResult> elsewhere = WriteReports({.dir = dir, .out_dir = out});
+  ASSERT_TRUE(elsewhere.ok()) << elsewhere.status();
+  EXPECT_TRUE(elsewhere->baseline_recorded);
+  EXPECT_EQ(elsewhere->comparison.counts.regressions, 1);
+  EXPECT_EQ(elsewhere->written, (std::vector<std::string>{out + "/summary.md", out + "/report.html",
+                                                         out + "/junit.xml", out + "/comparison.json"}));
+  const std::string out_record = ReadFileToString(out + "/comparison.json").value_or("");
+  EXPECT_THAT(out_record, HasSubstr(R"("dir": "../../baseline")"));
+  EXPECT_THAT(out_record, HasSubstr("\"absolute\": \"" + baseline + "\""));
+  EXPECT_THAT(ReadFileToString(out + "/summary.md").value_or(""), HasSubstr("Baseline: ../../baseline"));
+  EXPECT_EQ(ReadFileToString(dir + "/comparison.json").value_or(""), record);
+
+  // Elsewhere without the baseline, or with another one: DIR still remembers its own.
+  const std::string other = WriteBaseline("other");
+  ASSERT_TRUE(WriteReports({.dir = dir, .no_baseline = true, .out_dir = root_ + "/none"}).ok());
+  EXPECT_THAT(ReadFileToString(root_ + "/none/comparison.json").value_or(""), HasSubstr(R"("baseline": null)"));
+  ASSERT_TRUE(WriteReports({.dir = dir, .baseline_dir = other, .out_dir = root_ + "/vs_other"}).ok());
+  EXPECT_THAT(ReadFileToString(root_ + "/vs_other/comparison.json").value_or(""), HasSubstr(R"("dir": "../other")"));
+  EXPECT_EQ(ReadFileToString(dir + "/comparison.json").value_or(""), record);
+  EXPECT_EQ(ReadFileToString(dir + "/summary.md").value_or(""), summary);
+  absl::StatusOr<ReportResult> again = WriteReports({.dir = dir});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->comparison.counts.regressions, 1);
+  EXPECT_EQ(ReadFileToString(dir + "/summary.md").value_or(""), summary);
+
+  // The recorded baseline gone: the reports elsewhere say so, and their record still names it,
+  // from where they are.
+  fs::rename(baseline, root_ + "/baseline.moved");
+  absl::StatusOr<ReportResult> gone = WriteReports({.dir = dir, .out_dir = out});
+  ASSERT_TRUE(gone.ok()) << gone.status();
+  EXPECT_THAT(gone->baseline_problem, HasSubstr("is gone"));
+  EXPECT_THAT(ReadFileToString(out + "/comparison.json").value_or(""), HasSubstr(R"("dir": "../../baseline")"));
+  EXPECT_EQ(ReadFileToString(dir + "/comparison.json").value_or(""), record);
+}
+
 TEST_F(ReportWriterTest, ReportSaysWhenTheRecordedBaselineIsGoneOrChanged) {
   const std::string dir = WriteSmallSweep("sweep");
   const std::string baseline = WriteBaseline("baseline");

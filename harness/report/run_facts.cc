@@ -7,16 +7,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "harness/core/record_start.h"
 
 namespace gh {
 namespace {
-
-std::optional<absl::Time> ParseStart(const std::string& text) {
-  absl::Time time;
-  std::string error;
-  if (text.empty() || !absl::ParseTime(absl::RFC3339_full, text, &time, &error)) return std::nullopt;
-  return time;
-}
 
 // "2026-12-07 12:20–12:31 UTC", one minute "2026-12-07 12:20 UTC", over midnight both dates.
 std::string WhenText(absl::Time first, absl::Time last) {
@@ -45,7 +39,7 @@ RunFacts DescribeRun(const std::vector<Record>& records, const std::vector<Label
   RunFacts facts;
   std::optional<absl::Time> first, last;
   for (const Record& r : records) {
-    std::optional<absl::Time> start = ParseStart(r.started_at);
+    std::optional<absl::Time> start = RecordStart(r);
     if (!start) continue;
     const absl::Time end = *start + absl::Seconds(std::isfinite(r.duration_s) ? std::max(0.0, r.duration_s) : 0.0);
     if (!first || *start < *first) first = start;

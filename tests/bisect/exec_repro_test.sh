@@ -5,7 +5,8 @@
 # and the repro script, run from another directory, runs the user's own command on 2 processes:
 # the failing arm exits 1 with the traceback's line, the last good arm 0, --repeat counts; with
 # the version's environment removed it sets the version up again, and a failure of another
-# family is "not reproduced: failed differently".
+# family is "not reproduced: failed differently"; its bundle (repro --bundle) reproduces with the
+# checkout hidden.
 # usage: exec_repro_test.sh GPUHARNESS WORKDIR
 . "$(dirname "$0")/../common/e2e_preamble.sh"
 here=$here/exec_repro
@@ -118,4 +119,24 @@ set -e
 grep -qxF "   failed differently: ModuleNotFoundError: No module named 'fakelib'" other.txt || fail "$(cat other.txt)"
 grep -qxF "not reproduced: failed differently: ModuleNotFoundError: No module named 'fakelib' (recorded: ValueError: the answer is 41, not 42)" other.txt ||
   fail "no 'not reproduced: failed differently': $(cat other.txt)"
+# The same repro as a bundle travels: run from another directory with this checkout (the matrix,
+# its set-up script, the scenario and DIR) hidden under an empty mount where `unshare -m` works,
+# it sets both versions up in the bundle and reproduces.
+checkout=$(cd "$here/../../.." && pwd)
+travel=$(mktemp -d "${TMPDIR:-/tmp}/gh-bisect-bundle.XXXXXX")
+trap 'rm -rf "$travel"' EXIT
+"$gh" repro "$work/out" exec_repro/np=2 --bundle "$travel/b" > bundle.txt 2>&1 || fail "repro --bundle: $(cat bundle.txt)"
+grep -qF "run.sh, scenario/exec_repro.yaml, scenario/install_fakeprog.sh;" bundle.txt || fail "$(cat bundle.txt)"
+if grep -rlF "$checkout" "$travel/b"; then fail "the bundle names $checkout"; fi
+cmd="cd $travel && GH_REPRO_OUT=$travel/out bash b/run.sh"
+set +e
+if unshare -m true 2>/dev/null; then
+  unshare -m bash -c "mount -t tmpfs none $(printf %q "$checkout") && $cmd" > "$travel/console.txt" 2>&1; trc=$?
+else
+  bash -c "$cmd" > "$travel/console.txt" 2>&1; trc=$?
+fi
+set -e
+[ "$trc" = 0 ] || fail "the bundle's run.sh: exit $trc: $(cat "$travel/console.txt")"
+grep -qxF "version v4: setting it up ($travel/b/versions/v4 is missing)" "$travel/console.txt" || fail "$(cat "$travel/console.txt")"
+grep -qxF "reproduced: the failing arm fails, the workaround arm passes" "$travel/console.txt" || fail "$(cat "$travel/console.txt")"
 echo "PASS"

@@ -78,8 +78,10 @@ in_root "$work/tgz" "apt-get update -qq
   export PATH=/opt/gpuharness/bin:\$PATH
   ldd /opt/gpuharness/bin/gpuharness > /tmp/ldd.txt
   $demo" >"$work/tgz.log" 2>&1 || { cat "$work/tgz.log"; fail "the TGZ in a clean Debian 12 root with: $runtime"; }
-awk '{print $1, $3}' "$work/tgz/tmp/ldd.txt" | grep -E "$GH_BUNDLED" | grep -v ' /opt/gpuharness/lib/' &&
+# The RUNPATH is $ORIGIN/../lib, so ldd names the prefix's libraries as /opt/gpuharness/bin/../lib/.
+in_prefix=' /opt/gpuharness/(bin/\.\./)?lib/'
+awk '{print $1, $3}' "$work/tgz/tmp/ldd.txt" | grep -E "$GH_BUNDLED" | grep -vE "$in_prefix" &&
   fail "in the TGZ's root, bundled libraries resolve outside /opt/gpuharness/lib"
-grep -c ' /opt/gpuharness/lib/' "$work/tgz/tmp/ldd.txt" | sed 's/^/bundled libraries from \/opt\/gpuharness\/lib: /'
+grep -cE "$in_prefix" "$work/tgz/tmp/ldd.txt" | sed 's/^/bundled libraries from \/opt\/gpuharness\/lib: /'
 expect_in "$work/tgz.log" "cells: 4 run"
 echo "tgz root: $((SECONDS - start)) s (runtime packages: $runtime)"

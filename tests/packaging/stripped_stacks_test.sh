@@ -30,7 +30,7 @@ echo "sizes: binary $(stat -c %s "$bin") B, debug file $(stat -c %s "$dbg") B"
 # Two ranks; rank 1 sleeps in step exchange past the 3 s timeout; the record holds its stack.
 stall() {
   (cd "$work" && PATH="$prefix/bin:$PATH" mpirun -np 2 gpuharness run selftest/ring_shift_stall --backend host \
-     --filter '*fault=stall*bytes=4K*' --out "$work/$1" >"$work/$1.log" 2>&1) || true
+     --filter '*/fault=stall/* and */bytes=4K/*' --out "$work/$1" >"$work/$1.log" 2>&1) || true
   python3 - "$work/$1/records.jsonl" >"$work/$1.frames" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):

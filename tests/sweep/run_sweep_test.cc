@@ -172,6 +172,18 @@ TEST(SweepE2E, CrashAndHungJobsAreRecordedAndTheSweepGoesOn) {
     EXPECT_EQ(r.result.signature, "cell timeout after 8s") << key;
     EXPECT_EQ(r.cell.at("which"), "hang");
   }
+  // The runs the jobs died in took time, at most their job's: the killed one about its 8 s;
+  // the run after it never started.
+  auto job_wall = [&](const std::string& cell) {
+    nlohmann::json done = nlohmann::json::parse(
+        ReadFileToString(tmp + "/out/cells/which=" + cell + "/done.json").value_or("{}"), nullptr, false);
+    return done.is_object() && done.contains("jobs") ? done["jobs"][0].value("wall_s", 0.0) : 0.0;
+  };
+  EXPECT_GT(by.at("hang/stall").duration_s, 6.0);
+  EXPECT_LE(by.at("hang/stall").duration_s, job_wall("hang"));
+  EXPECT_EQ(by.at("hang/none").duration_s, 0);
+  EXPECT_GT(crashed.duration_s, 0);
+  EXPECT_LE(crashed.duration_s, job_wall("crash"));
   // Nothing of the killed job survives: no gpuharness process still holds the cell's dir.
   std::string leftovers = tmp + "/ps.txt";
   std::system(("ps -eo args | grep -F '" + tmp + "/out/cells/which=hang' | grep -v grep > " +
