@@ -24,4 +24,9 @@ if(GH_ENABLE_NETWORK_TESTS)
             ${CMAKE_BINARY_DIR}/test_tmp/providers_jax_bisect)
   set_tests_properties(gpuharness.providers.jax_bisect PROPERTIES LABELS "network" TIMEOUT 1800 RUN_SERIAL TRUE
     ENVIRONMENT "${_gh_providers_env}")
+  add_test(NAME gpuharness.providers.jax_reworded
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/providers/jax_reworded_test.sh $<TARGET_FILE:gpuharness>
+            ${CMAKE_BINARY_DIR}/test_tmp/providers_jax_reworded)
+  set_tests_properties(gpuharness.providers.jax_reworded PROPERTIES LABELS "network" TIMEOUT 1800 RUN_SERIAL TRUE
+    ENVIRONMENT "${_gh_providers_env}")
 endif()
