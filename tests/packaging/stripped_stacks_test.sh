@@ -44,7 +44,7 @@ PY
   [ -s "$work/$1.frames" ] || { cat "$work/$1.log"; fail "no timeout record with rank 1's stack ($1)"; }
 }
 stall with_debug
-grep -E '^[^0].*Stall.* at ring_shift\.cc:[0-9]+ \[gpuharness\]$' "$work/with_debug.frames" ||
+grep -E '^([^0].*)?Stall.* at ring_shift\.cc:[0-9]+ \[gpuharness\]$' "$work/with_debug.frames" ||
   { cat "$work/with_debug.frames"; fail "with the debug file, no 'Stall ... at ring_shift.cc:N [gpuharness]' frame"; }
 mv "$dbg" "$work/moved.debug"
 stall without_debug
