@@ -517,8 +517,12 @@ TEST(TrialEconomyTest, AVersionThatFailedDifferentlyIsNeverGoodInEitherEconomy) 
     for (const ProbeRecord& p : result->probes) {
       const bool failed = std::any_of(p.trials.begin(), p.trials.end(),
                                       [](const TrialResult& t) { return t.outcome != Outcome::kPass; });
-      if (failed) EXPECT_NE(p.tally.verdict, ProbeVerdict::kGood) << p.label;
-      if (p.version == 20) EXPECT_EQ(p.tally.verdict, ProbeVerdict::kOther);
+      if (failed) {
+        EXPECT_NE(p.tally.verdict, ProbeVerdict::kGood) << p.label;
+      }
+      if (p.version == 20) {
+        EXPECT_EQ(p.tally.verdict, ProbeVerdict::kOther);
+      }
     }
   }
 }

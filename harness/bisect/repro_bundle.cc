@@ -251,6 +251,33 @@ absl::Status CopyInto(const std::string& from, const std::string& to, const std:
   return absl::OkStatus();
 }
 
+// Writes the bundle beside `target` and renames it into place when whole (`target` is absent
+// or an empty directory): a failure leaves nothing half-written.
+absl::Status WriteBundleDirectory(const std::string& target, const std::string& script, const Carried& carried,
+                                  const PathRewrites& scenario_text) {
+  std::error_code ec;
+  std::string staging = absl::StrCat(target, ".partial.XXXXXX");
+  GH_RETURN_IF_ERROR(MakeDirectories(DirectoryOf(target)));
+  if (::mkdtemp(staging.data()) == nullptr) {
+    return absl::UnavailableError(absl::StrCat(target, ": cannot create a directory beside it: ", std::strerror(errno)));
+  }
+  auto written = [&]() -> absl::Status {
+    GH_RETURN_IF_ERROR(WriteFileAtomically(staging + "/run.sh", script));
+    ::chmod((staging + "/run.sh").c_str(), 0755);
+    for (const auto& [from, to] : carried.files) {
+      GH_ASSIGN_OR_RETURN(std::string text, ReadFileToString(from));
+      if (carried.scenario_files.count(from) > 0) text = scenario_text.Apply(text);
+      GH_RETURN_IF_ERROR(CopyInto(from, staging + "/" + to, text));
+    }
+    if (fs::exists(target, ec)) fs::remove(target, ec);
+    fs::rename(staging, target, ec);
+    if (ec) return absl::UnavailableError(absl::StrCat(target, ": ", ec.message()));
+    return absl::OkStatus();
+  }();
+  if (!written.ok()) fs::remove_all(staging, ec);
+  return written;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> WriteReproBundle(const std::string& dir, const std::string& point,
@@ -328,30 +355,7 @@ absl::StatusOr<std::vector<std::string>> WriteReproBundle(const std::string& dir
   const std::string script =
       BundleScript(RenderReproScript(point, source, failing, workaround), contents, runs_gpuharness);
 
-  // Built beside OUTDIR, renamed into place when whole.
-  const std::string target = AbsolutePath(out_dir);
-  std::string staging = absl::StrCat(target, ".partial.XXXXXX");
-  GH_RETURN_IF_ERROR(MakeDirectories(DirectoryOf(target)));
-  if (::mkdtemp(staging.data()) == nullptr) {
-    return absl::UnavailableError(absl::StrCat(target, ": cannot create a directory beside it: ", std::strerror(errno)));
-  }
-  auto written = [&]() -> absl::Status {
-    GH_RETURN_IF_ERROR(WriteFileAtomically(staging + "/run.sh", script));
-    ::chmod((staging + "/run.sh").c_str(), 0755);
-    for (const auto& [from, to] : carried.files) {
-      GH_ASSIGN_OR_RETURN(std::string text, ReadFileToString(from));
-      if (carried.scenario_files.count(from) > 0) text = scenario_text.Apply(text);
-      GH_RETURN_IF_ERROR(CopyInto(from, staging + "/" + to, text));
-    }
-    if (fs::exists(target, ec)) fs::remove(target, ec);  // empty, checked above
-    fs::rename(staging, target, ec);
-    if (ec) return absl::UnavailableError(absl::StrCat(target, ": ", ec.message()));
-    return absl::OkStatus();
-  }();
-  if (!written.ok()) {
-    fs::remove_all(staging, ec);
-    return written;
-  }
+  GH_RETURN_IF_ERROR(WriteBundleDirectory(AbsolutePath(out_dir), script, carried, scenario_text));
   return contents;
 }
 

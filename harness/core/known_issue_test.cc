@@ -2,6 +2,7 @@
 // make and how a comparison counts them: known failures apart from unmet ones, fixes upstream.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -60,7 +61,10 @@ class KnownIssueTest : public ::testing::Test {
       if (point.Format("allocator") != allocator) continue;
       Record record = MakeRecord(spec_, "scenarios/known.yaml", point, trial, EnvironmentFacts{facts});
       record.cell = {{"nccl", nccl}};
-      SetResult(record, PointOutcome{outcome, signature});
+      PointOutcome ended;
+      ended.outcome = outcome;
+      ended.signature = signature;
+      SetResult(record, std::move(ended));
       return record;
     }
     ADD_FAILURE() << "no point " << allocator;

@@ -79,7 +79,7 @@ TEST_F(ValidityTest, TheSkipMeetsEveryExpectation) {
   absl::StatusOr<std::vector<Point>> points = ExpandPoints(spec, 2);
   ASSERT_TRUE(points.ok());
   Record record = MakeRecord(spec, "scenarios/race.yaml", points->front(), 0, EnvironmentFacts{{{"gpu_shared", "true"}}});
-  SetResult(record, PointOutcome{Outcome::kSkip, why});
+  SetResult(record, PointOutcome::Skip(why));
   EXPECT_EQ(record.expected.outcome, Outcome::kCrash);
   EXPECT_TRUE(record.matched);
 }

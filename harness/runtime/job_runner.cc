@@ -135,6 +135,10 @@ class JobRunner {
   EnvironmentFingerprint Fingerprint() const;
   absl::Status PrepareOutDir(const EnvironmentFingerprint& fingerprint);
   void RunPlanned(size_t index);
+  // True when the run was recorded as a skip outside its scenario's range of validity.
+  bool SkippedOutsideValidity(size_t index);
+  // Rank 0: the crash record the crash guard writes should the job die in this run.
+  void PrepareCrashRecord(const PlannedRun& run);
   // `not_run`: the job ends before this run can start (Record::not_run).
   void RecordSkip(size_t index, const std::string& reason, bool not_run = false);
   void AppendRecord(Record record, size_t index);
@@ -336,35 +340,40 @@ int JobRunner::Run() {
   return Finish();
 }
 
+bool JobRunner::SkippedOutsideValidity(size_t index) {
+  const PlannedRun& run = plan_[index];
+  if (!run.scenario->spec.valid_for.has_value()) return false;
+  // Rank 0's facts decide; every rank follows, so no rank runs a point the others skip.
+  const std::string outside = OutsideValidity(run.scenario->spec.valid_for, run.point, facts_);
+  if (!world_.Broadcast(outside.empty() ? 0 : 1)) return false;
+  if (is_root()) RecordSkip(index, outside);
+  return true;
+}
+
+void JobRunner::PrepareCrashRecord(const PlannedRun& run) {
+  Record crash = RecordFor(run, facts_);
+  crash.started_at = Rfc3339Utc(current_started_);
+  for (int r = 0; r < world_.size(); ++r) {
+    RankOutcome details;
+    details.rank = r;
+    details.host = world_.hosts()[r];
+    details.device = devices_[r];
+    crash.result.ranks.push_back(std::move(details));
+  }
+  SetPendingCrashRecord(RenderCrashRecordTemplate(std::move(crash)));
+}
+
 void JobRunner::RunPlanned(size_t index) {
   const PlannedRun& run = plan_[index];
   if (!run.skip_reason.empty()) {
     if (is_root()) RecordSkip(index, run.skip_reason);
     return;
   }
-  // Outside the scenario's range of validity, as rank 0's facts say (every rank follows it).
-  if (run.scenario->spec.valid_for.has_value()) {
-    const std::string outside = OutsideValidity(run.scenario->spec.valid_for, run.point, facts_);
-    if (world_.Broadcast(outside.empty() ? 0 : 1)) {
-      if (is_root()) RecordSkip(index, outside);
-      return;
-    }
-  }
+  if (SkippedOutsideValidity(index)) return;
   const int rank = world_.rank();
   current_ = index;
   current_started_ = absl::Now();
-  if (is_root()) {
-    Record crash = RecordFor(run, facts_);
-    crash.started_at = Rfc3339Utc(current_started_);
-    for (int r = 0; r < world_.size(); ++r) {
-      RankOutcome details;
-      details.rank = r;
-      details.host = world_.hosts()[r];
-      details.device = devices_[r];
-      crash.result.ranks.push_back(std::move(details));
-    }
-    SetPendingCrashRecord(RenderCrashRecordTemplate(std::move(crash)));
-  }
+  if (is_root()) PrepareCrashRecord(run);
 
   RankOutcome mine;
   if (run.kind->isolate_trials) {
