@@ -5,20 +5,9 @@
 # it is skipped. The answer must be 0.6.0, the release that removed jax.tree_map.
 # usage: jax_bisect_test.sh GPUHARNESS WORKDIR
 . "$(dirname "$0")/../common/e2e_preamble.sh"
-cache=${GH_PIP_CACHE:-$HOME/.cache/gpuharness-pip}
+. "$here/jax_matrix.sh"
 cd "$work"
-cat > matrix.yaml <<YAML
-name: jax_tree_map_bisect
-scenarios: ["$here/tree_map.yaml"]
-defaults: {launcher: mpirun, ranks: 2, backend: host, timeout: 240s}
-versions:
-  name: jax
-  pip:
-    requirements: "jax=={version} jaxlib=={version}"
-    index: jax
-    range: ">=0.4.36,<0.6.3"
-    cache: "$cache"
-YAML
+jax_matrix jax_tree_map_bisect "$here/tree_map.yaml" ">=0.4.36,<0.6.3" > matrix.yaml
 "$gh" sweep matrix.yaml --dry-run > dry.txt || fail "dry-run exited $?"
 grep -q "jax==0.4.36 jaxlib==0.4.36" dry.txt || fail "dry-run shows no set-up: $(head -20 dry.txt)"
 start=$(date +%s)

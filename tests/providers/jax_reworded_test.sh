@@ -8,20 +8,9 @@
 # failure of the same family, with one trial per probe (the failure is deterministic).
 # usage: jax_reworded_test.sh GPUHARNESS WORKDIR
 . "$(dirname "$0")/../common/e2e_preamble.sh"
-cache=${GH_PIP_CACHE:-$HOME/.cache/gpuharness-pip}
+. "$here/jax_matrix.sh"
 cd "$work"
-cat > matrix.yaml <<YAML
-name: jax_positional_sharding_bisect
-scenarios: ["$here/positional_sharding.yaml"]
-defaults: {launcher: mpirun, ranks: 2, backend: host, timeout: 240s}
-versions:
-  name: jax
-  pip:
-    requirements: "jax=={version} jaxlib=={version}"
-    index: jax
-    range: ">=0.6.1,<=0.7.2"
-    cache: "$cache"
-YAML
+jax_matrix jax_positional_sharding_bisect "$here/positional_sharding.yaml" ">=0.6.1,<=0.7.2" > matrix.yaml
 bisect() {  # bisect OUT [options]: the bisect's exit must be 0 (found)
   local out=$1; shift
   local start rc
