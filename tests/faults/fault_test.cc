@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,7 @@ bool Exited(pid_t pid, int* code) {
 
 struct Proc {
   int pid = 0;
+  int ppid = 0;
   std::vector<std::string> argv;
 };
 
@@ -116,7 +118,7 @@ std::vector<Proc> ProcessesMentioning(const std::string& dir) {
     if (close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z') continue;
     const std::string cmdline = ReadWholeFile("/proc/" + std::string(e->d_name) + "/cmdline");
     if (cmdline.find(dir) == std::string::npos) continue;
-    Proc p{pid, {}};
+    Proc p{pid, std::atoi(stat.c_str() + close + 4), {}};  // "pid (comm) S ppid ..."
     std::stringstream parts(cmdline);
     for (std::string arg; std::getline(parts, arg, '\0');) p.argv.push_back(arg);
     found.push_back(p);
@@ -146,13 +148,20 @@ std::vector<Proc> LeftoversAfter(const std::string& dir, double limit_s) {
   return left;
 }
 
-// The ranks of the sweep into `dir` now running: `gpuharness run ... --out DIR/...`.
+// The ranks of the sweep into `dir` now running: `gpuharness run ... --out DIR/...`. A rank's
+// child between its fork and its exec has the rank's command line and environment too; it is
+// not a rank, and its parent is.
 std::vector<int> RankPids(const std::string& dir) {
-  std::vector<int> ranks;
+  std::vector<Proc> runs;
   for (const Proc& p : ProcessesMentioning(dir)) {
     const bool harness = p.argv.size() > 1 && p.argv[0].size() >= 10 &&
                          p.argv[0].compare(p.argv[0].size() - 10, 10, "gpuharness") == 0;
-    if (harness && p.argv[1] == "run") ranks.push_back(p.pid);
+    if (harness && p.argv[1] == "run") runs.push_back(p);
+  }
+  std::vector<int> ranks;
+  for (const Proc& p : runs) {
+    const bool forked = std::any_of(runs.begin(), runs.end(), [&](const Proc& q) { return q.pid == p.ppid; });
+    if (!forked) ranks.push_back(p.pid);
   }
   return ranks;
 }
