@@ -91,6 +91,14 @@ std::string VersionOf(const std::string& library, const EnvironmentFacts& facts)
   return std::string(text.substr(0, end));
 }
 
+// Whether `signature` matches `regex` (any signature when unset). The loader rejects bad
+// regexes; one built in code simply never matches.
+bool SignatureMatches(const std::optional<std::string>& regex, const std::string& signature) {
+  if (!regex.has_value()) return true;
+  absl::StatusOr<Regex> compiled = Regex::Compile(*regex);
+  return compiled.ok() && compiled->Search(signature);
+}
+
 }  // namespace
 
 std::string KnownIssue::VersionsText() const {
@@ -114,9 +122,7 @@ bool IsKnownFailure(const Expectation& expected, Outcome observed, const std::st
       observed == Outcome::kInfra) {
     return false;
   }
-  if (!expected.known->signature_regex.has_value()) return true;
-  absl::StatusOr<Regex> regex = Regex::Compile(*expected.known->signature_regex);
-  return regex.ok() && regex->Search(signature);
+  return SignatureMatches(expected.known->signature_regex, signature);
 }
 
 bool ConditionsHold(const ExpectationRule& rule, const Point& point, const EnvironmentFacts& facts) {
@@ -148,10 +154,7 @@ bool MeetsExpectation(const Expectation& expected, Outcome observed,
   // version than it runs) meets every expectation: it says nothing about the code under test.
   if (IsNotApplicableSkip(observed, signature)) return true;
   if (observed == Outcome::kInfra || expected.outcome != observed) return false;
-  if (!expected.signature_regex.has_value()) return true;
-  // The loader rejects bad regexes; one built in code simply never matches.
-  absl::StatusOr<Regex> regex = Regex::Compile(*expected.signature_regex);
-  return regex.ok() && regex->Search(signature);
+  return SignatureMatches(expected.signature_regex, signature);
 }
 
 absl::StatusOr<Outcome> ParseExpectableOutcome(std::string_view name) {

@@ -6,6 +6,11 @@
 #include "harness/core/regex.h"
 
 namespace gh {
+namespace {
+
+constexpr std::string_view kOutsideValidity = "expectations hold for ";
+
+}  // namespace
 
 std::string HarnessBuildMismatchSkip(std::string_view library, std::string_view compiled, std::string_view runtime,
                                      std::string_view detail) {
@@ -16,12 +21,12 @@ std::string HarnessBuildMismatchSkip(std::string_view library, std::string_view 
 }
 
 std::string OutsideValiditySkip(std::string_view holds_for, std::string_view this_run) {
-  return "expectations hold for " + std::string(holds_for) + "; this run " + std::string(this_run);
+  return std::string(kOutsideValidity) + std::string(holds_for) + "; this run " + std::string(this_run);
 }
 
 bool IsNotApplicableSkip(Outcome outcome, std::string_view signature) {
   if (outcome != Outcome::kSkip) return false;
-  if (signature.rfind("expectations hold for ", 0) == 0) return true;
+  if (signature.rfind(kOutsideValidity, 0) == 0) return true;
   // Library and versions are single words; the versions differ (the same is no mismatch).
   static const absl::StatusOr<Regex>* const kSpelling =
       new absl::StatusOr<Regex>(Regex::Compile(R"(^built against \S+ (\S+), runtime ([^\s:,\[]+)(: |$| \[ranks ))"));

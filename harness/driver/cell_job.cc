@@ -48,7 +48,6 @@ absl::StatusOr<CellJobSpec> MakeCellJobSpec(const CellJobInputs& in) {
   }
   std::map<std::string, std::string> extra;
   if (in.devices) extra["CUDA_VISIBLE_DEVICES"] = absl::StrJoin(*in.devices, ",");
-
   LaunchInputs launch;
   launch.ranks = c.ranks;
   launch.program = in.program;

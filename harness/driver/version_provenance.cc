@@ -1,7 +1,6 @@
 #include "harness/driver/version_provenance.h"
 
 #include <filesystem>
-#include <fstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -54,28 +53,41 @@ std::string ProvenancePins(const std::vector<std::string>& requirements) {
   return out;
 }
 
+namespace {
+
+// A shell line writing `name==<value>` to the version directory's `file`; `value` is shell text
+// inside double quotes (a command substitution).
+std::string PinLine(const std::string& name, const std::string& value, const std::string& file) {
+  return absl::StrCat("echo \"", name, "==", value, "\" > \"$GH_VERSION_DIR/", file, "\"\n");
+}
+
+}  // namespace
+
 std::string GitProvenanceResolveLine(const std::string& quoted_mirror, const std::string& quoted_revision) {
-  return absl::StrCat("echo \"commit==$(git -C ", quoted_mirror, " rev-parse --verify ", quoted_revision,
-                      "^{commit})\" > \"$GH_VERSION_DIR/provenance.expected\"\n");
+  return PinLine("commit", absl::StrCat("$(git -C ", quoted_mirror, " rev-parse --verify ", quoted_revision, "^{commit})"),
+                 "provenance.expected");
 }
 
 std::string GitProvenanceObserveLine() {
-  return "echo \"commit==$(git -C \"$GH_VERSION_DIR/src\" rev-parse HEAD)\" > \"$GH_VERSION_DIR/provenance.observed\"\n";
+  return PinLine("commit", "$(git -C \"$GH_VERSION_DIR/src\" rev-parse HEAD)", "provenance.observed");
 }
 
 std::string ImageProvenanceObserveLine(const std::string& quoted_path) {
-  return absl::StrCat("echo \"image==sha256:$(sha256sum < ", quoted_path,
-                      " | cut -d' ' -f1)\" > \"$GH_VERSION_DIR/provenance.observed\"\n");
+  return PinLine("image", absl::StrCat("sha256:$(sha256sum < ", quoted_path, " | cut -d' ' -f1)"),
+                 "provenance.observed");
+}
+
+std::string PulledImageProvenanceObserveLine(const std::string& runtime, const std::string& quoted_ref) {
+  return PinLine("image", absl::StrCat("$(", runtime, " image inspect --format '{{.Id}}' ", quoted_ref, ")"),
+                 "provenance.observed");
 }
 
 namespace {
 
 // `name==value` lines; `normalize` folds package names as pip compares them.
-std::vector<std::pair<std::string, std::string>> ReadPins(const std::string& path, bool normalize) {
+std::vector<std::pair<std::string, std::string>> ParsePins(const std::string& text, bool normalize) {
   std::vector<std::pair<std::string, std::string>> pins;
-  absl::StatusOr<std::string> text = ReadFileToString(path);
-  if (!text.ok()) return pins;
-  for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipWhitespace())) {
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
     std::vector<std::string> pin = absl::StrSplit(absl::StripAsciiWhitespace(line), absl::MaxSplits("==", 1));
     if (pin.size() == 2) pins.emplace_back(normalize ? NormalizePackageName(pin[0]) : pin[0], pin[1]);
   }
@@ -87,10 +99,11 @@ std::vector<std::pair<std::string, std::string>> ReadPins(const std::string& pat
 VersionProvenance CheckVersionProvenance(const std::string& version_dir) {
   VersionProvenance p;
   const std::vector<std::pair<std::string, std::string>> observed =
-      ReadPins(version_dir + "/provenance.observed", /*normalize=*/false);
-  p.checked = std::ifstream(version_dir + "/provenance.expected").good();
+      ParsePins(ReadFileToString(version_dir + "/provenance.observed").value_or(""), /*normalize=*/false);
+  const absl::StatusOr<std::string> expected = ReadFileToString(version_dir + "/provenance.expected");
+  p.checked = expected.ok();
   if (!p.checked && observed.empty()) return p;
-  p.asked = ReadPins(version_dir + "/provenance.expected", /*normalize=*/true);
+  p.asked = ParsePins(expected.value_or(""), /*normalize=*/true);
   std::error_code ec;
   for (const fs::directory_entry& lib : fs::directory_iterator(version_dir + "/venv/lib", ec)) {
     std::error_code ec2;

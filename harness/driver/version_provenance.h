@@ -51,6 +51,8 @@ std::string GitProvenanceResolveLine(const std::string& quoted_mirror, const std
 std::string GitProvenanceObserveLine();
 // A shell line observing `image==sha256:<digest>` of the image file at `quoted_path`.
 std::string ImageProvenanceObserveLine(const std::string& quoted_path);
+// A shell line observing `image==<id>` of the image `runtime` (docker, podman) pulled as `quoted_ref`.
+std::string PulledImageProvenanceObserveLine(const std::string& runtime, const std::string& quoted_ref);
 
 }  // namespace gh::driver
 

@@ -321,9 +321,8 @@ absl::Status ReadContainer(YamlMap& versions, const ProviderInput& in, MatrixAxi
       s.setup = absl::StrCat("set -e\ntest -r ", ShellQuote(ref), " || { ", ShellPrintLine("error: no image " + ref),
                              "; exit 1; }\n", ImageProvenanceObserveLine(ShellQuote(ref)));
     } else if (runtime == "docker" || runtime == "podman") {
-      s.setup = absl::StrCat("set -e\n", runtime, " pull ", ShellQuote(ref), "\necho \"image==$(", runtime,
-                             " image inspect --format '{{.Id}}' ", ShellQuote(ref),
-                             ")\" > \"$GH_VERSION_DIR/provenance.observed\"\n");
+      s.setup = absl::StrCat("set -e\n", runtime, " pull ", ShellQuote(ref), "\n",
+                             PulledImageProvenanceObserveLine(runtime, ShellQuote(ref)));
     } else {  // enroot, apptainer: a local image file made once in the version's directory
       const std::string file = runtime == "enroot" ? "image.sqsh" : "image.sif";
       s.setup = absl::StrCat("set -e\nrm -f ", file, "\n",

@@ -22,3 +22,17 @@ CM
     full[$i]=$(git -C "$dir" rev-parse HEAD)
   done
 }
+
+# answer_git_matrix NAME: the head of a matrix NAME running answer.yaml over the git provider's
+# versions of "{matrix_dir}/repo"; the caller appends the rest of the `git:` block.
+answer_git_matrix() {
+  cat <<YAML
+name: $1
+scenarios: ["$here/answer.yaml"]
+defaults: {launcher: direct, ranks: 1, backend: host, timeout: 60s}
+versions:
+  name: commit
+  git:
+    repo: "{matrix_dir}/repo"
+YAML
+}

@@ -6,17 +6,11 @@
 . "$(dirname "$0")/../common/e2e_preamble.sh"
 . "$here/answer_repo.sh"
 answer_repo "$work/repo" 8 6
-cat > "$work/matrix.yaml" <<YAML
-name: git_provider_bisect
-scenarios: ["$here/answer.yaml"]
-defaults: {launcher: direct, ranks: 1, backend: host, timeout: 60s}
-versions:
-  name: commit
-  git:
-    repo: "{matrix_dir}/repo"
+{ answer_git_matrix git_provider_bisect; cat <<YAML
     range: "${rev[1]}..main"
     build: "cmake -S {src} -B {prefix}/build -DCMAKE_INSTALL_PREFIX={prefix} -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build {prefix}/build >/dev/null && cmake --install {prefix}/build >/dev/null"
 YAML
+} > "$work/matrix.yaml"
 cd "$work"
 "$gh" sweep matrix.yaml --dry-run > dry.txt || fail "dry-run exited $?"
 grep -q "version ${rev[3]}: set-up in DIR/versions/${rev[3]}:" dry.txt || fail "dry-run lacks the set-up of ${rev[3]}: $(cat dry.txt)"

@@ -8,17 +8,11 @@
 . "$(dirname "$0")/../common/e2e_preamble.sh"
 . "$here/answer_repo.sh"
 answer_repo "$work/repo" 3 0
-cat > "$work/matrix.yaml" <<YAML
-name: git_provenance
-scenarios: ["$here/answer.yaml"]
-defaults: {launcher: direct, ranks: 1, backend: host, timeout: 60s}
-versions:
-  name: commit
-  git:
-    repo: "{matrix_dir}/repo"
+{ answer_git_matrix git_provenance; cat <<YAML
     revisions: ["${rev[1]}", "${rev[2]}", "${rev[3]}"]
     build: "if [ {version} = ${rev[2]} ]; then git -c advice.detachedHead=false checkout -q ${full[1]}; fi; cmake -S {src} -B {prefix}/build -DCMAKE_INSTALL_PREFIX={prefix} >/dev/null && cmake --build {prefix}/build >/dev/null && cmake --install {prefix}/build >/dev/null"
 YAML
+} > "$work/matrix.yaml"
 cd "$work"
 set +e
 "$gh" sweep matrix.yaml --out out > sweep.txt 2>&1; rc=$?
